@@ -1,0 +1,39 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkRun runs a YCSB benchmark against a MongoDB topology that the
+// controller provisions on one node, and records the results in status.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=br;bench,categories=mongobench
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.topology.mode`
+// +kubebuilder:printcolumn:name="Shards",type=integer,JSONPath=`.spec.topology.shards`
+// +kubebuilder:printcolumn:name="Workload",type=string,JSONPath=`.spec.workload.preset`
+// +kubebuilder:printcolumn:name="Threads",type=integer,JSONPath=`.spec.phases[-1:].threads`
+// +kubebuilder:printcolumn:name="Ops/s",type=number,JSONPath=`.status.summary.throughput`
+// +kubebuilder:printcolumn:name="P99 (µs)",type=integer,JSONPath=`.status.summary.p99Micros`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40",message="metadata.name must be at most 40 characters: it prefixes the names of the run's Pods, Services and Jobs"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'Pending' || self.spec == oldSelf.spec",messageExpression="'spec cannot be changed once the run has started (phase ' + oldSelf.status.phase + '): a benchmark definition must not drift mid-run; create a new BenchmarkRun instead'"
+type BenchmarkRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   BenchmarkRunSpec   `json:"spec"`
+	Status BenchmarkRunStatus `json:"status,omitempty"`
+}
+
+// BenchmarkRunList contains a list of BenchmarkRun.
+//
+// +kubebuilder:object:root=true
+type BenchmarkRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkRun `json:"items"`
+}

@@ -1,0 +1,510 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// BenchmarkRunSpec defines one benchmark: a MongoDB topology on one node, a
+// YCSB workload, and the phases to run against it.
+//
+// +kubebuilder:validation:XValidation:rule="self.phases[0].type == 'Load'",message="the first phase must be a Load phase: the topology starts empty"
+// +kubebuilder:validation:XValidation:rule="self.phases.filter(p, p.type == 'Load').size() == 1",message="only one Load phase is allowed (the first): loading the same keys twice fails with duplicate keys"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, self.phases.filter(q, q.name.lowerAscii() == p.name.lowerAscii()).size() == 1)",message="phase names must be unique, ignoring case (they name the phase's Job)"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || int(((has(p.workload) && has(p.workload.readProportion) ? p.workload.readProportion : (has(self.workload.readProportion) ? self.workload.readProportion : {”: 0.95, 'a': 0.5, 'b': 0.95, 'c': 1.0, 'd': 0.95, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : ”])) + (has(p.workload) && has(p.workload.updateProportion) ? p.workload.updateProportion : (has(self.workload.updateProportion) ? self.workload.updateProportion : {”: 0.05, 'a': 0.5, 'b': 0.05, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : ”])) + (has(p.workload) && has(p.workload.insertProportion) ? p.workload.insertProportion : (has(self.workload.insertProportion) ? self.workload.insertProportion : {”: 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.05, 'e': 0.05, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : ”])) + (has(p.workload) && has(p.workload.scanProportion) ? p.workload.scanProportion : (has(self.workload.scanProportion) ? self.workload.scanProportion : {”: 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.95, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : ”])) + (has(p.workload) && has(p.workload.readModifyWriteProportion) ? p.workload.readModifyWriteProportion : (has(self.workload.readModifyWriteProportion) ? self.workload.readModifyWriteProportion : {”: 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : ”]))) * 1000000.0 + 0.5) == 1000000)",message="in every Run phase, readProportion + updateProportion + insertProportion + scanProportion + readModifyWriteProportion must sum to 1 after applying the preset, spec.workload and the phase's workload overrides"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || has(p.maxExecutionTime) || (has(p.workload) && has(p.workload.operationCount) ? p.workload.operationCount : has(self.workload.operationCount) ? self.workload.operationCount : 1000) > 0)",message="a Run phase with operationCount 0 (unlimited) needs maxExecutionTime, or it never ends"
+type BenchmarkRunSpec struct {
+	// Topology is the MongoDB deployment under test: a standalone mongod,
+	// or co-located micro-shards (one-member replica sets) behind a mongos
+	// and a config server. Every process runs on the same node.
+	Topology TopologySpec `json:"topology"`
+
+	// Placement decides where the database and loader pods run.
+	// +kubebuilder:default={}
+	// +optional
+	Placement PlacementSpec `json:"placement,omitempty"`
+
+	// Workload holds the YCSB CoreWorkload properties shared by all phases.
+	// +kubebuilder:default={}
+	// +optional
+	Workload WorkloadSpec `json:"workload,omitempty"`
+
+	// Phases run in order against the same data set. The first must be the
+	// Load phase. Default: a Load phase "load" then a Run phase "run".
+	// +kubebuilder:default={{name: "load", type: "Load"}, {name: "run", type: "Run"}}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Phases []PhaseSpec `json:"phases,omitempty"`
+
+	// Loaders is the number of parallel loader pods per phase; threads are
+	// per pod. The load phase's key range is split between them.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	Loaders int32 `json:"loaders,omitempty"`
+
+	// Target throttles every phase to this many operations per second across
+	// all loaders (YCSB's target); 0 means unthrottled. A phase may override it.
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Target int64 `json:"target,omitempty"`
+
+	// Driver configures the MongoDB driver of the loaders.
+	// +kubebuilder:default={}
+	// +optional
+	Driver DriverSpec `json:"driver,omitempty"`
+
+	// Collection optionally applies a schema validator to the benchmark
+	// collection after the Load phase and before the first Run phase, to
+	// measure validation overhead.
+	// +optional
+	Collection *CollectionSpec `json:"collection,omitempty"`
+
+	// Cleanup decides what happens to the database pods, Services, volumes
+	// and finished Jobs when the run ends. Results stay in status either way.
+	// +kubebuilder:default=Delete
+	// +optional
+	Cleanup CleanupPolicy `json:"cleanup,omitempty"`
+
+	// Timeout bounds the whole run, provisioning included; when it passes
+	// the run fails.
+	// +kubebuilder:default="2h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="timeout must be greater than zero"
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// LoaderResources are the compute resources of each loader container.
+	// +optional
+	LoaderResources *corev1.ResourceRequirements `json:"loaderResources,omitempty"`
+}
+
+// TopologyMode is the shape of the deployment under test.
+// +kubebuilder:validation:Enum=Standalone;Sharded
+// +kubebuilder:validation:MaxLength=10
+type TopologyMode string
+
+// Topology modes.
+const (
+	// TopologyStandalone is a single mongod (no replica set, no oplog).
+	TopologyStandalone TopologyMode = "Standalone"
+	// TopologySharded is a config server, N shards (each a one-member
+	// replica set) and one mongos, all on one node.
+	TopologySharded TopologyMode = "Sharded"
+)
+
+// ShardKey is the shard key of the benchmark collection, always on _id.
+// +kubebuilder:validation:Enum=Hashed;Ranged
+// +kubebuilder:validation:MaxLength=6
+type ShardKey string
+
+// Shard keys.
+const (
+	ShardKeyHashed ShardKey = "Hashed"
+	ShardKeyRanged ShardKey = "Ranged"
+)
+
+// StorageMedium is where mongod keeps its data files.
+// +kubebuilder:validation:Enum=Disk;Memory;PersistentVolume
+// +kubebuilder:validation:MaxLength=16
+type StorageMedium string
+
+// Storage media.
+const (
+	// StorageDisk is an emptyDir on the node's disk.
+	StorageDisk StorageMedium = "Disk"
+	// StorageMemory is an emptyDir in tmpfs; it counts against the pod's
+	// memory limit.
+	StorageMemory StorageMedium = "Memory"
+	// StoragePersistentVolume is a PersistentVolumeClaim per mongod.
+	StoragePersistentVolume StorageMedium = "PersistentVolume"
+)
+
+// TopologySpec describes the MongoDB processes of a run. Every process runs
+// on the same node.
+//
+// +kubebuilder:validation:XValidation:rule="self.mode != 'Sharded' || has(self.shards)",message="shards is required when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shards)",message="shards can only be set when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shardKey)",message="shardKey can only be set when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.mongosResources) && !has(self.configServerResources))",message="mongosResources and configServerResources can only be set when mode is Sharded"
+type TopologySpec struct {
+	// Mode is Standalone (one mongod) or Sharded (micro-shards behind mongos).
+	Mode TopologyMode `json:"mode"`
+
+	// Shards is the number of co-located micro-shards, each a one-member
+	// replica set. Required (and only allowed) when mode is Sharded.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	// +optional
+	Shards *int32 `json:"shards,omitempty"`
+
+	// Image is the MongoDB image used for mongod, mongos and the config
+	// server. Pin a version: results are only comparable on the same one.
+	// +kubebuilder:default="mongo:8.0.4"
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// ImagePullPolicy of the MongoDB containers.
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+
+	// WiredTigerCacheSizeGB is the WiredTiger cache of each data-bearing
+	// mongod, in GB (decimal allowed, e.g. "0.5"). Always passed explicitly:
+	// the default (half of the node's RAM) would be claimed by every mongod
+	// on the node.
+	// +kubebuilder:default="1"
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	// +kubebuilder:validation:MaxLength=10
+	// +kubebuilder:validation:XValidation:rule="double(self) > 0.0",message="wiredTigerCacheSizeGB must be greater than 0"
+	// +optional
+	WiredTigerCacheSizeGB string `json:"wiredTigerCacheSizeGB,omitempty"`
+
+	// Resources of each data-bearing mongod (the standalone or each shard).
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// MongosResources of the mongos router (Sharded only).
+	// +optional
+	MongosResources *corev1.ResourceRequirements `json:"mongosResources,omitempty"`
+
+	// ConfigServerResources of the config server (Sharded only).
+	// +optional
+	ConfigServerResources *corev1.ResourceRequirements `json:"configServerResources,omitempty"`
+
+	// Storage of each data-bearing mongod.
+	// +kubebuilder:default={}
+	// +optional
+	Storage StorageSpec `json:"storage,omitempty"`
+
+	// ShardKey of the benchmark collection, on _id: Hashed spreads inserts
+	// over all shards, Ranged keeps key order. Sharded only; default Hashed.
+	// +optional
+	ShardKey ShardKey `json:"shardKey,omitempty"`
+}
+
+// StorageSpec is the data volume of each data-bearing mongod.
+//
+// +kubebuilder:validation:XValidation:rule="self.medium == 'PersistentVolume' || !has(self.storageClassName)",message="storageClassName can only be set when medium is PersistentVolume"
+type StorageSpec struct {
+	// Medium is Disk (emptyDir), Memory (emptyDir on tmpfs) or
+	// PersistentVolume (a PersistentVolumeClaim per mongod).
+	// +kubebuilder:default=Disk
+	// +optional
+	Medium StorageMedium `json:"medium,omitempty"`
+
+	// Size is the emptyDir size limit or the claim's requested size.
+	// +kubebuilder:default="10Gi"
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="storage size must be greater than zero"
+	// +optional
+	Size *resource.Quantity `json:"size,omitempty"`
+
+	// StorageClassName of the claims (PersistentVolume only); empty means
+	// the cluster's default class.
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+}
+
+// LoaderPlacement decides where loader pods run relative to the database node.
+// +kubebuilder:validation:Enum=PreferOtherNode;SameNode;AnyNode
+// +kubebuilder:validation:MaxLength=16
+type LoaderPlacement string
+
+// Loader placements.
+const (
+	// LoaderPreferOtherNode keeps loaders off the database node when another
+	// node can take them (preferred anti-affinity), so single-node clusters
+	// still work.
+	LoaderPreferOtherNode LoaderPlacement = "PreferOtherNode"
+	// LoaderSameNode puts loaders on the database node.
+	LoaderSameNode LoaderPlacement = "SameNode"
+	// LoaderAnyNode leaves loader placement to the scheduler.
+	LoaderAnyNode LoaderPlacement = "AnyNode"
+)
+
+// PlacementSpec pins the run's database pods to one node.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.nodeName) || !has(self.nodeSelector) || size(self.nodeSelector) == 0",message="set either nodeName or nodeSelector, not both"
+type PlacementSpec struct {
+	// NodeName names the node for every database pod. The pods still go
+	// through the scheduler (a kubernetes.io/hostname selector), so resource
+	// fit is checked.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	NodeName string `json:"nodeName,omitempty"`
+
+	// NodeSelector chooses the node of the first database pod; every other
+	// database pod follows it to the same node.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations of the database pods.
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// LoaderPlacement is PreferOtherNode (default), SameNode or AnyNode.
+	// +kubebuilder:default=PreferOtherNode
+	// +optional
+	LoaderPlacement LoaderPlacement `json:"loaderPlacement,omitempty"`
+}
+
+// WorkloadPreset is one of YCSB's standard workloads.
+// +kubebuilder:validation:Enum=a;b;c;d;e;f
+// +kubebuilder:validation:MaxLength=1
+type WorkloadPreset string
+
+// RequestDistribution is YCSB's requestdistribution.
+// +kubebuilder:validation:Enum=uniform;zipfian;latest;hotspot;sequential;exponential
+// +kubebuilder:validation:MaxLength=11
+type RequestDistribution string
+
+// InsertOrder is YCSB's insertorder.
+// +kubebuilder:validation:Enum=hashed;ordered
+// +kubebuilder:validation:MaxLength=7
+type InsertOrder string
+
+// WorkloadSpec is a YCSB CoreWorkload: a preset as the base, explicit fields
+// overriding it. Field names are YCSB's property names in camelCase.
+type WorkloadSpec struct {
+	// Preset is a YCSB standard workload (a..f) used as the base; without
+	// it, YCSB CoreWorkload's own defaults apply (95% read, 5% update,
+	// uniform).
+	// +optional
+	Preset WorkloadPreset `json:"preset,omitempty"`
+
+	// RecordCount is YCSB's recordcount: records loaded by the Load phase
+	// and the key space of Run phases. Default: the preset's (1000).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	RecordCount *int64 `json:"recordCount,omitempty"`
+
+	// FieldCount is YCSB's fieldcount (default 10).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	// +optional
+	FieldCount *int32 `json:"fieldCount,omitempty"`
+
+	// FieldLength is YCSB's fieldlength in bytes (default 100).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	FieldLength *int32 `json:"fieldLength,omitempty"`
+
+	// InsertOrder is YCSB's insertorder: hashed (default) or ordered keys.
+	// +optional
+	InsertOrder InsertOrder `json:"insertOrder,omitempty"`
+
+	// ZeroPadding is YCSB's zeropadding of key numbers (default 1).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=20
+	// +optional
+	ZeroPadding *int32 `json:"zeroPadding,omitempty"`
+
+	WorkloadParameters `json:",inline"`
+}
+
+// WorkloadParameters are the workload properties a Run phase may override.
+type WorkloadParameters struct {
+	// OperationCount is YCSB's operationcount for a Run phase, across all
+	// loaders (default: the preset's, 1000). 0 means unlimited, which
+	// requires the phase's maxExecutionTime.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	OperationCount *int64 `json:"operationCount,omitempty"`
+
+	// ReadProportion is YCSB's readproportion.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	// +optional
+	ReadProportion *float64 `json:"readProportion,omitempty"`
+
+	// UpdateProportion is YCSB's updateproportion.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	// +optional
+	UpdateProportion *float64 `json:"updateProportion,omitempty"`
+
+	// InsertProportion is YCSB's insertproportion.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	// +optional
+	InsertProportion *float64 `json:"insertProportion,omitempty"`
+
+	// ScanProportion is YCSB's scanproportion.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	// +optional
+	ScanProportion *float64 `json:"scanProportion,omitempty"`
+
+	// ReadModifyWriteProportion is YCSB's readmodifywriteproportion.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	// +optional
+	ReadModifyWriteProportion *float64 `json:"readModifyWriteProportion,omitempty"`
+
+	// RequestDistribution is YCSB's requestdistribution: uniform, zipfian,
+	// latest, hotspot, sequential or exponential.
+	// +optional
+	RequestDistribution RequestDistribution `json:"requestDistribution,omitempty"`
+
+	// ReadAllFields is YCSB's readallfields (default true).
+	// +optional
+	ReadAllFields *bool `json:"readAllFields,omitempty"`
+
+	// WriteAllFields is YCSB's writeallfields (default false).
+	// +optional
+	WriteAllFields *bool `json:"writeAllFields,omitempty"`
+
+	// Properties are any other YCSB CoreWorkload properties, passed to the
+	// loader verbatim: maxscanlength, minscanlength, scanlengthdistribution,
+	// hotspotdatafraction, hotspotopnfraction, fieldlengthdistribution,
+	// exponential.percentile, dataintegrity, ... Properties that have a field
+	// (recordcount, readproportion, ...) or that mongobench manages
+	// (mongodb.url, threadcount, target, batchsize, ...) are rejected, so
+	// every value that shapes the run is validated in one place.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="!['mongodb.url', 'mongodb.writeConcern', 'mongodb.readPreference', 'mongodb.maxconnections', 'mongodb.upsert', 'db', 'table', 'threadcount', 'target', 'maxexecutiontime', 'batchsize', 'insertstart', 'insertcount', 'status.interval', 'measurementtype', 'measurement.interval', 'exporter', 'exportfile', 'loader.index', 'loader.count', 'workload', 'recordcount', 'operationcount', 'fieldcount', 'fieldlength', 'insertorder', 'zeropadding', 'readproportion', 'updateproportion', 'insertproportion', 'scanproportion', 'readmodifywriteproportion', 'requestdistribution', 'readallfields', 'writeallfields'].exists(k, k in self)",messageExpression="'properties must not set ' + ['mongodb.url', 'mongodb.writeConcern', 'mongodb.readPreference', 'mongodb.maxconnections', 'mongodb.upsert', 'db', 'table', 'threadcount', 'target', 'maxexecutiontime', 'batchsize', 'insertstart', 'insertcount', 'status.interval', 'measurementtype', 'measurement.interval', 'exporter', 'exportfile', 'loader.index', 'loader.count', 'workload', 'recordcount', 'operationcount', 'fieldcount', 'fieldlength', 'insertorder', 'zeropadding', 'readproportion', 'updateproportion', 'insertproportion', 'scanproportion', 'readmodifywriteproportion', 'requestdistribution', 'readallfields', 'writeallfields'].filter(k, k in self)[0] + ': mongobench manages it, or it has its own field (workload, phase, driver or spec)'"
+	// +kubebuilder:validation:XValidation:rule="['minscanlength', 'maxscanlength'].all(k, !(k in self) || self[k].matches('^[1-9][0-9]{0,8}$'))",message="minscanlength and maxscanlength must be whole numbers of at least 1"
+	// +kubebuilder:validation:XValidation:rule="['hotspotdatafraction', 'hotspotopnfraction'].all(k, !(k in self) || self[k].matches('^(0([.][0-9]+)?|1([.]0+)?|[.][0-9]+)$'))",message="hotspotdatafraction and hotspotopnfraction must be numbers between 0 and 1"
+	// +kubebuilder:validation:XValidation:rule="!('scanlengthdistribution' in self) || self['scanlengthdistribution'] in ['uniform', 'zipfian']",message="scanlengthdistribution must be uniform or zipfian"
+	// +kubebuilder:validation:XValidation:rule="!('fieldlengthdistribution' in self) || self['fieldlengthdistribution'] in ['constant', 'uniform', 'zipfian']",message="fieldlengthdistribution must be constant, uniform or zipfian (histogram needs a file the loader cannot see)"
+	// +kubebuilder:validation:XValidation:rule="!('minscanlength' in self && 'maxscanlength' in self) || !self['minscanlength'].matches('^[0-9]{1,9}$') || !self['maxscanlength'].matches('^[0-9]{1,9}$') || int(self['minscanlength']) <= int(self['maxscanlength'])",message="minscanlength must not exceed maxscanlength"
+	// +optional
+	Properties map[string]PropertyValue `json:"properties,omitempty"`
+}
+
+// PropertyValue is the value of a YCSB property, as YCSB reads it (text).
+// +kubebuilder:validation:MaxLength=1024
+type PropertyValue string
+
+// PhaseType is Load (YCSB load: insert recordCount records) or Run (YCSB
+// run: the operation mix).
+// +kubebuilder:validation:Enum=Load;Run
+// +kubebuilder:validation:MaxLength=4
+type PhaseType string
+
+// Phase types.
+const (
+	PhaseLoad PhaseType = "Load"
+	PhaseRun  PhaseType = "Run"
+)
+
+// PhaseSpec is one YCSB invocation (load or run) against the run's data set.
+//
+// +kubebuilder:validation:XValidation:rule="self.type == 'Run' || !has(self.workload)",message="workload overrides are only allowed on Run phases"
+type PhaseSpec struct {
+	// Name of the phase, unique within the run; it names the phase's Job.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$`
+	Name string `json:"name"`
+
+	// Type is Load or Run.
+	Type PhaseType `json:"type"`
+
+	// Threads per loader pod (YCSB's threadcount).
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	// +optional
+	Threads int32 `json:"threads,omitempty"`
+
+	// BatchSize is YCSB's batchsize: inserts are sent in insertMany batches
+	// of this size (default 1: one insertOne per record).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	// +optional
+	BatchSize *int32 `json:"batchSize,omitempty"`
+
+	// Target overrides spec.target for this phase (operations per second
+	// across all loaders, 0 = unthrottled).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Target *int64 `json:"target,omitempty"`
+
+	// MaxExecutionTime stops the phase after this long (YCSB's
+	// maxexecutiontime); the operations done until then are the result.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="maxExecutionTime must be at least 1s"
+	// +optional
+	MaxExecutionTime *metav1.Duration `json:"maxExecutionTime,omitempty"`
+
+	// Workload overrides spec.workload for this Run phase.
+	// +optional
+	Workload *WorkloadParameters `json:"workload,omitempty"`
+}
+
+// DriverSpec configures the loaders' MongoDB driver.
+//
+// +kubebuilder:validation:XValidation:rule="!(self.writeConcern == '0' && has(self.journal) && self.journal)",message="journal: true needs an acknowledged write concern (writeConcern other than 0)"
+type DriverSpec struct {
+	// WriteConcern is the w of every write: a number of members or
+	// "majority" (default "1", acknowledged).
+	// +kubebuilder:default="1"
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:Pattern=`^(majority|[0-9]{1,2})$`
+	// +optional
+	WriteConcern string `json:"writeConcern,omitempty"`
+
+	// Journal requests journal acknowledgement (j: true) of every write.
+	// +optional
+	Journal *bool `json:"journal,omitempty"`
+
+	// ReadPreference of reads (default primary).
+	// +kubebuilder:default=primary
+	// +kubebuilder:validation:Enum=primary;primaryPreferred;secondary;secondaryPreferred;nearest
+	// +optional
+	ReadPreference string `json:"readPreference,omitempty"`
+
+	// MaxPoolSize is the driver's connection pool size per loader pod; 0
+	// keeps the driver default (100). Threads beyond it wait for a connection.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	// +optional
+	MaxPoolSize *int32 `json:"maxPoolSize,omitempty"`
+}
+
+// CollectionSpec configures the benchmark collection after loading.
+type CollectionSpec struct {
+	// Validator is a MongoDB validator document, e.g.
+	// {$jsonSchema: {bsonType: object, required: [field0]}}, applied with
+	// collMod after the Load phase.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Validator runtime.RawExtension `json:"validator"`
+
+	// ValidationLevel is MongoDB's validationLevel (default strict).
+	// +kubebuilder:default=strict
+	// +kubebuilder:validation:Enum=off;strict;moderate
+	// +optional
+	ValidationLevel string `json:"validationLevel,omitempty"`
+
+	// ValidationAction is MongoDB's validationAction (default error).
+	// +kubebuilder:default=error
+	// +kubebuilder:validation:Enum=error;warn;errorAndLog
+	// +optional
+	ValidationAction string `json:"validationAction,omitempty"`
+}
+
+// CleanupPolicy decides what is deleted when a run ends.
+// +kubebuilder:validation:Enum=Delete;Retain;RetainOnFailure
+// +kubebuilder:validation:MaxLength=15
+type CleanupPolicy string
+
+// Cleanup policies.
+const (
+	// CleanupDelete removes database pods, Services, volumes and finished
+	// Jobs; the BenchmarkRun keeps its results.
+	CleanupDelete CleanupPolicy = "Delete"
+	// CleanupRetain keeps everything for inspection.
+	CleanupRetain CleanupPolicy = "Retain"
+	// CleanupRetainOnFailure keeps a failed run's objects and deletes a
+	// successful run's.
+	CleanupRetainOnFailure CleanupPolicy = "RetainOnFailure"
+)
