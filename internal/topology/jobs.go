@@ -1,0 +1,318 @@
+package topology
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// LoaderUID is the nonroot user of the distroless loader image.
+const LoaderUID = 65532
+
+// BootstrapJob runs `loader bootstrap`: initiate replica sets, add shards,
+// stop the balancer, shard the collection, and report (design rule: the
+// manager never talks to MongoDB itself).
+func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
+	args := []string{"bootstrap", "--namespace", Namespace, "--timeout", cfg.BootstrapTimeout.String()}
+	ps := Processes(run)
+	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+		key := "hashed"
+		if run.Spec.Topology.ShardKey == benchv1.ShardKeyRanged {
+			key = "ranged"
+		}
+		args = append(args, "--mode", "sharded", "--shard-key", key)
+		for _, p := range ps {
+			switch p.Role {
+			case benchv1.RoleConfigServer:
+				args = append(args, "--config-server", p.ReplSet+"="+Address(run, p, cfg.ClusterDomain))
+			case benchv1.RoleShard:
+				args = append(args, "--shard", p.ReplSet+"="+Address(run, p, cfg.ClusterDomain))
+			case benchv1.RoleMongos:
+				args = append(args, "--mongos", Address(run, p, cfg.ClusterDomain))
+			}
+		}
+	} else {
+		args = append(args, "--mode", "standalone", "--standalone", Address(run, ps[0], cfg.ClusterDomain))
+	}
+	name := BootstrapJobName(run)
+	args = append(args, resultArgs(run, name)...)
+	// Room for the bootstrap's own deadline plus image pull and start-up.
+	deadline := cfg.BootstrapTimeout + 5*time.Minute
+	return job(run, name, ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
+}
+
+// ValidatorJob applies spec.collection (collMod) after the Load phase.
+func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
+	c := run.Spec.Collection
+	args := []string{"collmod", "--uri", MongoURL(run, cfg.ClusterDomain), "--namespace", Namespace,
+		"--validator", string(c.Validator.Raw), "--validation-level", c.ValidationLevel, "--validation-action", c.ValidationAction,
+		"--timeout", "2m"}
+	return job(run, ValidatorJobName(run), ComponentValidator, "", 1, 10*time.Minute, container("validator", args, cfg, nil), nil)
+}
+
+// PhaseJob runs one phase with spec.loaders loader pods: an Indexed Job
+// whose completion index is the loader's index (JOB_COMPLETION_INDEX).
+// deadline bounds the Job (activeDeadlineSeconds).
+func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time.Duration, cfg Config) *batchv1.Job {
+	name := PhaseJobName(run, phase.Name)
+	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), resultArgs(run, name)...)
+	c := container("loader", args, cfg, run.Spec.LoaderResources)
+	loaders := max(run.Spec.Loaders, 1)
+	return job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
+}
+
+// LoaderArgs is the loader command line of a phase: YCSB's own interface
+// (load|run, -P, -p, -threads, -target, -s), so the Job reads like the
+// `bin/ycsb` invocation a person would type.
+func LoaderArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDomain string) []string {
+	args := []string{"run"}
+	if phase.Type == benchv1.PhaseLoad {
+		args[0] = "load"
+	}
+	if p := run.Spec.Workload.Preset; p != "" {
+		args = append(args, "-P", "workload"+string(p))
+	}
+	for _, kv := range Properties(run, phase, clusterDomain) {
+		args = append(args, "-p", kv[0]+"="+kv[1])
+	}
+	args = append(args, "-threads", fmt.Sprint(max(phase.Threads, 1)))
+	if t := target(run, phase); t > 0 {
+		args = append(args, "-target", fmt.Sprint(t))
+	}
+	return append(args, "-s")
+}
+
+func target(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) int64 {
+	if phase.Target != nil {
+		return *phase.Target
+	}
+	return run.Spec.Target
+}
+
+// Properties renders the YCSB properties of a phase, in a stable order:
+// spec.workload, then the phase's overrides, then what mongobench manages.
+// With several loaders, recordcount, operationcount and target are totals
+// that each loader divides by loader.count (see the loader's docs).
+func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDomain string) [][2]string {
+	w := run.Spec.Workload
+	var out [][2]string
+	add := func(k, v string) { out = append(out, [2]string{k, v}) }
+	addInt := func(k string, v *int64) {
+		if v != nil {
+			add(k, fmt.Sprint(*v))
+		}
+	}
+	addInt32 := func(k string, v *int32) {
+		if v != nil {
+			add(k, fmt.Sprint(*v))
+		}
+	}
+	addInt("recordcount", w.RecordCount)
+	addInt32("fieldcount", w.FieldCount)
+	addInt32("fieldlength", w.FieldLength)
+	if w.InsertOrder != "" {
+		add("insertorder", string(w.InsertOrder))
+	}
+	addInt32("zeropadding", w.ZeroPadding)
+
+	params := w.WorkloadParameters
+	props := map[string]string{}
+	for k, v := range w.Properties {
+		props[k] = string(v)
+	}
+	if phase.Type == benchv1.PhaseRun && phase.Workload != nil {
+		params = overlay(params, *phase.Workload)
+		for k, v := range phase.Workload.Properties {
+			props[k] = string(v)
+		}
+	}
+	if phase.Type == benchv1.PhaseRun {
+		addInt("operationcount", params.OperationCount)
+		for _, p := range []struct {
+			k string
+			v *float64
+		}{
+			{"readproportion", params.ReadProportion},
+			{"updateproportion", params.UpdateProportion},
+			{"insertproportion", params.InsertProportion},
+			{"scanproportion", params.ScanProportion},
+			{"readmodifywriteproportion", params.ReadModifyWriteProportion},
+		} {
+			if p.v != nil {
+				add(p.k, fmt.Sprint(*p.v))
+			}
+		}
+		if params.RequestDistribution != "" {
+			add("requestdistribution", string(params.RequestDistribution))
+		}
+	}
+	if params.ReadAllFields != nil {
+		add("readallfields", fmt.Sprint(*params.ReadAllFields))
+	}
+	if params.WriteAllFields != nil {
+		add("writeallfields", fmt.Sprint(*params.WriteAllFields))
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		add(k, props[k])
+	}
+	addInt32("batchsize", phase.BatchSize)
+	if phase.MaxExecutionTime != nil {
+		// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
+		add("maxexecutiontime", fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
+	}
+	add("mongodb.url", MongoURL(run, clusterDomain))
+	add("loader.count", fmt.Sprint(max(run.Spec.Loaders, 1)))
+	add("status.interval", "10")
+	return out
+}
+
+// overlay applies a phase's overrides to the shared parameters.
+func overlay(base, o benchv1.WorkloadParameters) benchv1.WorkloadParameters {
+	if o.OperationCount != nil {
+		base.OperationCount = o.OperationCount
+	}
+	if o.ReadProportion != nil {
+		base.ReadProportion = o.ReadProportion
+	}
+	if o.UpdateProportion != nil {
+		base.UpdateProportion = o.UpdateProportion
+	}
+	if o.InsertProportion != nil {
+		base.InsertProportion = o.InsertProportion
+	}
+	if o.ScanProportion != nil {
+		base.ScanProportion = o.ScanProportion
+	}
+	if o.ReadModifyWriteProportion != nil {
+		base.ReadModifyWriteProportion = o.ReadModifyWriteProportion
+	}
+	if o.RequestDistribution != "" {
+		base.RequestDistribution = o.RequestDistribution
+	}
+	if o.ReadAllFields != nil {
+		base.ReadAllFields = o.ReadAllFields
+	}
+	if o.WriteAllFields != nil {
+		base.WriteAllFields = o.WriteAllFields
+	}
+	return base
+}
+
+// MongoURL is the connection string loaders use: the entry Service, the
+// benchmark database, and spec.driver's settings.
+func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
+	d := run.Spec.Driver
+	q := []string{"w=" + orDefault(d.WriteConcern, "1")}
+	if d.Journal != nil {
+		q = append(q, fmt.Sprintf("journal=%t", *d.Journal))
+	}
+	q = append(q, "readPreference="+orDefault(d.ReadPreference, "primary"))
+	if d.MaxPoolSize != nil && *d.MaxPoolSize > 0 {
+		q = append(q, fmt.Sprintf("maxPoolSize=%d", *d.MaxPoolSize))
+	}
+	return fmt.Sprintf("mongodb://%s/%s?%s", EntryAddress(run, clusterDomain), Database, strings.Join(q, "&"))
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// resultArgs tell a Job where to write its result ConfigMap: named after the
+// Job, labelled so the manager's cache sees it, owned by the run so it is
+// garbage-collected with it.
+func resultArgs(run *benchv1.BenchmarkRun, jobName string) []string {
+	return []string{
+		"--result-configmap", jobName + "-result",
+		"--result-owner", fmt.Sprintf("%s,%s,%s,%s", benchv1.GroupVersion.String(), "BenchmarkRun", run.Name, run.UID),
+		"--result-labels", fmt.Sprintf("%s=%s,%s=%s,%s=%s", LabelManagedBy, ManagedBy, LabelRun, run.Name, LabelName, AppName),
+	}
+}
+
+func container(name string, args []string, cfg Config, res *corev1.ResourceRequirements) corev1.Container {
+	c := corev1.Container{
+		Name:            name,
+		Image:           cfg.LoaderImage,
+		ImagePullPolicy: cfg.LoaderImagePullPolicy,
+		Args:            args,
+		Env: []corev1.EnvVar{
+			{Name: "POD_NAMESPACE", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.namespace"}}},
+			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+		},
+		SecurityContext: restrictedContainerSecurity(),
+		// The loader writes its fatal error to the termination log; when it
+		// dies without one, the last log lines are the next best reason.
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+	}
+	if res != nil {
+		c.Resources = *res
+	}
+	return c
+}
+
+func job(run *benchv1.BenchmarkRun, name, component, phase string, completions int32, deadline time.Duration,
+	c corev1.Container, affinity *corev1.Affinity) *batchv1.Job {
+	labels := RunLabels(run, component)
+	if phase != "" {
+		labels[LabelPhase] = strings.ToLower(phase)
+	}
+	var tolerations []corev1.Toleration
+	if run.Spec.Placement.LoaderPlacement == benchv1.LoaderSameNode {
+		tolerations = run.Spec.Placement.Tolerations
+	}
+	return &batchv1.Job{
+		ObjectMeta: objectMeta(run, name, labels),
+		Spec: batchv1.JobSpec{
+			Completions:    ptr.To(completions),
+			Parallelism:    ptr.To(completions),
+			CompletionMode: ptr.To(batchv1.IndexedCompletion),
+			// Jobs never retry silently: a failed loader fails the phase
+			// with its message instead of skewing numbers with a rerun.
+			BackoffLimit:          ptr.To[int32](0),
+			ActiveDeadlineSeconds: ptr.To(int64(max(deadline, time.Minute) / time.Second)),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: JobServiceAccountName(run),
+					// The Jobs' only API call: creating their result ConfigMap.
+					AutomountServiceAccountToken: ptr.To(true),
+					EnableServiceLinks:           ptr.To(false),
+					SecurityContext:              restrictedPodSecurity(LoaderUID),
+					Affinity:                     affinity,
+					Tolerations:                  tolerations,
+					Containers:                   []corev1.Container{c},
+				},
+			},
+		},
+	}
+}
+
+// loaderAffinity places loaders relative to the database pods.
+func loaderAffinity(run *benchv1.BenchmarkRun) *corev1.Affinity {
+	term := corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: DatabaseSelector(run)},
+		TopologyKey:   HostnameLabel,
+	}
+	switch run.Spec.Placement.LoaderPlacement {
+	case benchv1.LoaderSameNode:
+		return &corev1.Affinity{PodAffinity: &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}}
+	case benchv1.LoaderAnyNode:
+		return nil
+	default:
+		// Preferred, not required: a single-node cluster still runs.
+		preferred := []corev1.WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: term}}
+		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: preferred}}
+	}
+}

@@ -1,0 +1,185 @@
+package topology
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// HostnameLabel is the node label pods are pinned with.
+const HostnameLabel = "kubernetes.io/hostname"
+
+// ConfigServerCacheGB is the config server's WiredTiger cache: it holds only
+// metadata (the reference's 0.25–0.5 GB range).
+const ConfigServerCacheGB = "0.25"
+
+const (
+	dataVolume = "data"
+	tmpVolume  = "tmp"
+)
+
+// DefaultStorageSize is used when a run's storage size is unset.
+var DefaultStorageSize = resource.MustParse("10Gi")
+
+// Pod builds the pod of process p. pinnedHostname, when not empty, pins the
+// pod with a kubernetes.io/hostname node selector (it goes through the
+// scheduler, so resource fit is still checked — unlike spec.nodeName).
+func Pod(run *benchv1.BenchmarkRun, p Process, pinnedHostname string, cfg Config) *corev1.Pod {
+	topo := run.Spec.Topology
+	nodeSelector := map[string]string{}
+	for k, v := range run.Spec.Placement.NodeSelector {
+		nodeSelector[k] = v
+	}
+	if pinnedHostname != "" {
+		nodeSelector[HostnameLabel] = pinnedHostname
+	}
+	if len(nodeSelector) == 0 {
+		nodeSelector = nil
+	}
+
+	dataPath := "/data/db"
+	if p.Role == benchv1.RoleConfigServer {
+		dataPath = "/data/configdb"
+	}
+	mounts := []corev1.VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}}
+	tmp := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("256Mi"))}}
+	volumes := []corev1.Volume{{Name: tmpVolume, VolumeSource: tmp}}
+	if p.Role != benchv1.RoleMongos {
+		mounts = append(mounts, corev1.VolumeMount{Name: dataVolume, MountPath: dataPath})
+		volumes = append(volumes, corev1.Volume{Name: dataVolume, VolumeSource: dataVolumeSource(run, p)})
+	}
+
+	pod := &corev1.Pod{
+		ObjectMeta: objectMeta(run, p.Name, ProcessLabels(run, p)),
+		Spec: corev1.PodSpec{
+			// Hostname + subdomain give the pod its stable DNS name through
+			// the headless Service; replica set members are initiated with it.
+			Hostname:                      p.Name,
+			Subdomain:                     HeadlessServiceName(run),
+			NodeSelector:                  nodeSelector,
+			Tolerations:                   run.Spec.Placement.Tolerations,
+			RestartPolicy:                 corev1.RestartPolicyAlways,
+			SecurityContext:               restrictedPodSecurity(MongoUID),
+			AutomountServiceAccountToken:  ptr.To(false),
+			EnableServiceLinks:            ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			Containers: []corev1.Container{{
+				Name:  string(p.Role),
+				Image: topo.Image,
+				// args, not command: the image's entrypoint stays in charge
+				// (numactl, and the mongod/mongos dispatch).
+				Args:            Args(run, p, cfg.ClusterDomain),
+				ImagePullPolicy: topo.ImagePullPolicy,
+				Ports:           []corev1.ContainerPort{{Name: "mongodb", ContainerPort: p.Port, Protocol: corev1.ProtocolTCP}},
+				Resources:       processResources(run, p),
+				SecurityContext: restrictedContainerSecurity(),
+				VolumeMounts:    mounts,
+				// TCP probes: a shell or mongosh per probe on N+2 processes
+				// would burn CPU on the node being measured.
+				StartupProbe: &corev1.Probe{
+					ProbeHandler:     corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(p.Port)}},
+					PeriodSeconds:    2,
+					FailureThreshold: 150,
+				},
+				ReadinessProbe: &corev1.Probe{
+					ProbeHandler:     corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(p.Port)}},
+					PeriodSeconds:    10,
+					TimeoutSeconds:   5,
+					FailureThreshold: 3,
+				},
+				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			}},
+			Volumes: volumes,
+		},
+	}
+	return pod
+}
+
+// Args are the process's command-line arguments for the mongo image's
+// entrypoint. --bind_ip_all is always explicit (the entrypoint adds it to
+// mongod only, never to mongos), the WiredTiger cache is always explicit (the
+// default would let every co-located mongod claim half the node), and
+// --journal/--nojournal are never passed (7.0/8.0 refuse them).
+func Args(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
+	port := strconv.Itoa(int(p.Port))
+	cache := run.Spec.Topology.WiredTigerCacheSizeGB
+	if cache == "" {
+		cache = "1"
+	}
+	switch p.Role {
+	case benchv1.RoleConfigServer:
+		return []string{"mongod", "--configsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/configdb", "--bind_ip_all", "--wiredTigerCacheSizeGB", ConfigServerCacheGB}
+	case benchv1.RoleShard:
+		return []string{"mongod", "--shardsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all", "--wiredTigerCacheSizeGB", cache}
+	case benchv1.RoleMongos:
+		cfg := Processes(run)[0]
+		return []string{"mongos", "--configdb", ConfigReplSet + "/" + Address(run, cfg, clusterDomain), "--bind_ip_all", "--port", port}
+	default:
+		return []string{"mongod", "--port", port, "--dbpath", "/data/db", "--bind_ip_all", "--wiredTigerCacheSizeGB", cache}
+	}
+}
+
+func processResources(run *benchv1.BenchmarkRun, p Process) corev1.ResourceRequirements {
+	topo := run.Spec.Topology
+	switch p.Role {
+	case benchv1.RoleMongos:
+		if topo.MongosResources != nil {
+			return *topo.MongosResources
+		}
+		return corev1.ResourceRequirements{}
+	case benchv1.RoleConfigServer:
+		if topo.ConfigServerResources != nil {
+			return *topo.ConfigServerResources
+		}
+		return corev1.ResourceRequirements{}
+	}
+	return topo.Resources
+}
+
+func dataVolumeSource(run *benchv1.BenchmarkRun, p Process) corev1.VolumeSource {
+	st := run.Spec.Topology.Storage
+	size := DefaultStorageSize
+	if st.Size != nil {
+		size = *st.Size
+	}
+	if p.Role == benchv1.RoleConfigServer {
+		// Metadata only: a small emptyDir whatever the data storage is.
+		return corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}
+	}
+	switch st.Medium {
+	case benchv1.StorageMemory:
+		return corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &size}}
+	case benchv1.StoragePersistentVolume:
+		return corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: DataClaimName(p)}}
+	default:
+		return corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &size}}
+	}
+}
+
+// NeedsClaim reports whether process p gets a PersistentVolumeClaim.
+func NeedsClaim(run *benchv1.BenchmarkRun, p Process) bool {
+	return run.Spec.Topology.Storage.Medium == benchv1.StoragePersistentVolume &&
+		(p.Role == benchv1.RoleStandalone || p.Role == benchv1.RoleShard)
+}
+
+// DataClaim builds the PersistentVolumeClaim of process p.
+func DataClaim(run *benchv1.BenchmarkRun, p Process) *corev1.PersistentVolumeClaim {
+	st := run.Spec.Topology.Storage
+	size := DefaultStorageSize
+	if st.Size != nil {
+		size = *st.Size
+	}
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: objectMeta(run, DataClaimName(p), ProcessLabels(run, p)),
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: st.StorageClassName,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+	}
+}

@@ -1,0 +1,42 @@
+package topology
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// The run's Jobs report results by creating ConfigMaps (results.ConfigMapKey);
+// this is all they may do. RBAC cannot restrict create by name, so the Role
+// is per run and namespace, and lives only as long as the run.
+
+// JobServiceAccount is the identity of the run's Jobs.
+func JobServiceAccount(run *benchv1.BenchmarkRun) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{
+		ObjectMeta:                   objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
+		AutomountServiceAccountToken: ptr.To(false),
+	}
+}
+
+// JobRole allows creating ConfigMaps in the run's namespace, nothing else.
+func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
+	return &rbacv1.Role{
+		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
+		Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{""},
+			Resources: []string{"configmaps"},
+			Verbs:     []string{"create"},
+		}},
+	}
+}
+
+// JobRoleBinding binds JobRole to JobServiceAccount.
+func JobRoleBinding(run *benchv1.BenchmarkRun) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{
+		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: JobServiceAccountName(run)},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: JobServiceAccountName(run), Namespace: run.Namespace}},
+	}
+}

@@ -1,0 +1,377 @@
+package topology
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+var cfg = Config{LoaderImage: "ghcr.io/mongobench/mongobench-loader:v0.1.0", ClusterDomain: "cluster.local", BootstrapTimeout: 8 * time.Minute}
+
+func sharded(shards int32) *benchv1.BenchmarkRun {
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "ms", Namespace: "bench", UID: "uid-1"},
+		Spec: benchv1.BenchmarkRunSpec{
+			Topology: benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To(shards), Image: "mongo:8.0.4", WiredTigerCacheSizeGB: "1.5",
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}},
+			Loaders: 1,
+		},
+	}
+}
+
+func standalone() *benchv1.BenchmarkRun {
+	r := sharded(1)
+	r.Name = "sa"
+	r.Spec.Topology.Mode = benchv1.TopologyStandalone
+	r.Spec.Topology.Shards = nil
+	return r
+}
+
+func TestProcesses(t *testing.T) {
+	names := func(ps []Process) (out []string) {
+		for _, p := range ps {
+			out = append(out, string(p.Role)+":"+p.Name+":"+p.ReplSet)
+		}
+		return out
+	}
+	if got, want := names(Processes(standalone())), []string{"standalone:sa-mongod:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("standalone: %v, want %v", got, want)
+	}
+	want := []string{"configsvr:ms-cfg:cfg", "shard:ms-shard0:shard0", "shard:ms-shard1:shard1", "shard:ms-shard2:shard2", "shard:ms-shard3:shard3", "mongos:ms-mongos:"}
+	if got := names(Processes(sharded(4))); !reflect.DeepEqual(got, want) {
+		t.Errorf("sharded: %v, want %v", got, want)
+	}
+}
+
+func TestArgs(t *testing.T) {
+	run := sharded(2)
+	ps := Processes(run)
+	cases := []struct {
+		p    Process
+		want string
+	}{
+		{Processes(standalone())[0], "mongod --port 27017 --dbpath /data/db --bind_ip_all --wiredTigerCacheSizeGB 1.5"},
+		{ps[0], "mongod --configsvr --replSet cfg --port 27019 --dbpath /data/configdb --bind_ip_all --wiredTigerCacheSizeGB 0.25"},
+		{ps[2], "mongod --shardsvr --replSet shard1 --port 27018 --dbpath /data/db --bind_ip_all --wiredTigerCacheSizeGB 1.5"},
+		{ps[3], "mongos --configdb cfg/ms-cfg.ms-db.bench.svc.cluster.local:27019 --bind_ip_all --port 27017"},
+	}
+	for _, c := range cases {
+		r := run
+		if c.p.Role == benchv1.RoleStandalone {
+			r = standalone()
+		}
+		got := strings.Join(Args(r, c.p, "cluster.local"), " ")
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.p.Name, got, c.want)
+		}
+		if strings.Contains(got, "journal") {
+			t.Errorf("%s: journal flags make MongoDB 7/8 refuse to start: %s", c.p.Name, got)
+		}
+	}
+}
+
+func TestPodIsRestrictedAndPinned(t *testing.T) {
+	run := sharded(2)
+	run.Spec.Placement = benchv1.PlacementSpec{NodeSelector: map[string]string{"disk": "ssd"}, Tolerations: []corev1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists}}}
+	ps := Processes(run)
+	first := Pod(run, ps[0], "", cfg)
+	if !reflect.DeepEqual(first.Spec.NodeSelector, map[string]string{"disk": "ssd"}) {
+		t.Errorf("anchor pod selector %v", first.Spec.NodeSelector)
+	}
+	pod := Pod(run, ps[1], "node-7", cfg)
+	if want := map[string]string{"disk": "ssd", HostnameLabel: "node-7"}; !reflect.DeepEqual(pod.Spec.NodeSelector, want) {
+		t.Errorf("pinned selector %v, want %v", pod.Spec.NodeSelector, want)
+	}
+	if pod.Spec.NodeName != "" {
+		t.Error("pods must go through the scheduler (resource fit), never spec.nodeName")
+	}
+	if len(pod.Spec.Tolerations) != 1 {
+		t.Errorf("tolerations %v", pod.Spec.Tolerations)
+	}
+	if pod.Spec.Hostname != "ms-shard0" || pod.Spec.Subdomain != "ms-db" {
+		t.Errorf("hostname %s.%s", pod.Spec.Hostname, pod.Spec.Subdomain)
+	}
+	sc := pod.Spec.SecurityContext
+	if !*sc.RunAsNonRoot || *sc.RunAsUser != 999 || *sc.RunAsGroup != 999 || *sc.FSGroup != 999 || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod security context %+v", sc)
+	}
+	c := pod.Spec.Containers[0]
+	csc := c.SecurityContext
+	if *csc.AllowPrivilegeEscalation || !*csc.ReadOnlyRootFilesystem || !reflect.DeepEqual(csc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container security context %+v", csc)
+	}
+	if len(c.Command) != 0 {
+		t.Error("command replaces the image's entrypoint; pass args only")
+	}
+	for _, pr := range []*corev1.Probe{c.StartupProbe, c.ReadinessProbe} {
+		if pr == nil || pr.TCPSocket == nil || pr.Exec != nil || pr.TCPSocket.Port.IntValue() != PortShard {
+			t.Errorf("probe %+v: want a TCP probe on %d", pr, PortShard)
+		}
+	}
+	if c.LivenessProbe != nil {
+		t.Error("a liveness probe would restart a busy mongod mid-benchmark")
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.MountPath] = m.Name
+	}
+	if mounts["/tmp"] == "" || mounts["/data/db"] == "" {
+		t.Errorf("mounts %v: want /tmp and /data/db", mounts)
+	}
+	if c.Resources.Requests.Cpu().String() != "1" {
+		t.Errorf("shard resources %v", c.Resources)
+	}
+	wantLabels := map[string]string{LabelName: "mongobench", LabelInstance: "ms", LabelComponent: "shard", LabelManagedBy: "mongobench", LabelRun: "ms", LabelRole: "shard", LabelDatabase: "true"}
+	if !reflect.DeepEqual(pod.Labels, wantLabels) {
+		t.Errorf("labels %v", pod.Labels)
+	}
+	checkOwner(t, pod)
+	// mongos: no data volume, no shard resources.
+	mongos := Pod(run, ps[3], "node-7", cfg)
+	if len(mongos.Spec.Volumes) != 1 || mongos.Spec.Containers[0].Resources.Requests != nil {
+		t.Errorf("mongos volumes %v resources %v", mongos.Spec.Volumes, mongos.Spec.Containers[0].Resources)
+	}
+}
+
+func checkOwner(t *testing.T, obj metav1.Object) {
+	t.Helper()
+	refs := obj.GetOwnerReferences()
+	if len(refs) != 1 || refs[0].Kind != "BenchmarkRun" || refs[0].UID != "uid-1" || refs[0].Controller == nil || !*refs[0].Controller {
+		t.Errorf("%s: owner references %+v", obj.GetName(), refs)
+	}
+}
+
+func TestStorage(t *testing.T) {
+	size := resource.MustParse("20Gi")
+	cases := []struct {
+		medium    benchv1.StorageMedium
+		claim     bool
+		tmpfs     bool
+		sizeLimit string
+	}{
+		{benchv1.StorageDisk, false, false, "20Gi"},
+		{benchv1.StorageMemory, false, true, "20Gi"},
+		{benchv1.StoragePersistentVolume, true, false, ""},
+	}
+	for _, c := range cases {
+		run := sharded(1)
+		run.Spec.Topology.Storage = benchv1.StorageSpec{Medium: c.medium, Size: &size, StorageClassName: ptr.To("fast")}
+		shard := Processes(run)[1]
+		pod := Pod(run, shard, "n", cfg)
+		var data corev1.Volume
+		for _, v := range pod.Spec.Volumes {
+			if v.Name == dataVolume {
+				data = v
+			}
+		}
+		if got := data.PersistentVolumeClaim != nil; got != c.claim || NeedsClaim(run, shard) != c.claim {
+			t.Errorf("%s: claim %v, want %v", c.medium, got, c.claim)
+		}
+		if c.claim {
+			pvc := DataClaim(run, shard)
+			if data.PersistentVolumeClaim.ClaimName != pvc.Name || pvc.Spec.Resources.Requests.Storage().String() != "20Gi" || *pvc.Spec.StorageClassName != "fast" {
+				t.Errorf("claim %+v", pvc.Spec)
+			}
+			checkOwner(t, pvc)
+			continue
+		}
+		if data.EmptyDir == nil || (data.EmptyDir.Medium == corev1.StorageMediumMemory) != c.tmpfs || data.EmptyDir.SizeLimit.String() != c.sizeLimit {
+			t.Errorf("%s: data volume %+v", c.medium, data.VolumeSource)
+		}
+		if NeedsClaim(run, Processes(run)[0]) {
+			t.Errorf("%s: the config server never gets a claim", c.medium)
+		}
+	}
+}
+
+func TestServices(t *testing.T) {
+	run := sharded(2)
+	h := HeadlessService(run)
+	if h.Spec.ClusterIP != corev1.ClusterIPNone || !h.Spec.PublishNotReadyAddresses || !reflect.DeepEqual(h.Spec.Selector, map[string]string{LabelRun: "ms", LabelDatabase: "true"}) {
+		t.Errorf("headless %+v", h.Spec)
+	}
+	e := EntryService(run)
+	if e.Spec.Selector[LabelRole] != "mongos" || e.Spec.Ports[0].Port != 27017 {
+		t.Errorf("entry %+v", e.Spec)
+	}
+	if EntryService(standalone()).Spec.Selector[LabelRole] != "standalone" {
+		t.Error("standalone entry must select the mongod")
+	}
+	checkOwner(t, h)
+	checkOwner(t, e)
+}
+
+// issueExample is the run of the foundation issue's example manifest.
+func issueExample() *benchv1.BenchmarkRun {
+	run := sharded(4)
+	run.Name = "microshard-4"
+	run.Spec.Workload = benchv1.WorkloadSpec{
+		Preset: "a", RecordCount: ptr.To[int64](100000), FieldCount: ptr.To[int32](10), FieldLength: ptr.To[int32](100), InsertOrder: "hashed",
+		WorkloadParameters: benchv1.WorkloadParameters{
+			OperationCount: ptr.To[int64](1000000), ReadProportion: ptr.To(0.5), UpdateProportion: ptr.To(0.5), RequestDistribution: "zipfian",
+			Properties: map[string]benchv1.PropertyValue{"maxscanlength": "100"},
+		},
+	}
+	run.Spec.Phases = []benchv1.PhaseSpec{
+		{Name: "load", Type: benchv1.PhaseLoad, Threads: 32, BatchSize: ptr.To[int32](1)},
+		{Name: "S2", Type: benchv1.PhaseRun, Threads: 32, MaxExecutionTime: &metav1.Duration{Duration: 10 * time.Minute},
+			Workload: &benchv1.WorkloadParameters{ReadProportion: ptr.To(0.1), UpdateProportion: ptr.To(0.9)}},
+	}
+	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "1", Journal: ptr.To(false), ReadPreference: "primary", MaxPoolSize: ptr.To[int32](0)}
+	run.Spec.Loaders = 3
+	run.Spec.Target = 30000
+	return run
+}
+
+func TestLoaderArgs(t *testing.T) {
+	run := issueExample()
+	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary"
+	load := strings.Join(LoaderArgs(run, &run.Spec.Phases[0], "cluster.local"), " ")
+	wantLoad := "load -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p maxscanlength=100 -p batchsize=1 " +
+		"-p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
+	if load != wantLoad {
+		t.Errorf("load args:\n got %s\nwant %s", load, wantLoad)
+	}
+	s2 := strings.Join(LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"), " ")
+	wantS2 := "run -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p operationcount=1000000 " +
+		"-p readproportion=0.1 -p updateproportion=0.9 -p requestdistribution=zipfian -p maxscanlength=100 -p maxexecutiontime=600 " +
+		"-p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
+	if s2 != wantS2 {
+		t.Errorf("S2 args:\n got %s\nwant %s", s2, wantS2)
+	}
+	// A phase's target wins; 0 means unthrottled, so no -target at all.
+	run.Spec.Phases[1].Target = ptr.To[int64](0)
+	if a := LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"); slices.Contains(a, "-target") {
+		t.Errorf("unthrottled phase passes -target: %v", a)
+	}
+}
+
+func TestPropertiesOverridesAndRounding(t *testing.T) {
+	run := standalone()
+	run.Spec.Workload.Properties = map[string]benchv1.PropertyValue{"b": "base", "a": "base"}
+	ph := &benchv1.PhaseSpec{Name: "r", Type: benchv1.PhaseRun, MaxExecutionTime: &metav1.Duration{Duration: 1500 * time.Millisecond},
+		Workload: &benchv1.WorkloadParameters{Properties: map[string]benchv1.PropertyValue{"b": "phase"}, WriteAllFields: ptr.To(true)}}
+	got := map[string]string{}
+	var order []string
+	for _, kv := range Properties(run, ph, "cluster.local") {
+		got[kv[0]] = kv[1]
+		order = append(order, kv[0])
+	}
+	if got["a"] != "base" || got["b"] != "phase" || got["writeallfields"] != "true" || got["maxexecutiontime"] != "2" {
+		t.Errorf("properties %v", got)
+	}
+	if i, j := slices.Index(order, "a"), slices.Index(order, "b"); i > j {
+		t.Errorf("properties not sorted: %v", order)
+	}
+	if strings.Contains(got["mongodb.url"], "journal") || !strings.Contains(got["mongodb.url"], "w=1") {
+		t.Errorf("url %s", got["mongodb.url"])
+	}
+}
+
+func TestPhaseJob(t *testing.T) {
+	run := issueExample()
+	j := PhaseJob(run, &run.Spec.Phases[1], 15*time.Minute, cfg)
+	if j.Name != "microshard-4-s2" {
+		t.Errorf("name %s", j.Name)
+	}
+	s := j.Spec
+	if *s.Completions != 3 || *s.Parallelism != 3 || *s.CompletionMode != batchv1.IndexedCompletion || *s.BackoffLimit != 0 || *s.ActiveDeadlineSeconds != 900 {
+		t.Errorf("job spec %+v", s)
+	}
+	ps := s.Template.Spec
+	if ps.RestartPolicy != corev1.RestartPolicyNever || ps.ServiceAccountName != "microshard-4-jobs" || !*ps.AutomountServiceAccountToken || *ps.SecurityContext.RunAsUser != LoaderUID {
+		t.Errorf("pod spec %+v", ps)
+	}
+	c := ps.Containers[0]
+	if c.Image != cfg.LoaderImage || c.Args[0] != "run" || !*c.SecurityContext.ReadOnlyRootFilesystem {
+		t.Errorf("container %+v", c)
+	}
+	args := strings.Join(c.Args, " ")
+	for _, want := range []string{"--result-configmap microshard-4-s2-result", "--result-owner bench.mongobench.io/v1alpha1,BenchmarkRun,microshard-4,uid-1", "mongobench"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %q: %s", want, args)
+		}
+	}
+	if j.Labels[LabelPhase] != "s2" || s.Template.Labels[LabelRun] != "microshard-4" {
+		t.Errorf("labels %v / %v", j.Labels, s.Template.Labels)
+	}
+	checkOwner(t, j)
+}
+
+func TestLoaderPlacement(t *testing.T) {
+	cases := map[benchv1.LoaderPlacement]func(a *corev1.Affinity) bool{
+		benchv1.LoaderPreferOtherNode: func(a *corev1.Affinity) bool {
+			return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 1 &&
+				a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil &&
+				a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.TopologyKey == HostnameLabel
+		},
+		benchv1.LoaderSameNode: func(a *corev1.Affinity) bool {
+			return a != nil && a.PodAffinity != nil && len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 1
+		},
+		benchv1.LoaderAnyNode: func(a *corev1.Affinity) bool { return a == nil },
+	}
+	for placement, ok := range cases {
+		run := issueExample()
+		run.Spec.Placement.LoaderPlacement = placement
+		j := PhaseJob(run, &run.Spec.Phases[0], time.Hour, cfg)
+		if !ok(j.Spec.Template.Spec.Affinity) {
+			t.Errorf("%s: affinity %+v", placement, j.Spec.Template.Spec.Affinity)
+		}
+	}
+}
+
+func TestBootstrapJob(t *testing.T) {
+	got := strings.Join(BootstrapJob(sharded(2), cfg).Spec.Template.Spec.Containers[0].Args, " ")
+	want := "bootstrap --namespace ycsb.usertable --timeout 8m0s --mode sharded --shard-key hashed " +
+		"--config-server cfg=ms-cfg.ms-db.bench.svc.cluster.local:27019 " +
+		"--shard shard0=ms-shard0.ms-db.bench.svc.cluster.local:27018 --shard shard1=ms-shard1.ms-db.bench.svc.cluster.local:27018 " +
+		"--mongos ms-mongos.ms-db.bench.svc.cluster.local:27017 --result-configmap ms-bootstrap-result"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("sharded bootstrap:\n got %s\nwant %s...", got, want)
+	}
+	run := sharded(2)
+	run.Spec.Topology.ShardKey = benchv1.ShardKeyRanged
+	if got := strings.Join(BootstrapJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(got, "--shard-key ranged") {
+		t.Errorf("ranged: %s", got)
+	}
+	got = strings.Join(BootstrapJob(standalone(), cfg).Spec.Template.Spec.Containers[0].Args, " ")
+	if !strings.Contains(got, "--mode standalone --standalone sa-mongod.sa-db.bench.svc.cluster.local:27017") {
+		t.Errorf("standalone bootstrap: %s", got)
+	}
+}
+
+func TestValidatorJob(t *testing.T) {
+	run := standalone()
+	run.Spec.Collection = &benchv1.CollectionSpec{Validator: runtime.RawExtension{Raw: []byte(`{"$jsonSchema":{"required":["field0"]}}`)}, ValidationLevel: "strict", ValidationAction: "warn"}
+	args := strings.Join(ValidatorJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " ")
+	want := `collmod --uri mongodb://sa-mongo.bench.svc.cluster.local:27017/ycsb?w=1&readPreference=primary --namespace ycsb.usertable --validator {"$jsonSchema":{"required":["field0"]}} --validation-level strict --validation-action warn`
+	if !strings.HasPrefix(args, want) {
+		t.Errorf("validator args:\n got %s\nwant %s", args, want)
+	}
+}
+
+func TestJobRBACIsMinimal(t *testing.T) {
+	run := standalone()
+	role := JobRole(run)
+	if len(role.Rules) != 1 || !reflect.DeepEqual(role.Rules[0].Verbs, []string{"create"}) || !reflect.DeepEqual(role.Rules[0].Resources, []string{"configmaps"}) {
+		t.Errorf("rules %+v", role.Rules)
+	}
+	rb := JobRoleBinding(run)
+	if rb.RoleRef.Name != role.Name || rb.Subjects[0].Name != JobServiceAccount(run).Name || rb.Subjects[0].Namespace != "bench" {
+		t.Errorf("binding %+v", rb)
+	}
+	if *JobServiceAccount(run).AutomountServiceAccountToken {
+		t.Error("the service account must not mount tokens by default; only the Jobs opt in")
+	}
+}
