@@ -113,7 +113,8 @@ func Args(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
 	}
 	switch p.Role {
 	case benchv1.RoleConfigServer:
-		return []string{"mongod", "--configsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/configdb", "--bind_ip_all", "--wiredTigerCacheSizeGB", ConfigServerCacheGB}
+		return []string{"mongod", "--configsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/configdb", "--bind_ip_all",
+			"--wiredTigerCacheSizeGB", ConfigServerCacheGB}
 	case benchv1.RoleShard:
 		return []string{"mongod", "--shardsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all", "--wiredTigerCacheSizeGB", cache}
 	case benchv1.RoleMongos:
