@@ -35,6 +35,9 @@ const (
 	ConditionComplete = "Complete"
 	// ConditionFailed is True when the run failed; the message says why.
 	ConditionFailed = "Failed"
+	// ConditionValidatorApplied is True once spec.collection's validator is
+	// in place (only present when spec.collection is set).
+	ConditionValidatorApplied = "ValidatorApplied"
 )
 
 // BenchmarkRunStatus is the observed state of a run and its results.

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -95,14 +96,32 @@ func (h *Histogram) Count() int64 {
 	return h.h.TotalCount()
 }
 
-// Percentile returns the value at percentile p (0..100) with HdrHistogram's
-// semantics (the highest value equivalent to the sample at that rank), the
-// same number YCSB prints.
+// Percentile returns the value at percentile p (0..100) with Java
+// HdrHistogram's rule, the number YCSB prints: the highest value equivalent
+// to the sample of rank max(1, ceil(p/100 · count)). (hdrhistogram-go rounds
+// the rank to nearest instead, so it can report 0 for a low percentile of a
+// small histogram.) It walks the buckets: report time, not a hot path.
 func (h *Histogram) Percentile(p float64) int64 {
-	if h.Count() == 0 {
+	total := h.Count()
+	if total == 0 {
 		return 0
 	}
-	return h.h.ValueAtPercentile(p)
+	p = math.Min(math.Max(p, 0), 100)
+	rank := int64(math.Ceil(p / 100 * float64(total)))
+	rank = max(rank, 1)
+	var seen int64
+	var last int64
+	for _, b := range h.h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		seen += b.Count
+		last = b.To
+		if seen >= rank {
+			return b.To
+		}
+	}
+	return last
 }
 
 // Stats is a summary of a histogram, computed the way YCSB's HdrHistogram
@@ -131,12 +150,12 @@ func (h *Histogram) Stats() Stats {
 		Min:   h.h.Min(),
 		Max:   h.h.Max(),
 		Mean:  h.h.Mean(),
-		P50:   h.h.ValueAtPercentile(50),
-		P90:   h.h.ValueAtPercentile(90),
-		P95:   h.h.ValueAtPercentile(95),
-		P99:   h.h.ValueAtPercentile(99),
-		P999:  h.h.ValueAtPercentile(99.9),
-		P9999: h.h.ValueAtPercentile(99.99),
+		P50:   h.Percentile(50),
+		P90:   h.Percentile(90),
+		P95:   h.Percentile(95),
+		P99:   h.Percentile(99),
+		P999:  h.Percentile(99.9),
+		P9999: h.Percentile(99.99),
 	}
 }
 

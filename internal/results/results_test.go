@@ -342,3 +342,39 @@ func TestHistogramClampsAndDoesNotAllocate(t *testing.T) {
 		t.Fatalf("Record allocates %v per call", a)
 	}
 }
+
+// TestPercentileRule pins Java HdrHistogram's rank rule (what YCSB prints):
+// rank = max(1, ceil(p/100 · count)), value = highest equivalent value.
+func TestPercentileRule(t *testing.T) {
+	h := NewHistogram()
+	for _, v := range []int64{100, 200} {
+		h.Record(v)
+	}
+	if got := h.Percentile(1); got != 100 {
+		t.Errorf("p1 of {100,200} = %d, want 100", got)
+	}
+	if got := h.Percentile(50); got != 100 {
+		t.Errorf("p50 of {100,200} = %d, want 100", got)
+	}
+	if got := h.Percentile(51); got != 200 {
+		t.Errorf("p51 of {100,200} = %d, want 200", got)
+	}
+	h = NewHistogram()
+	for v := int64(1); v <= 13; v++ {
+		h.Record(v * 10)
+	}
+	// ceil(0.95·13) = 13 → the largest sample.
+	if got := h.Percentile(95); got != 130 {
+		t.Errorf("p95 of 13 samples = %d, want 130", got)
+	}
+	// Values above 2048 µs share buckets: the highest equivalent value is
+	// reported, as in Java.
+	h = NewHistogram()
+	h.Record(10_000)
+	if got := h.Percentile(99); got != 10_007 {
+		t.Errorf("p99 of {10000} = %d, want 10007", got)
+	}
+	if NewHistogram().Percentile(99) != 0 {
+		t.Error("empty histogram")
+	}
+}

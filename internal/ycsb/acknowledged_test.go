@@ -1,0 +1,120 @@
+package ycsb
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestAcknowledgedCounterConcurrent checks, under concurrency (run with
+// -race), that Last never passes a value whose acknowledgement has not
+// started, that it is monotonic, and that it ends at the last value.
+func TestAcknowledgedCounterConcurrent(t *testing.T) {
+	const workers, perWorker = 8, 20_000
+	const total = workers * perWorker
+	c := NewAcknowledgedCounter(0)
+	acked := make([]atomic.Bool, total)
+	var stop atomic.Bool
+	var observerErr atomic.Value
+	var obs sync.WaitGroup
+	obs.Add(1)
+	go func() {
+		defer obs.Done()
+		checked := int64(-1)
+		for !stop.Load() {
+			l := c.Last()
+			if l < checked {
+				observerErr.Store("Last went backwards")
+				return
+			}
+			for ; checked < l; checked++ {
+				if !acked[checked+1].Load() {
+					observerErr.Store("Last passed an unacknowledged value")
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := NewRand(uint64(w))
+			for range perWorker {
+				v := c.Next()
+				if r.NextIntn(64) == 0 {
+					time.Sleep(time.Duration(r.NextIntn(50)) * time.Microsecond)
+				}
+				acked[v].Store(true)
+				c.Acknowledge(v)
+			}
+		}()
+	}
+	wg.Wait()
+	stop.Store(true)
+	obs.Wait()
+	if e := observerErr.Load(); e != nil {
+		t.Fatal(e)
+	}
+	if got := c.Last(); got != total-1 {
+		t.Fatalf("Last = %d after acknowledging 0..%d", got, total-1)
+	}
+}
+
+func TestAcknowledgedCounterStartAndGap(t *testing.T) {
+	c := NewAcknowledgedCounter(100)
+	if c.Last() != 99 {
+		t.Fatalf("initial Last = %d, want 99", c.Last())
+	}
+	a, b, d := c.Next(), c.Next(), c.Next()
+	c.Acknowledge(b)
+	c.Acknowledge(d)
+	if c.Last() != 99 {
+		t.Fatalf("Last = %d with %d unacknowledged", c.Last(), a)
+	}
+	c.Acknowledge(a)
+	if c.Last() != 102 {
+		t.Fatalf("Last = %d, want 102", c.Last())
+	}
+}
+
+// TestAcknowledgedCounterWindowWrap acknowledges more than a window while
+// one early value stays outstanding: the acknowledger must wait (YCSB would
+// throw) and continue once the straggler is acknowledged.
+func TestAcknowledgedCounterWindowWrap(t *testing.T) {
+	c := NewAcknowledgedCounter(0)
+	straggler := c.Next()
+	done := make(chan struct{})
+	var progressed atomic.Int64
+	go func() {
+		defer close(done)
+		for range ackWindow + 10 {
+			v := c.Next()
+			c.Acknowledge(v)
+			progressed.Store(v)
+		}
+	}()
+	// It fills the window, then blocks.
+	deadline := time.Now().Add(10 * time.Second)
+	for progressed.Load() < ackWindow-1 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if p := progressed.Load(); p > ackWindow {
+		t.Fatalf("acknowledged %d with value 0 outstanding: window overrun", p)
+	}
+	if c.Last() != -1 {
+		t.Fatalf("Last = %d with 0 outstanding", c.Last())
+	}
+	c.Acknowledge(straggler)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("acknowledger did not resume")
+	}
+	if got := c.Last(); got != ackWindow+10 {
+		t.Fatalf("Last = %d, want %d", got, ackWindow+10)
+	}
+}

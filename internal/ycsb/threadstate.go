@@ -1,0 +1,60 @@
+package ycsb
+
+import "time"
+
+// ThreadState is one worker's private state: its RNG, its measurement
+// recorder and the buffers DoInsert and DoTransaction reuse, so that an
+// operation allocates nothing in the engine. YCSB's equivalent is the
+// workload's per-thread state object plus the allocations it makes per
+// operation (strings, HashMaps, ByteIterators).
+type ThreadState struct {
+	rng *Rand
+	rec *Recorder
+	// stop, when closed, interrupts an insert-retry back-off.
+	stop <-chan struct{}
+
+	key        []byte
+	values     [][]byte // one buffer per field
+	fields     []Field  // all fields (insert, writeallfields)
+	single     []Field  // one field (update of a random field)
+	readResult []Field  // read results for dataintegrity
+	verifyBuf  []byte
+	timer      *time.Timer // insert-retry back-off, created on first use
+}
+
+// NewThreadState returns the state for one worker. The RNG and the recorder
+// belong to that worker alone.
+func (w *Workload) NewThreadState(rng *Rand, rec *Recorder) *ThreadState {
+	ts := &ThreadState{
+		rng:    rng,
+		rec:    rec,
+		key:    make([]byte, 0, keyBufferSize(w.zeroPadding)),
+		values: make([][]byte, len(w.fieldNames)),
+		fields: make([]Field, len(w.fieldNames)),
+		single: make([]Field, 1),
+	}
+	valueCap := w.maxFieldLen
+	if w.dataIntegrity {
+		// The deterministic value is built past its final length before
+		// being truncated: room for key, field name and one hash chunk.
+		maxName := 0
+		for _, n := range w.fieldNames {
+			maxName = max(maxName, len(n))
+		}
+		valueCap = max(w.maxFieldLen, keyBufferSize(w.zeroPadding)+1+maxName) + 12
+		ts.verifyBuf = make([]byte, 0, valueCap)
+		ts.readResult = make([]Field, 0, len(w.fieldNames))
+	}
+	// One backing array for all fields: fewer, larger allocations.
+	backing := make([]byte, valueCap*len(w.fieldNames))
+	for i := range ts.values {
+		ts.values[i] = backing[i*valueCap : i*valueCap : (i+1)*valueCap]
+	}
+	return ts
+}
+
+// Recorder returns the worker's measurement recorder.
+func (ts *ThreadState) Recorder() *Recorder { return ts.rec }
+
+// Rand returns the worker's RNG.
+func (ts *ThreadState) Rand() *Rand { return ts.rng }

@@ -1,0 +1,75 @@
+package ycsb
+
+import "strconv"
+
+// FillRandomValue fills buf the way YCSB's RandomByteIterator generates a
+// value: one 32-bit random number per 6-byte chunk, each byte a printable
+// character ' ' + some bits of it; a final partial chunk uses the first
+// len%6 bytes of a chunk. One RNG call per six bytes (go-ycsb spends one per
+// byte).
+func FillRandomValue(buf []byte, r *Rand) {
+	n := len(buf)
+	off := 0
+	for ; off+6 <= n; off += 6 {
+		fillChunk(buf[off:off+6], uint32(r.NextInt()))
+	}
+	if off < n {
+		fillChunk(buf[off:], uint32(r.NextInt()))
+	}
+}
+
+// fillChunk writes up to six bytes of one chunk from the 32-bit value v.
+// Byte k uses the bits YCSB's fillBytesImpl uses for position k, so a short
+// chunk of m bytes gets exactly the first m bytes of a full one. (Java's
+// arithmetic shift of a negative int only matters above bit 31, which the
+// masks drop.)
+func fillChunk(b []byte, v uint32) {
+	switch len(b) {
+	default:
+		b[5] = byte((v>>25)&95) + ' '
+		fallthrough
+	case 5:
+		b[4] = byte((v>>20)&63) + ' '
+		fallthrough
+	case 4:
+		b[3] = byte((v>>15)&31) + ' '
+		fallthrough
+	case 3:
+		b[2] = byte((v>>10)&95) + ' '
+		fallthrough
+	case 2:
+		b[1] = byte((v>>5)&63) + ' '
+		fallthrough
+	case 1:
+		b[0] = byte(v&31) + ' '
+	case 0:
+	}
+}
+
+// AppendDeterministicValue appends CoreWorkload.buildDeterministicValue(key,
+// field) of the given size: "key:field", then repeatedly ':' followed by the
+// Java String.hashCode of everything so far, truncated to size. Used for
+// dataintegrity: the loader writes it and reads verify it.
+func AppendDeterministicValue(dst, key []byte, field string, size int) []byte {
+	start := len(dst)
+	var h int32 // Java String.hashCode of dst[start:], maintained incrementally
+	add := func(b byte) {
+		dst = append(dst, b)
+		h = 31*h + int32(b)
+	}
+	for _, c := range key {
+		add(c)
+	}
+	add(':')
+	for i := 0; i < len(field); i++ {
+		add(field[i])
+	}
+	var num [11]byte
+	for len(dst)-start < size {
+		add(':')
+		for _, c := range strconv.AppendInt(num[:0], int64(h), 10) {
+			add(c)
+		}
+	}
+	return dst[:start+size]
+}
