@@ -1,0 +1,680 @@
+// Package stubmongo is a MongoDB wire-protocol server that costs (almost)
+// nothing: it answers every command with a minimal, valid, canned reply and
+// stores nothing. It exists to measure the client side of a benchmark loader
+// (CPU per operation of driver + loader) with a server that does not compete
+// for the CPU or add latency of its own; it is not a functional fake, use
+// internal/testutil/wireserver for that.
+//
+// What it answers (OP_MSG, plus legacy OP_QUERY for the driver's first
+// isMaster):
+//
+//	hello / isMaster  MongoDB 6.0, wire version 17, a writable standalone
+//	insert            {n: <documents in the request>, ok: 1}
+//	update            {n: k, nModified: k, ok: 1}, k = statements in the request
+//	delete            {n: k, ok: 1}, k = statements in the request
+//	find              a cursor with id 0 whose firstBatch holds |limit| canned
+//	                  YCSB-shaped documents (1 without a limit, at most 100)
+//	aggregate, listCollections, listIndexes
+//	                  a cursor with id 0 and an empty firstBatch
+//	stubmongoStats    the counters and the serving process's CPU time (Stats)
+//	anything else     {ok: 1}
+//
+// Requests with the moreToCome flag (w:0 writes) are counted and not answered,
+// as the protocol requires. A request is parsed only as far as needed: the
+// command name (the first key of the body) and, for find, "limit".
+//
+// The server can run in the test process (Start) or, so that the client's
+// rusage excludes it, in a child process that re-executes the test binary
+// (StartChild, with RunChildIfRequested in TestMain).
+package stubmongo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Wire protocol opcodes and OP_MSG flags.
+const (
+	opReply      = 1
+	opQuery      = 2004
+	opCompressed = 2012
+	opMsg        = 2013
+
+	flagChecksumPresent = 1 << 0
+	flagMoreToCome      = 1 << 1
+
+	headerLen = 16
+	// maxMessageSize is what the server advertises; larger requests are a
+	// protocol error and close the connection.
+	maxMessageSize = 48_000_000
+)
+
+// MaxFindBatch caps the documents a find reply carries, whatever its limit.
+const MaxFindBatch = 100
+
+// Canned documents: YCSB-shaped, _id string + field0..field9 of 100 bytes of
+// binary, about 1,170 bytes of BSON each, like the YCSB MongoDB binding's.
+const (
+	cannedFields    = 10
+	cannedFieldSize = 100
+)
+
+// CommandKind classifies the commands the server counts.
+type CommandKind int
+
+// Counted command kinds.
+const (
+	KindHandshake CommandKind = iota // hello, isMaster, buildInfo, ping
+	KindInsert
+	KindUpdate
+	KindDelete
+	KindFind
+	KindOther
+	numKinds
+)
+
+// Counts are the commands served, by kind. InsertedDocs is the number of
+// documents the insert commands carried.
+type Counts struct {
+	Handshake, Insert, Update, Delete, Find, Other uint64
+	InsertedDocs                                   uint64
+}
+
+// Total is the number of commands served.
+func (c Counts) Total() uint64 {
+	return c.Handshake + c.Insert + c.Update + c.Delete + c.Find + c.Other
+}
+
+// Sub returns c - o, for counting the commands of a measured interval.
+func (c Counts) Sub(o Counts) Counts {
+	return Counts{
+		Handshake: c.Handshake - o.Handshake, Insert: c.Insert - o.Insert, Update: c.Update - o.Update,
+		Delete: c.Delete - o.Delete, Find: c.Find - o.Find, Other: c.Other - o.Other,
+		InsertedDocs: c.InsertedDocs - o.InsertedDocs,
+	}
+}
+
+// paddedCounter keeps each counter on its own cache line, so connections
+// counting different kinds do not slow each other down.
+type paddedCounter struct {
+	atomic.Uint64
+	_ [56]byte
+}
+
+// Server is a running stub server.
+type Server struct {
+	ln     net.Listener
+	counts [numKinds]paddedCounter
+	docs   paddedCounter
+
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// Start starts a server in this process on 127.0.0.1 and a free port; it is
+// closed when the test ends.
+func Start(tb testing.TB) *Server {
+	tb.Helper()
+	s, err := Listen("127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("stubmongo: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("stubmongo: %v", err)
+		}
+	})
+	return s
+}
+
+// Listen starts a server on addr ("host:port"; port 0 picks a free one).
+func Listen(addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	s := &Server{ln: ln, conns: make(map[net.Conn]struct{})}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Addr returns the server's "host:port".
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// URI returns a connection string for driver v2: a direct connection to one
+// standalone server.
+func (s *Server) URI() string { return "mongodb://" + s.Addr() + "/?directConnection=true" }
+
+// Counts returns the commands served so far.
+func (s *Server) Counts() Counts {
+	return Counts{
+		Handshake:    s.counts[KindHandshake].Load(),
+		Insert:       s.counts[KindInsert].Load(),
+		Update:       s.counts[KindUpdate].Load(),
+		Delete:       s.counts[KindDelete].Load(),
+		Find:         s.counts[KindFind].Load(),
+		Other:        s.counts[KindOther].Load(),
+		InsertedDocs: s.docs.Load(),
+	}
+}
+
+// Close stops listening, closes every connection and waits for their
+// goroutines. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	err := s.ln.Close()
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	if err != nil {
+		return fmt.Errorf("close listener: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return // closed (a stub has no use for retrying transient errors)
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			_ = c.Close()
+			return
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.serve(c)
+	}
+}
+
+// serve answers one connection's requests in order; one goroutine per
+// connection, like the driver's one in-flight request per connection. Both
+// buffers are reused across requests, so a steady state allocates nothing.
+func (s *Server) serve(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		_ = c.Close()
+	}()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	h := handler{s: s}
+	r := bufio.NewReaderSize(c, 64<<10)
+	var in, out []byte
+	for {
+		var err error
+		in, err = readMessage(r, in)
+		if err != nil {
+			return // EOF, closed, or a malformed message: drop the connection
+		}
+		out, err = h.handle(out[:0], in)
+		if err != nil {
+			return
+		}
+		if len(out) > 0 {
+			if _, err := c.Write(out); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// readMessage reads one message (header included) into buf.
+func readMessage(r *bufio.Reader, buf []byte) ([]byte, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return buf, err
+	}
+	n := int(int32(binary.LittleEndian.Uint32(hdr[:])))
+	if n < headerLen || n > maxMessageSize {
+		return buf, fmt.Errorf("message length %d out of range", n)
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n, max(n, 2*cap(buf)))
+	}
+	buf = buf[:n]
+	copy(buf, hdr[:])
+	if _, err := io.ReadFull(r, buf[4:]); err != nil {
+		return buf, err
+	}
+	return buf, nil
+}
+
+type handler struct {
+	s *Server
+}
+
+// handle appends the reply to msg to out; an empty out means no reply.
+func (h *handler) handle(out, msg []byte) ([]byte, error) {
+	requestID := binary.LittleEndian.Uint32(msg[4:])
+	switch op := binary.LittleEndian.Uint32(msg[12:]); op {
+	case opMsg:
+		return h.handleMsg(out, msg, requestID)
+	case opQuery:
+		return h.handleQuery(out, msg, requestID)
+	case opCompressed:
+		// Never negotiated: the hello reply lists no compressors.
+		return out, errors.New("OP_COMPRESSED without negotiated compression")
+	default:
+		return out, fmt.Errorf("unsupported opcode %d", op)
+	}
+}
+
+func (h *handler) handleMsg(out, msg []byte, requestID uint32) ([]byte, error) {
+	if len(msg) < headerLen+5 {
+		return out, errors.New("OP_MSG too short")
+	}
+	flags := binary.LittleEndian.Uint32(msg[headerLen:])
+	end := len(msg)
+	if flags&flagChecksumPresent != 0 {
+		end -= 4
+	}
+	var body []byte
+	seqDocs := 0 // documents in kind-1 sections (insert's "documents", etc.)
+	for p := headerLen + 4; p < end; {
+		kind := msg[p]
+		p++
+		if p+4 > end {
+			return out, errors.New("OP_MSG section truncated")
+		}
+		size := int(int32(binary.LittleEndian.Uint32(msg[p:])))
+		if size < 5 || p+size > end {
+			return out, errors.New("OP_MSG section size out of range")
+		}
+		switch kind {
+		case 0:
+			body = msg[p : p+size]
+		case 1:
+			seqDocs += countSequence(msg[p+4 : p+size])
+		default:
+			return out, fmt.Errorf("OP_MSG section kind %d", kind)
+		}
+		p += size
+	}
+	if body == nil {
+		return out, errors.New("OP_MSG without a body section")
+	}
+
+	reply := h.command(body, seqDocs)
+	if flags&flagMoreToCome != 0 {
+		return out, nil // the client expects no reply
+	}
+	out = appendHeader(out, requestID, opMsg)
+	out = binary.LittleEndian.AppendUint32(out, 0) // flagBits
+	out = append(out, 0)                           // section kind 0
+	out = reply.append(out)
+	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	return out, nil
+}
+
+// handleQuery answers OP_QUERY, which driver v2 uses only for the first
+// isMaster of a connection (the legacy handshake).
+func (h *handler) handleQuery(out, msg []byte, requestID uint32) ([]byte, error) {
+	p := headerLen + 4 // flags
+	nul := bytes.IndexByte(msg[p:], 0)
+	if nul < 0 {
+		return out, errors.New("OP_QUERY without a collection name")
+	}
+	p += nul + 1 + 8 // fullCollectionName, numberToSkip, numberToReturn
+	if p+5 > len(msg) {
+		return out, errors.New("OP_QUERY truncated")
+	}
+	size := int(int32(binary.LittleEndian.Uint32(msg[p:])))
+	if size < 5 || p+size > len(msg) {
+		return out, errors.New("OP_QUERY query size out of range")
+	}
+	query := bsoncore.Document(msg[p : p+size])
+	if q, ok := query.Lookup("$query").DocumentOK(); ok { // wrapped with read preference
+		query = q
+	}
+	reply := h.command(query, 0)
+	out = appendHeader(out, requestID, opReply)
+	out = binary.LittleEndian.AppendUint32(out, 0) // responseFlags
+	out = binary.LittleEndian.AppendUint64(out, 0) // cursorID
+	out = binary.LittleEndian.AppendUint32(out, 0) // startingFrom
+	out = binary.LittleEndian.AppendUint32(out, 1) // numberReturned
+	out = reply.append(out)
+	binary.LittleEndian.PutUint32(out, uint32(len(out)))
+	return out, nil
+}
+
+func appendHeader(out []byte, responseTo uint32, opCode uint32) []byte {
+	out = binary.LittleEndian.AppendUint32(out, 0) // length, patched by the caller
+	out = binary.LittleEndian.AppendUint32(out, 0) // requestID: nobody replies to a reply
+	out = binary.LittleEndian.AppendUint32(out, responseTo)
+	return binary.LittleEndian.AppendUint32(out, opCode)
+}
+
+// reply is what command decided to answer.
+type reply struct {
+	kind replyKind
+	doc  []byte // replyDoc: pre-encoded
+	n    int32  // replyN, replyNModified: statements; replyFind: documents
+	srv  *Server
+}
+
+type replyKind uint8
+
+const (
+	replyDoc       replyKind = iota // doc as is
+	replyN                          // {n, ok: 1}
+	replyNModified                  // {n, nModified: n, ok: 1}
+	replyFind                       // a cursor with n canned documents
+	replyStats                      // the server's Stats
+)
+
+func (r reply) append(out []byte) []byte {
+	switch r.kind {
+	case replyN, replyNModified:
+		// Encoded by hand, it is the hot path of writes: length, "n" int32,
+		// maybe "nModified" int32, then ok and the terminator.
+		start := len(out)
+		out = binary.LittleEndian.AppendUint32(out, 0)
+		out = append(out, byte(bsoncore.TypeInt32), 'n', 0)
+		out = binary.LittleEndian.AppendUint32(out, uint32(r.n))
+		if r.kind == replyNModified {
+			out = append(out, byte(bsoncore.TypeInt32))
+			out = append(out, "nModified\x00"...)
+			out = binary.LittleEndian.AppendUint32(out, uint32(r.n))
+		}
+		out = append(out, okElement[:]...)
+		binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start))
+		return out
+	case replyFind:
+		return canned.appendFindReply(out, int(r.n))
+	case replyStats:
+		return r.srv.appendStats(out)
+	default:
+		return append(out, r.doc...)
+	}
+}
+
+// okElement is the trailing `ok: 1.0` element plus the document terminator.
+var okElement = [...]byte{byte(bsoncore.TypeDouble), 'o', 'k', 0, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0}
+
+// command decides the reply to one command. body is the command document;
+// seqDocs the number of documents in OP_MSG document sequences.
+func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
+	name := firstKey(body)
+	c := &h.s.counts
+	// switch on string(bytes) compiles to comparisons without allocating.
+	switch string(name) {
+	case "insert":
+		c[KindInsert].Add(1)
+		n := statements(body, "documents", seqDocs)
+		h.s.docs.Add(uint64(n))
+		return reply{kind: replyN, n: n}
+	case "update":
+		c[KindUpdate].Add(1)
+		return reply{kind: replyNModified, n: statements(body, "updates", seqDocs)}
+	case "delete":
+		c[KindDelete].Add(1)
+		return reply{kind: replyN, n: statements(body, "deletes", seqDocs)}
+	case "find":
+		c[KindFind].Add(1)
+		return reply{kind: replyFind, n: int32(findCount(body))}
+	case "hello":
+		c[KindHandshake].Add(1)
+		return reply{doc: helloReply}
+	case "isMaster", "ismaster":
+		c[KindHandshake].Add(1)
+		return reply{doc: legacyHelloReply}
+	case "buildInfo", "buildinfo":
+		c[KindHandshake].Add(1)
+		return reply{doc: buildInfoReply}
+	case "ping":
+		c[KindHandshake].Add(1)
+		return reply{doc: okReply}
+	case "aggregate", "listCollections", "listIndexes":
+		c[KindOther].Add(1)
+		return reply{doc: emptyCursorReply}
+	case statsCommand:
+		c[KindOther].Add(1)
+		return reply{kind: replyStats, srv: h.s}
+	default:
+		c[KindOther].Add(1)
+		return reply{doc: okReply}
+	}
+}
+
+// statements is the number of statements of a write command: the documents
+// of its OP_MSG document sequence, or else of its inline array field.
+func statements(body bsoncore.Document, field string, seqDocs int) int32 {
+	if seqDocs > 0 {
+		return int32(seqDocs)
+	}
+	arr, ok := body.Lookup(field).ArrayOK()
+	if !ok {
+		return 0
+	}
+	vals, _ := arr.Values()
+	return int32(len(vals))
+}
+
+// firstKey returns the key of a document's first element (nil if empty).
+func firstKey(doc []byte) []byte {
+	if len(doc) < 6 {
+		return nil
+	}
+	k := doc[5:]
+	if n := bytes.IndexByte(k, 0); n >= 0 {
+		return k[:n]
+	}
+	return nil
+}
+
+// countSequence counts the BSON documents of an OP_MSG kind-1 section after
+// its size: a cstring identifier, then documents back to back.
+func countSequence(seq []byte) int {
+	nul := bytes.IndexByte(seq, 0)
+	if nul < 0 {
+		return 0
+	}
+	n := 0
+	for p := nul + 1; p+4 <= len(seq); n++ {
+		size := int(int32(binary.LittleEndian.Uint32(seq[p:])))
+		if size < 5 {
+			break
+		}
+		p += size
+	}
+	return n
+}
+
+// findCount is the number of documents a find gets: |limit| (negative means
+// a single batch of that size), 1 without a limit (the YCSB point read), at
+// most MaxFindBatch.
+func findCount(body bsoncore.Document) int {
+	v, err := body.LookupErr("limit")
+	if err != nil {
+		return 1
+	}
+	n, ok := v.AsInt64OK()
+	if !ok {
+		return 1
+	}
+	if n < 0 {
+		n = -n
+	}
+	switch {
+	case n == 0:
+		return 1
+	case n > MaxFindBatch:
+		return MaxFindBatch
+	}
+	return int(n)
+}
+
+// Pre-encoded replies.
+var (
+	okReply          = bsoncore.NewDocumentBuilder().AppendDouble("ok", 1).Build()
+	emptyCursorReply = bsoncore.NewDocumentBuilder().
+				AppendDocument("cursor", bsoncore.NewDocumentBuilder().
+					AppendArray("firstBatch", bsoncore.NewArrayBuilder().Build()).
+					AppendInt64("id", 0).
+					AppendString("ns", "stub.stub").
+					Build()).
+				AppendDouble("ok", 1).Build()
+	buildInfoReply = bsoncore.NewDocumentBuilder().
+			AppendString("version", "6.0.0").
+			AppendArray("versionArray", bsoncore.NewArrayBuilder().
+				AppendInt32(6).AppendInt32(0).AppendInt32(0).AppendInt32(0).Build()).
+			AppendInt32("maxBsonObjectSize", 16*1024*1024).
+			AppendDouble("ok", 1).Build()
+	helloReply       = handshakeReply("isWritablePrimary")
+	legacyHelloReply = handshakeReply("ismaster")
+)
+
+// handshakeReply is what the driver needs to see a writable standalone
+// MongoDB 6.0: wire version 17, sizes and batch limits, and a session timeout
+// (without it driver v2 considers sessions unsupported, which is not what a
+// loader meets in production: it would skip the lsid it otherwise sends with
+// every command). No topologyVersion, so the driver polls instead of
+// streaming awaitable hellos, and no compressors.
+func handshakeReply(primaryKey string) []byte {
+	return bsoncore.NewDocumentBuilder().
+		AppendBoolean("helloOk", true).
+		AppendBoolean(primaryKey, true).
+		AppendInt32("maxBsonObjectSize", 16*1024*1024).
+		AppendInt32("maxMessageSizeBytes", maxMessageSize).
+		AppendInt32("maxWriteBatchSize", 100_000).
+		AppendInt32("logicalSessionTimeoutMinutes", 30).
+		AppendInt32("minWireVersion", 0).
+		AppendInt32("maxWireVersion", 17).
+		AppendBoolean("readOnly", false).
+		AppendDouble("ok", 1).
+		Build()
+}
+
+// cannedDocs holds MaxFindBatch YCSB-shaped documents already encoded as the
+// elements of the firstBatch array ("0": {...}, "1": {...}, ...), back to
+// back, so a find reply of n documents copies one prefix of elems.
+type cannedDocs struct {
+	elems []byte
+	ends  [MaxFindBatch + 1]int // ends[n]: length of the first n elements
+}
+
+var canned = newCannedDocs()
+
+func newCannedDocs() *cannedDocs {
+	// Fixed seed: every run serves the same bytes.
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := &cannedDocs{}
+	for i := range MaxFindBatch {
+		b := bsoncore.NewDocumentBuilder().
+			AppendString("_id", "user"+strconv.FormatUint(rng.Uint64()>>1, 10))
+		for f := range cannedFields {
+			v := make([]byte, cannedFieldSize)
+			for j := range v {
+				v[j] = byte(rng.Uint32())
+			}
+			b.AppendBinary("field"+strconv.Itoa(f), 0, v)
+		}
+		c.elems = bsoncore.AppendDocumentElement(c.elems, strconv.Itoa(i), b.Build())
+		c.ends[i+1] = len(c.elems)
+	}
+	return c
+}
+
+// appendFindReply appends {cursor: {firstBatch: [n docs], id: 0, ns}, ok: 1}.
+func (c *cannedDocs) appendFindReply(out []byte, n int) []byte {
+	start := len(out)
+	out = binary.LittleEndian.AppendUint32(out, 0) // reply length, patched below
+	out = append(out, byte(bsoncore.TypeEmbeddedDocument))
+	out = append(out, "cursor\x00"...)
+	cursorStart := len(out)
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = append(out, byte(bsoncore.TypeArray))
+	out = append(out, "firstBatch\x00"...)
+	arrStart := len(out)
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = append(out, c.elems[:c.ends[n]]...)
+	out = append(out, 0)
+	binary.LittleEndian.PutUint32(out[arrStart:], uint32(len(out)-arrStart))
+	out = bsoncore.AppendInt64Element(out, "id", 0)
+	out = bsoncore.AppendStringElement(out, "ns", "ycsb.usertable")
+	out = append(out, 0)
+	binary.LittleEndian.PutUint32(out[cursorStart:], uint32(len(out)-cursorStart))
+	out = append(out, okElement[:]...)
+	binary.LittleEndian.PutUint32(out[start:], uint32(len(out)-start))
+	return out
+}
+
+// CannedDocument returns canned document i (0 <= i < MaxFindBatch), as find
+// replies carry it.
+func CannedDocument(i int) bson.Raw {
+	v := bsoncore.Document(canned.elems[canned.ends[i]:canned.ends[i+1]])
+	// Skip the element's type byte and its key ("i\x00").
+	key := bytes.IndexByte(v[1:], 0)
+	return bson.Raw(v[1+key+1:])
+}
+
+// statsCommand asks the server for Stats; see QueryStats.
+const statsCommand = "stubmongoStats"
+
+// appendStats encodes Stats of this process (the server's) as a reply.
+func (s *Server) appendStats(out []byte) []byte {
+	c := s.Counts()
+	user, sys := processCPU()
+	return append(out, bsoncore.NewDocumentBuilder().
+		AppendInt64("handshake", int64(c.Handshake)).
+		AppendInt64("insert", int64(c.Insert)).
+		AppendInt64("update", int64(c.Update)).
+		AppendInt64("delete", int64(c.Delete)).
+		AppendInt64("find", int64(c.Find)).
+		AppendInt64("other", int64(c.Other)).
+		AppendInt64("insertedDocs", int64(c.InsertedDocs)).
+		AppendInt64("cpuUserNanos", user.Nanoseconds()).
+		AppendInt64("cpuSysNanos", sys.Nanoseconds()).
+		AppendDouble("ok", 1).
+		Build()...)
+}
+
+// processCPU returns the user and system CPU time of this process (all
+// threads), from getrusage(RUSAGE_SELF).
+func processCPU() (user, sys time.Duration) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+}
+
+// ProcessCPU returns this process's CPU time (user + system, all threads).
+func ProcessCPU() time.Duration {
+	user, sys := processCPU()
+	return user + sys
+}
