@@ -46,6 +46,7 @@ func Merge(rs []*Result) (*Result, error) {
 		}
 		out.Operations += r.Operations
 		out.PlannedOperations += r.PlannedOperations
+		out.LostInserts += r.LostInserts
 		out.StopReason = worseStop(out.StopReason, r.StopReason)
 		for i := range r.Ops {
 			mergeOp(out, &r.Ops[i])

@@ -59,6 +59,9 @@ type Result struct {
 	// (0 = unlimited, bounded by time).
 	PlannedOperations int64      `json:"plannedOperations"`
 	StopReason        StopReason `json:"stopReason"`
+	// LostInserts counts buffered inserts (reported BATCHED_OK) that the
+	// final flush failed to write: the data set lacks them.
+	LostInserts int64 `json:"lostInserts,omitempty"`
 
 	// Ops holds per-operation measurements in the canonical order of
 	// OperationOrder; names not in that list follow, sorted.
@@ -149,7 +152,7 @@ func (r *Result) Validate() error {
 	default:
 		return fmt.Errorf("unknown stop reason %q", r.StopReason)
 	}
-	if r.RuntimeMillis < 0 || r.Operations < 0 {
+	if r.RuntimeMillis < 0 || r.Operations < 0 || r.LostInserts < 0 {
 		return fmt.Errorf("negative runtime (%d ms) or operations (%d)", r.RuntimeMillis, r.Operations)
 	}
 	seen := map[string]bool{}

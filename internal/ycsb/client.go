@@ -530,6 +530,7 @@ func (r *RunResult) ToResult(hostname string) *results.Result {
 		Operations:        r.Operations,
 		PlannedOperations: r.PlannedOperations,
 		StopReason:        r.StopReason,
+		LostInserts:       r.FailedBufferedInserts,
 		Series:            r.Series,
 	}
 	for _, m := range r.Ops {
