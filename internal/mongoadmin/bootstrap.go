@@ -1,0 +1,128 @@
+package mongoadmin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mongobench/mongobench/internal/results"
+)
+
+// Bootstrap makes the topology ready for loaders and reports what it found.
+// It is idempotent: run against a topology that is partly or fully
+// bootstrapped, it recognises every step already done and sends no command
+// that changes anything for it.
+//
+// Standalone: wait for the mongod to be writable, read its version, create
+// the collection. Sharded: initiate the config server and every shard as a
+// one-member replica set and wait for their primaries, wait for mongos, add
+// the shards, stop the balancer, shard the collection, and report the chunks
+// per shard.
+func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.BootstrapReport, error) {
+	if err := topo.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid topology: %w", err)
+	}
+	topo = topo.withDefaults()
+	r, ctx, cancel := newRunner(ctx, opts)
+	defer cancel()
+	defer r.close()
+	if topo.Mode == ModeStandalone {
+		return r.bootstrapStandalone(ctx, topo)
+	}
+	return r.bootstrapSharded(ctx, topo)
+}
+
+func (r *runner) bootstrapStandalone(ctx context.Context, topo Topology) (*results.BootstrapReport, error) {
+	uri := DirectURI(topo.Standalone)
+	r.log.Info("bootstrapping standalone", "host", topo.Standalone, "namespace", topo.Namespace)
+	err := r.retry(ctx, "wait for mongod "+topo.Standalone, func(ctx context.Context) error {
+		h, err := r.hello(ctx, uri)
+		if err != nil {
+			return err
+		}
+		if h.IsReplicaSet {
+			// It would never become writable without an initiate, which
+			// standalone mode does not send: fail now, not at the deadline.
+			return fmt.Errorf("%s was started with --replSet and is not initiated: a standalone must run without --replSet", topo.Standalone)
+		}
+		if !h.writable() {
+			return notYet("%s is not writable yet", topo.Standalone)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.log.Info("mongod ready", "host", topo.Standalone)
+	version, err := r.serverVersion(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	// The collection is created so that the report, and the validator step
+	// that may follow, refer to something that exists.
+	if err := r.ensureCollection(ctx, uri, topo.Namespace); err != nil {
+		return nil, err
+	}
+	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace)
+	return &results.BootstrapReport{ServerVersion: version, Namespace: topo.Namespace}, nil
+}
+
+func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.BootstrapReport, error) {
+	r.log.Info("bootstrapping sharded cluster", "configServer", topo.ConfigServer.Name,
+		"shards", len(topo.Shards), "mongos", topo.Mongos, "namespace", topo.Namespace, "shardKey", topo.ShardKey)
+	// The config server first: mongos waits for its primary.
+	if err := r.initiateReplicaSet(ctx, topo.ConfigServer, true); err != nil {
+		return nil, err
+	}
+	for _, rs := range topo.Shards {
+		if err := r.initiateReplicaSet(ctx, rs, false); err != nil {
+			return nil, err
+		}
+	}
+	listed, err := r.waitMongos(ctx, topo.Mongos)
+	if err != nil {
+		return nil, err
+	}
+	for _, rs := range topo.Shards {
+		if err := r.addShard(ctx, topo.Mongos, rs, listed); err != nil {
+			return nil, err
+		}
+	}
+	mode, err := r.stopBalancer(ctx, topo.Mongos)
+	if err != nil {
+		return nil, err
+	}
+	coll, err := r.shardCollection(ctx, topo.Mongos, topo.Namespace, topo.ShardKey.Document())
+	if err != nil {
+		return nil, err
+	}
+	if coll.UUID.Type == 0 {
+		return nil, fmt.Errorf("config.collections has no uuid for %s (a server before 5.0?): cannot count its chunks", topo.Namespace)
+	}
+
+	// The report reads the cluster back rather than echoing the topology.
+	version, err := r.serverVersion(ctx, DirectURI(topo.Mongos))
+	if err != nil {
+		return nil, err
+	}
+	if err := r.retry(ctx, "list shards", func(ctx context.Context) error {
+		listed, err = r.listShards(ctx, topo.Mongos)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	chunks, err := r.chunksPerShard(ctx, topo.Mongos, coll.UUID)
+	if err != nil {
+		return nil, err
+	}
+	report := &results.BootstrapReport{
+		ServerVersion: version,
+		Namespace:     topo.Namespace,
+		Sharded:       true,
+		ShardKey:      keyJSON(coll.Key),
+		BalancerMode:  mode,
+		Shards:        shardReports(topo.Shards, listed, chunks),
+	}
+	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace,
+		"shardKey", report.ShardKey, "balancer", mode, "chunks", chunks)
+	return report, nil
+}

@@ -1,0 +1,282 @@
+package mongoadmin
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mongobench/mongobench/internal/results"
+)
+
+// sameLines fails the test with a line diff when got and want differ.
+func sameLines(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if reflect.DeepEqual(got, want) {
+		return
+	}
+	var b strings.Builder
+	for i := range max(len(got), len(want)) {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		mark := "  "
+		if g != w {
+			mark = "✗ "
+		}
+		fmt.Fprintf(&b, "%s%2d got  %s\n     want %s\n", mark, i, g, w)
+	}
+	t.Errorf("%s differ:\n%s", what, b.String())
+}
+
+func TestBootstrapStandaloneCommands(t *testing.T) {
+	f := newFake(t)
+	f.add(&fakeServer{host: "run-mongod-0.run-mongod:27017", role: roleStandalone, version: "8.0.4"})
+	topo := Topology{Mode: ModeStandalone, Standalone: "run-mongod-0.run-mongod:27017"}
+
+	report, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	const h = "run-mongod-0.run-mongod:27017"
+	sameLines(t, "commands", f.callStrings(), []string{
+		h + ` admin {"hello":1}`,
+		h + ` admin {"buildInfo":1}`,
+		h + ` ycsb {"listCollections":1,"filter":{"name":"usertable"}}`,
+		h + ` ycsb {"create":"usertable"}`,
+	})
+	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable"}
+	if !reflect.DeepEqual(report, want) {
+		t.Errorf("report = %+v, want %+v", report, want)
+	}
+	if f.closes != len(f.dials) || !reflect.DeepEqual(f.dials, []string{"mongodb://" + h + "/?directConnection=true"}) {
+		t.Errorf("dialed %v and closed %d, want one direct connection, closed", f.dials, f.closes)
+	}
+}
+
+// shardedFromScratch is the command sequence for n shards of a topology
+// that nothing has touched yet, shardCollection's key given as JSON.
+func shardedFromScratch(n int, keyJSON string) []string {
+	lines := []string{
+		cfgHost + ` admin {"replSetGetStatus":1}`,
+		cfgHost + ` admin {"replSetInitiate":{"_id":"cfg","version":1,"configsvr":true,"members":[{"_id":0,"host":"` + cfgHost + `"}]}}`,
+		cfgHost + ` admin {"hello":1}`,
+	}
+	for i := range n {
+		h := shardHost(i)
+		lines = append(lines,
+			h+` admin {"replSetGetStatus":1}`,
+			h+fmt.Sprintf(` admin {"replSetInitiate":{"_id":"shard%d","version":1,"members":[{"_id":0,"host":"%s"}]}}`, i, h),
+			h+` admin {"hello":1}`,
+		)
+	}
+	lines = append(lines,
+		mongosHost+` admin {"hello":1}`,
+		mongosHost+` admin {"listShards":1}`,
+	)
+	for i := range n {
+		lines = append(lines, mongosHost+fmt.Sprintf(` admin {"addShard":"shard%d/%s","name":"shard%d"}`, i, shardHost(i), i))
+	}
+	const uuid = `{"$binary":{"base64":"MDEyMzQ1Njc4OWFiY2RlZg==","subType":"04"}}`
+	return append(lines,
+		mongosHost+` admin {"balancerStatus":1}`,
+		mongosHost+` admin {"balancerStop":1}`,
+		mongosHost+` admin {"balancerStatus":1}`,
+		mongosHost+` config {"find":"collections","filter":{"_id":"ycsb.usertable"}}`,
+		mongosHost+` admin {"shardCollection":"ycsb.usertable","key":`+keyJSON+`}`,
+		mongosHost+` config {"find":"collections","filter":{"_id":"ycsb.usertable"}}`,
+		mongosHost+` admin {"buildInfo":1}`,
+		mongosHost+` admin {"listShards":1}`,
+		mongosHost+` config {"aggregate":"chunks","pipeline":[{"$match":{"uuid":`+uuid+`}},{"$group":{"_id":"$shard","chunks":{"$sum":1}}}],"cursor":{}}`,
+	)
+}
+
+func TestBootstrapShardedHashedCommands(t *testing.T) {
+	f, topo := newShardedFake(t, 3, ShardKeyHashed)
+	report, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	want := append(shardedFromScratch(3, `{"_id":"hashed"}`),
+		// 3 groups in batches of 2: one getMore.
+		mongosHost+` config {"getMore":1,"collection":"chunks"}`)
+	sameLines(t, "commands", f.callStrings(), want)
+
+	wantReport := &results.BootstrapReport{
+		ServerVersion: "7.0.14",
+		Namespace:     "ycsb.usertable",
+		Sharded:       true,
+		ShardKey:      `{"_id":"hashed"}`,
+		BalancerMode:  "off",
+		Shards: []results.ShardReport{
+			{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 2},
+			{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 2},
+			{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 2},
+		},
+	}
+	if !reflect.DeepEqual(report, wantReport) {
+		t.Errorf("report =\n%+v\nwant\n%+v", report, wantReport)
+	}
+	// The report must be one the controller accepts.
+	b, err := results.EncodeBootstrap(report)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	if _, err := results.DecodeBootstrap(b); err != nil {
+		t.Errorf("decode the report: %v", err)
+	}
+
+	for _, uri := range f.dials {
+		if !strings.HasSuffix(uri, "/?directConnection=true") {
+			t.Errorf("dialed %q: want a direct connection", uri)
+		}
+	}
+	if len(f.dials) != 5 || f.closes != 5 {
+		t.Errorf("dialed %d servers and closed %d, want 5 and 5 (one client per server)", len(f.dials), f.closes)
+	}
+	if len(f.clock.slept) != 0 {
+		t.Errorf("slept %v with every server ready at once", f.clock.slept)
+	}
+}
+
+func TestBootstrapShardedRangedCommands(t *testing.T) {
+	f, topo := newShardedFake(t, 3, ShardKeyRanged)
+	report, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	// One group (all chunks on shard0): no getMore.
+	sameLines(t, "commands", f.callStrings(), shardedFromScratch(3, `{"_id":1}`))
+	if report.ShardKey != `{"_id":1}` {
+		t.Errorf("shard key %s, want {\"_id\":1}", report.ShardKey)
+	}
+	// A ranged collection starts as one chunk on the primary shard; the
+	// others are reported with 0.
+	want := []results.ShardReport{
+		{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 1},
+		{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 0},
+		{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 0},
+	}
+	if !reflect.DeepEqual(report.Shards, want) {
+		t.Errorf("shards = %+v, want %+v", report.Shards, want)
+	}
+}
+
+func TestBootstrapRerunSendsNothingMutating(t *testing.T) {
+	for _, key := range []ShardKey{ShardKeyHashed, ShardKeyRanged} {
+		t.Run(string(key), func(t *testing.T) {
+			f, topo := newShardedFake(t, 3, key)
+			first, err := Bootstrap(context.Background(), topo, f.options())
+			if err != nil {
+				t.Fatalf("first Bootstrap: %v", err)
+			}
+			f.calls = nil
+			second, err := Bootstrap(context.Background(), topo, f.options())
+			if err != nil {
+				t.Fatalf("second Bootstrap: %v", err)
+			}
+			if m := f.mutating(); len(m) != 0 {
+				t.Errorf("second Bootstrap sent mutating commands:\n%s", strings.Join(m, "\n"))
+			}
+			if !reflect.DeepEqual(first, second) {
+				t.Errorf("second report %+v differs from the first %+v", second, first)
+			}
+		})
+	}
+
+	t.Run("standalone", func(t *testing.T) {
+		f := newFake(t)
+		f.add(&fakeServer{host: "m:27017", role: roleStandalone})
+		topo := Topology{Mode: ModeStandalone, Standalone: "m:27017"}
+		for i := range 2 {
+			if _, err := Bootstrap(context.Background(), topo, f.options()); err != nil {
+				t.Fatalf("Bootstrap #%d: %v", i+1, err)
+			}
+			if i == 0 {
+				f.calls = nil
+			}
+		}
+		if m := f.mutating(); len(m) != 0 {
+			t.Errorf("second Bootstrap sent mutating commands:\n%s", strings.Join(m, "\n"))
+		}
+	})
+}
+
+// TestBootstrapPartlyDone: a Job that died after the config server and the
+// first shard were initiated and that shard added finishes the rest.
+func TestBootstrapPartlyDone(t *testing.T) {
+	f, topo := newShardedFake(t, 3, ShardKeyHashed)
+	for _, h := range []string{cfgHost, shardHost(0)} {
+		f.servers[h].initiated = true
+		f.servers[h].configHost = h
+	}
+	f.servers[mongosHost].shards = []shardInfo{{ID: "shard0", Host: "shard0/" + shardHost(0)}}
+
+	if _, err := Bootstrap(context.Background(), topo, f.options()); err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	sameLines(t, "mutating commands", f.mutating(), []string{
+		shardHost(1) + ` admin {"replSetInitiate":{"_id":"shard1","version":1,"members":[{"_id":0,"host":"` + shardHost(1) + `"}]}}`,
+		shardHost(2) + ` admin {"replSetInitiate":{"_id":"shard2","version":1,"members":[{"_id":0,"host":"` + shardHost(2) + `"}]}}`,
+		mongosHost + ` admin {"addShard":"shard1/` + shardHost(1) + `","name":"shard1"}`,
+		mongosHost + ` admin {"addShard":"shard2/` + shardHost(2) + `","name":"shard2"}`,
+		mongosHost + ` admin {"balancerStop":1}`,
+		mongosHost + ` admin {"shardCollection":"ycsb.usertable","key":{"_id":"hashed"}}`,
+	})
+}
+
+func TestBootstrapCustomNamespace(t *testing.T) {
+	f, topo := newShardedFake(t, 1, ShardKeyHashed)
+	topo.Namespace = "bench.coll.with.dots"
+	report, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	if report.Namespace != topo.Namespace {
+		t.Errorf("namespace %q, want %q", report.Namespace, topo.Namespace)
+	}
+	if _, ok := f.servers[mongosHost].sharded["bench.coll.with.dots"]; !ok {
+		t.Errorf("bench.coll.with.dots not sharded; commands:\n%s", strings.Join(f.callStrings(), "\n"))
+	}
+}
+
+func TestBootstrapStandaloneErrors(t *testing.T) {
+	t.Run("started with --replSet", func(t *testing.T) {
+		f := newFake(t)
+		f.add(&fakeServer{host: "m:27017", role: roleMember, replSet: "rs0"})
+		_, err := Bootstrap(context.Background(), Topology{Mode: ModeStandalone, Standalone: "m:27017"}, f.options())
+		if err == nil || !strings.Contains(err.Error(), "wait for mongod m:27017: m:27017 was started with --replSet") {
+			t.Errorf("err = %v, want the --replSet mistake named", err)
+		}
+		if len(f.clock.slept) != 0 {
+			t.Errorf("slept %v before failing", f.clock.slept)
+		}
+	})
+	t.Run("not up yet, then up", func(t *testing.T) {
+		f := newFake(t)
+		f.add(&fakeServer{host: "m:27017", role: roleStandalone})
+		f.failNext("m:27017", "hello", repeat(injection{err: networkError("connection refused")}, 3)...)
+		f.failNext("m:27017", "create", injection{err: serverError(11602, "InterruptedDueToReplStateChange", "")})
+		if _, err := Bootstrap(context.Background(), Topology{Mode: ModeStandalone, Standalone: "m:27017"}, f.options()); err != nil {
+			t.Fatalf("Bootstrap: %v", err)
+		}
+		if n := f.count("m:27017", `{"create"`); n != 2 {
+			t.Errorf("%d create, want 2", n)
+		}
+	})
+	t.Run("hello unknown: isMaster", func(t *testing.T) {
+		f := newFake(t)
+		f.add(&fakeServer{host: "m:27017", role: roleStandalone, noHello: true})
+		if _, err := Bootstrap(context.Background(), Topology{Mode: ModeStandalone, Standalone: "m:27017"}, f.options()); err != nil {
+			t.Fatalf("Bootstrap: %v", err)
+		}
+		if n := f.count("m:27017", `{"isMaster"`); n != 1 {
+			t.Errorf("%d isMaster, want 1", n)
+		}
+	})
+}

@@ -1,0 +1,86 @@
+package mongoadmin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// Commander sends commands to one server (a mongod or a mongos). It is all
+// this package needs from a driver, so tests can record and script it.
+type Commander interface {
+	// RunCommand runs cmd on database db and returns the reply; a reply with
+	// ok: 0 is an error that implements mongo.ServerError.
+	RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error)
+	// Close releases the connection.
+	Close(ctx context.Context) error
+}
+
+// Dialer opens a Commander for a connection string. Bootstrap dials
+// DirectURI(host) for every host of the topology; ApplyValidator dials the
+// URI it is given. Dialing must not do I/O: errors from an unreachable server
+// belong to the commands, which are retried.
+type Dialer func(uri string) (Commander, error)
+
+// DirectURI is the connection string of one server, used as is: a replica
+// set member that is not initiated yet cannot be selected otherwise.
+func DirectURI(hostPort string) string {
+	return "mongodb://" + hostPort + "/?directConnection=true"
+}
+
+// Timeouts of the driver's own that stay below Options.CallTimeout, so a
+// server that is not up yet shows as a server-selection error (retried)
+// rather than as the call's deadline.
+const (
+	driverConnectTimeout         = 10 * time.Second
+	driverServerSelectionTimeout = 10 * time.Second
+)
+
+// DialDriver is the Dialer over go.mongodb.org/mongo-driver/v2. Options in
+// the URI override its timeouts.
+func DialDriver(uri string) (Commander, error) {
+	opts := options.Client().
+		SetAppName("mongobench-admin").
+		SetConnectTimeout(driverConnectTimeout).
+		SetServerSelectionTimeout(driverServerSelectionTimeout).
+		ApplyURI(uri)
+	client, err := mongo.Connect(opts) // v2: no I/O, no context
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", redactURI(uri), err)
+	}
+	return driverCommander{client: client}, nil
+}
+
+type driverCommander struct{ client *mongo.Client }
+
+func (d driverCommander) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	// runner.run wraps the error with the command and the server.
+	return d.client.Database(db).RunCommand(ctx, cmd).Raw() //nolint:wrapcheck // see above
+}
+
+func (d driverCommander) Close(ctx context.Context) error {
+	if err := d.client.Disconnect(ctx); err != nil {
+		return fmt.Errorf("disconnect: %w", err)
+	}
+	return nil
+}
+
+// redactURI returns the hosts of a connection string, for messages: the URI
+// itself may hold a password.
+func redactURI(uri string) string {
+	_, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		return "(connection string)"
+	}
+	hosts, _, _ := strings.Cut(rest, "/")
+	hosts, _, _ = strings.Cut(hosts, "?")
+	if i := strings.LastIndex(hosts, "@"); i >= 0 {
+		hosts = hosts[i+1:]
+	}
+	return hosts
+}

@@ -1,0 +1,118 @@
+package mongoadmin
+
+import "go.mongodb.org/mongo-driver/v2/bson"
+
+// Every command this package sends is built here, so the whole protocol can
+// be read in one place; the tests compare these documents with what the fake
+// server records.
+
+const (
+	adminDB  = "admin"
+	configDB = "config"
+	idField  = "_id"
+	// nameField names a shard in addShard and a collection in
+	// listCollections' filter.
+	nameField = "name"
+	// cursorField asks aggregate for a cursor (with the default batch size).
+	cursorField = "cursor"
+	// balancerOff is balancerStatus.mode once the balancer is stopped.
+	balancerOff = "off"
+	hashedKey   = "hashed"
+)
+
+// Names of the commands that change something (the tests look for them).
+const (
+	cmdReplSetInitiate = "replSetInitiate"
+	cmdAddShard        = "addShard"
+	cmdBalancerStop    = "balancerStop"
+	cmdShardCollection = "shardCollection"
+	cmdCreate          = "create"
+	cmdCollMod         = "collMod"
+)
+
+// simpleCommand is {name: 1}: hello, isMaster, buildInfo, listShards,
+// replSetGetStatus, balancerStatus, balancerStop.
+func simpleCommand(name string) bson.D {
+	return bson.D{{Key: name, Value: int32(1)}}
+}
+
+// initiateCommand is replSetInitiate for a one-member set. configsvr must be
+// true exactly for the config server: a mongod started with --configsvr
+// refuses a config without it, and a shard one with it.
+func initiateCommand(rs ReplicaSet, configsvr bool) bson.D {
+	config := bson.D{{Key: idField, Value: rs.Name}, {Key: "version", Value: int32(1)}}
+	if configsvr {
+		config = append(config, bson.E{Key: "configsvr", Value: true})
+	}
+	config = append(config, bson.E{Key: "members", Value: bson.A{
+		bson.D{{Key: idField, Value: int32(0)}, {Key: "host", Value: rs.Host}},
+	}})
+	return bson.D{{Key: cmdReplSetInitiate, Value: config}}
+}
+
+// addShardCommand adds rs under its own name; the host string must match the
+// set's hello.hosts.
+func addShardCommand(rs ReplicaSet) bson.D {
+	return bson.D{{Key: cmdAddShard, Value: shardConnString(rs)}, {Key: nameField, Value: rs.Name}}
+}
+
+// shardCollectionCommand shards ns with key. numInitialChunks is not sent:
+// 7.0 makes 2 chunks per shard for a hashed key by default, 7.2+ ignores it.
+func shardCollectionCommand(ns string, key bson.D) bson.D {
+	return bson.D{{Key: cmdShardCollection, Value: ns}, {Key: "key", Value: key}}
+}
+
+// findCollectionEntryCommand reads ns's entry in config.collections.
+func findCollectionEntryCommand(ns string) bson.D {
+	return bson.D{{Key: "find", Value: "collections"}, {Key: "filter", Value: bson.D{{Key: idField, Value: ns}}}}
+}
+
+// chunksCollection is config.chunks, and the count field of its groups.
+const chunksCollection = "chunks"
+
+// chunkCountCommand counts a collection's chunks per shard in config.chunks,
+// where (since 5.0) a chunk names its collection by uuid.
+func chunkCountCommand(uuid bson.RawValue) bson.D {
+	return bson.D{
+		{Key: "aggregate", Value: chunksCollection},
+		{Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$match", Value: bson.D{{Key: "uuid", Value: uuid}}}},
+			bson.D{{Key: "$group", Value: bson.D{
+				{Key: idField, Value: "$shard"},
+				{Key: chunksCollection, Value: bson.D{{Key: "$sum", Value: int32(1)}}},
+			}}},
+		}},
+		{Key: cursorField, Value: bson.D{}},
+	}
+}
+
+// getMoreCommand fetches the next batch of a cursor on collection coll.
+func getMoreCommand(id int64, coll string) bson.D {
+	return bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}}
+}
+
+// listCollectionCommand lists one collection with its options.
+func listCollectionCommand(coll string) bson.D {
+	return bson.D{{Key: "listCollections", Value: int32(1)}, {Key: "filter", Value: bson.D{{Key: nameField, Value: coll}}}}
+}
+
+// createCommand creates coll, with validation when v is not nil.
+func createCommand(coll string, v *validation) bson.D {
+	return withValidation(bson.D{{Key: cmdCreate, Value: coll}}, v)
+}
+
+// collModCommand sets coll's validation.
+func collModCommand(coll string, v validation) bson.D {
+	return withValidation(bson.D{{Key: cmdCollMod, Value: coll}}, &v)
+}
+
+func withValidation(cmd bson.D, v *validation) bson.D {
+	if v == nil {
+		return cmd
+	}
+	return append(cmd,
+		bson.E{Key: "validator", Value: v.validator},
+		bson.E{Key: "validationLevel", Value: v.level},
+		bson.E{Key: "validationAction", Value: v.action},
+	)
+}

@@ -1,0 +1,20 @@
+// Package mongoadmin makes a MongoDB topology ready for a benchmark: it
+// initiates the replica sets of a sharded cluster, adds the shards, stops the
+// balancer and shards the benchmark collection (Bootstrap), and installs a
+// schema validator on the collection (ApplyValidator).
+//
+// It runs inside the cluster, in a Job of the loader image (`loader bootstrap`,
+// `loader collmod`): the operator's manager never talks to MongoDB. The Job
+// may run again after a manager restart or a retry, against a topology that
+// is partly or fully bootstrapped, so every step first looks at what is there
+// and only changes what is missing. Transient errors (a member not primary
+// yet, a mongos that cannot reach its config server yet, a refused
+// connection) are retried with a small backoff until an overall deadline;
+// every command has its own timeout; anything else fails at once with the
+// command, the server's code, code name and message.
+//
+// Every command goes through the Commander interface, one per server, so the
+// tests can substitute a recording fake; DialDriver is the real one
+// (go.mongodb.org/mongo-driver/v2). The sequence follows
+// shared/reference/mongodb-topology.md.
+package mongoadmin

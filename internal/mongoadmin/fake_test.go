@@ -1,0 +1,584 @@
+package mongoadmin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// fakeCluster stands in for every server of a topology: it answers the
+// commands this package sends the way MongoDB 7.0 does (as far as
+// shared/reference/mongodb-topology.md and the server docs tell), records
+// them in order, and lets a test script errors. It models state, so a second
+// Bootstrap sees what the first one did.
+type fakeCluster struct {
+	t       *testing.T
+	clock   *fakeClock
+	servers map[string]*fakeServer // by host:port
+	calls   []call
+	inject  map[string][]injection // by "host command"
+	// batch is the cursor batch size, small so cursorAll's getMore runs.
+	batch      int
+	cursors    map[int64]fakeCursor
+	nextCursor int64
+	dials      []string // URIs, in order
+	closes     int
+}
+
+// call is one recorded command.
+type call struct {
+	host, db string
+	cmd      bson.D
+}
+
+func (c call) String() string {
+	return c.host + " " + c.db + " " + keyJSON(c.cmd)
+}
+
+// injection replaces the fake's answer to one command.
+type injection struct {
+	err   error
+	reply bson.D // answered instead, when err is nil
+	// apply makes the command take effect before err is returned: a reply
+	// lost on the way, or another actor having done the same meanwhile.
+	apply bool
+}
+
+type fakeCursor struct {
+	ns   string
+	docs []bson.Raw
+}
+
+const (
+	roleStandalone = "standalone"
+	roleMember     = "member"
+	roleMongos     = "mongos"
+)
+
+type fakeServer struct {
+	host    string
+	role    string
+	version string
+
+	// replica set member
+	replSet    string
+	configsvr  bool
+	initiated  bool
+	configHost string // the member host in the initiated config
+	// notPrimaryHellos is how many hellos after initiate answer "not
+	// primary yet"; -1: never primary.
+	notPrimaryHellos int
+	// removed: initiated, but its config does not list it (REMOVED).
+	removed bool
+	// noHello makes hello answer 59 CommandNotFound, as old servers and
+	// mongo-java-server do.
+	noHello bool
+
+	// mongos
+	shards   []shardInfo
+	balancer string
+	sharded  map[string]fakeSharded
+	chunks   []fakeChunk
+
+	// standalone and mongos
+	colls map[string]*fakeColl // by db.coll
+	// dropValidator makes create and collMod accept a validator and keep
+	// none, as mongo-java-server does.
+	dropValidator bool
+}
+
+type fakeSharded struct {
+	key  bson.Raw
+	uuid bson.Binary
+	// unsplittable: tracked by 8.0 without being sharded.
+	unsplittable bool
+}
+
+type fakeChunk struct {
+	uuid  bson.Binary
+	shard string
+}
+
+type fakeColl struct {
+	validator     bson.Raw
+	level, action string
+}
+
+func newFake(t *testing.T) *fakeCluster {
+	return &fakeCluster{
+		t:       t,
+		clock:   &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)},
+		servers: map[string]*fakeServer{},
+		inject:  map[string][]injection{},
+		batch:   2,
+		cursors: map[int64]fakeCursor{},
+	}
+}
+
+func (f *fakeCluster) add(s *fakeServer) *fakeServer {
+	if s.version == "" {
+		s.version = "7.0.14"
+	}
+	if s.role == roleMongos {
+		s.balancer = "full"
+		s.sharded = map[string]fakeSharded{}
+	}
+	s.colls = map[string]*fakeColl{}
+	f.servers[s.host] = s
+	return s
+}
+
+// Host names of the fake sharded topology, shaped like the operator's
+// per-pod DNS names.
+const (
+	cfgHost    = "run-cfg-0.run-cfg:27019"
+	mongosHost = "run-mongos-0.run-mongos:27017"
+)
+
+func shardHost(i int) string { return fmt.Sprintf("run-shard%d-0.run-shard%d:27018", i, i) }
+
+// newShardedFake returns a fake of a freshly started sharded topology
+// (nothing initiated) with n shards, and that topology.
+func newShardedFake(t *testing.T, n int, key ShardKey) (*fakeCluster, Topology) {
+	f := newFake(t)
+	topo := Topology{
+		Mode:         ModeSharded,
+		ConfigServer: ReplicaSet{Name: "cfg", Host: cfgHost},
+		Mongos:       mongosHost,
+		ShardKey:     key,
+	}
+	f.add(&fakeServer{host: cfgHost, role: roleMember, replSet: "cfg", configsvr: true})
+	for i := range n {
+		rs := ReplicaSet{Name: fmt.Sprintf("shard%d", i), Host: shardHost(i)}
+		topo.Shards = append(topo.Shards, rs)
+		f.add(&fakeServer{host: rs.Host, role: roleMember, replSet: rs.Name})
+	}
+	f.add(&fakeServer{host: mongosHost, role: roleMongos})
+	return f, topo
+}
+
+// options are Options wired to the fake, with its clock.
+func (f *fakeCluster) options() Options {
+	return Options{
+		Dial:        f.dial,
+		clock:       f.clock,
+		Timeout:     time.Minute,
+		CallTimeout: 5 * time.Second,
+	}
+}
+
+// failNext scripts the answers to the next commands named cmd sent to host.
+func (f *fakeCluster) failNext(host, cmd string, inj ...injection) {
+	f.inject[host+" "+cmd] = append(f.inject[host+" "+cmd], inj...)
+}
+
+func (f *fakeCluster) dial(uri string) (Commander, error) {
+	f.dials = append(f.dials, uri)
+	return &fakeConn{f: f, host: redactURI(uri)}, nil
+}
+
+// callStrings renders the recorded calls, one per line.
+func (f *fakeCluster) callStrings() []string {
+	out := make([]string, len(f.calls))
+	for i, c := range f.calls {
+		out[i] = c.String()
+	}
+	return out
+}
+
+// mutating lists recorded commands that change a server's state.
+func (f *fakeCluster) mutating() []string {
+	var out []string
+	for _, c := range f.calls {
+		switch c.cmd[0].Key {
+		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdShardCollection, cmdCreate, cmdCollMod:
+			out = append(out, c.String())
+		}
+	}
+	return out
+}
+
+type fakeConn struct {
+	f    *fakeCluster
+	host string
+}
+
+func (c *fakeConn) Close(context.Context) error {
+	c.f.closes++
+	return nil
+}
+
+func (c *fakeConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	f := c.f
+	f.t.Helper()
+	// Every command must carry its own, bounded timeout.
+	if dl, ok := ctx.Deadline(); !ok {
+		f.t.Errorf("%s %s: context without a deadline", c.host, cmd[0].Key)
+	} else if time.Until(dl) > time.Minute {
+		f.t.Errorf("%s %s: deadline %v away, want the call timeout", c.host, cmd[0].Key, time.Until(dl))
+	}
+	f.calls = append(f.calls, call{host: c.host, db: db, cmd: cmd})
+	s, ok := f.servers[c.host]
+	if !ok {
+		return nil, networkError("dial tcp: lookup " + c.host + ": no such host")
+	}
+	key := c.host + " " + cmd[0].Key
+	if q := f.inject[key]; len(q) > 0 {
+		inj := q[0]
+		f.inject[key] = q[1:]
+		if inj.apply {
+			if _, err := f.handle(s, db, cmd); err != nil {
+				f.t.Fatalf("fake: applying %s: %v", cmd[0].Key, err)
+			}
+		}
+		if inj.err != nil {
+			return nil, inj.err
+		}
+		return marshal(f.t, append(inj.reply, bson.E{Key: "ok", Value: 1.0})), nil
+	}
+	reply, err := f.handle(s, db, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(f.t, append(reply, bson.E{Key: "ok", Value: 1.0})), nil
+}
+
+func marshal(t *testing.T, d any) bson.Raw {
+	t.Helper()
+	b, err := bson.Marshal(d)
+	if err != nil {
+		t.Fatalf("marshal %v: %v", d, err)
+	}
+	return b
+}
+
+// serverError is a reply with ok: 0 as driver v2 returns it.
+func serverError(code int32, name, msg string) error {
+	return mongo.CommandError{Code: code, Name: name, Message: msg}
+}
+
+// networkError is a failed connection as driver v2 returns it.
+func networkError(msg string) error {
+	return mongo.CommandError{Labels: []string{"NetworkError"}, Message: msg}
+}
+
+func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, error) {
+	name := cmd[0].Key
+	switch name {
+	case "buildInfo":
+		return bson.D{{Key: "version", Value: s.version}}, nil
+	case "getMore":
+		return f.getMore(cmd)
+	}
+	switch s.role {
+	case roleMember:
+		return f.handleMember(s, cmd)
+	case roleMongos:
+		if r, err, ok := f.handleMongos(s, db, cmd); ok {
+			return r, err
+		}
+	}
+	if s.role != roleMember {
+		if r, err, ok := f.handleCollections(s, db, cmd); ok {
+			return r, err
+		}
+	}
+	if name == "hello" && !s.noHello {
+		return bson.D{{Key: "isWritablePrimary", Value: true}}, nil
+	}
+	if name == "isMaster" {
+		return bson.D{{Key: "ismaster", Value: true}}, nil
+	}
+	return nil, serverError(59, "CommandNotFound", "no such command: '"+name+"'")
+}
+
+func (f *fakeCluster) handleMember(s *fakeServer, cmd bson.D) (bson.D, error) {
+	switch cmd[0].Key {
+	case "replSetGetStatus":
+		if !s.initiated {
+			return nil, serverError(94, "NotYetInitialized", "no replset config has been received")
+		}
+		state := int32(1) // PRIMARY
+		if s.removed {
+			state = 10
+		}
+		return bson.D{{Key: "set", Value: s.replSet}, {Key: "myState", Value: state}}, nil
+	case "replSetInitiate":
+		if s.initiated {
+			return nil, serverError(23, "AlreadyInitialized", "already initialized")
+		}
+		var cfg struct {
+			ID        string `bson:"_id"`
+			Version   int    `bson:"version"`
+			Configsvr bool   `bson:"configsvr"`
+			Members   []struct {
+				ID   int    `bson:"_id"`
+				Host string `bson:"host"`
+			} `bson:"members"`
+		}
+		if err := bson.Unmarshal(marshal(f.t, cmd[0:1]).Lookup("replSetInitiate").Document(), &cfg); err != nil {
+			return nil, serverError(93, "InvalidReplicaSetConfig", err.Error())
+		}
+		switch {
+		case cfg.ID != s.replSet:
+			return nil, serverError(93, "InvalidReplicaSetConfig", fmt.Sprintf(
+				"Rejecting initiate with a set name that differs from command line set name, initiate set name: %s, command line set name: %s", cfg.ID, s.replSet))
+		case cfg.Configsvr != s.configsvr:
+			return nil, serverError(93, "InvalidReplicaSetConfig", "Nodes being used for config servers must be started with the --configsvr flag")
+		case len(cfg.Members) != 1 || cfg.Members[0].Host != s.host:
+			return nil, serverError(93, "InvalidReplicaSetConfig", fmt.Sprintf(
+				"No host described in new configuration with {version: 1, term: 0} for replica set %s maps to this node", s.replSet))
+		}
+		s.initiated = true
+		s.configHost = cfg.Members[0].Host
+		return nil, nil
+	case "hello":
+		if !s.initiated {
+			return bson.D{{Key: "isWritablePrimary", Value: false}, {Key: "isreplicaset", Value: true}}, nil
+		}
+		hosts := bson.A{s.configHost}
+		if s.removed {
+			return bson.D{{Key: "isWritablePrimary", Value: false}, {Key: "setName", Value: s.replSet}}, nil
+		}
+		if s.notPrimaryHellos != 0 {
+			if s.notPrimaryHellos > 0 {
+				s.notPrimaryHellos--
+			}
+			return bson.D{{Key: "isWritablePrimary", Value: false}, {Key: "secondary", Value: true},
+				{Key: "setName", Value: s.replSet}, {Key: "hosts", Value: hosts}}, nil
+		}
+		return bson.D{{Key: "isWritablePrimary", Value: true}, {Key: "setName", Value: s.replSet}, {Key: "hosts", Value: hosts}}, nil
+	}
+	return nil, serverError(59, "CommandNotFound", "no such command: '"+cmd[0].Key+"'")
+}
+
+// handleMongos answers the sharding commands; ok is false for others.
+func (f *fakeCluster) handleMongos(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
+	arg := cmd[0].Value
+	switch cmd[0].Key {
+	case "hello":
+		return bson.D{{Key: "isWritablePrimary", Value: true}, {Key: "msg", Value: "isdbgrid"}}, nil, true
+	case "listShards":
+		shards := bson.A{}
+		for _, sh := range s.shards {
+			shards = append(shards, bson.D{{Key: "_id", Value: sh.ID}, {Key: "host", Value: sh.Host}, {Key: "state", Value: int32(1)}})
+		}
+		return bson.D{{Key: "shards", Value: shards}}, nil, true
+	case "addShard":
+		reply, err := f.addShard(s, arg.(string), lookupString(cmd, "name"))
+		return reply, err, true
+	case "balancerStatus":
+		return bson.D{{Key: "mode", Value: s.balancer}, {Key: "inBalancerRound", Value: false}}, nil, true
+	case "balancerStop":
+		s.balancer = "off"
+		return nil, nil, true
+	case "shardCollection":
+		reply, err := f.shardCollection(s, arg.(string), cmd)
+		return reply, err, true
+	case "find":
+		if db != "config" || arg != "collections" {
+			return nil, nil, false
+		}
+		id := marshal(f.t, cmd).Lookup("filter", "_id").StringValue()
+		var docs []bson.Raw
+		if sh, ok := s.sharded[id]; ok {
+			doc := bson.D{{Key: "_id", Value: id}, {Key: "uuid", Value: sh.uuid}, {Key: "key", Value: sh.key}, {Key: "unique", Value: false}}
+			if sh.unsplittable {
+				doc = append(doc, bson.E{Key: "unsplittable", Value: true})
+			}
+			docs = append(docs, marshal(f.t, doc))
+		}
+		return f.cursorReply("config.collections", docs), nil, true
+	case "aggregate":
+		if db != "config" || arg != "chunks" {
+			return nil, nil, false
+		}
+		_, want := marshal(f.t, cmd).Lookup("pipeline", "0", "$match", "uuid").Binary()
+		counts := map[string]int32{}
+		var order []string
+		for _, c := range s.chunks {
+			if string(c.uuid.Data) != string(want) {
+				continue
+			}
+			if _, ok := counts[c.shard]; !ok {
+				order = append(order, c.shard)
+			}
+			counts[c.shard]++
+		}
+		var docs []bson.Raw
+		for _, sh := range order {
+			docs = append(docs, marshal(f.t, bson.D{{Key: "_id", Value: sh}, {Key: "chunks", Value: counts[sh]}}))
+		}
+		return f.cursorReply("config.chunks", docs), nil, true
+	}
+	return nil, nil, false
+}
+
+func lookupString(cmd bson.D, key string) string {
+	for _, e := range cmd {
+		if e.Key == key {
+			s, _ := e.Value.(string)
+			return s
+		}
+	}
+	return ""
+}
+
+func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, error) {
+	set, host, _ := strings.Cut(connString, "/")
+	m, ok := f.servers[host]
+	if !ok || !m.initiated || m.replSet != set {
+		return nil, serverError(96, "OperationFailed", "in seed list "+connString+", host "+host+" does not belong to replica set "+set)
+	}
+	for _, sh := range s.shards {
+		if sh.ID == name && sh.Host == connString {
+			return bson.D{{Key: "shardAdded", Value: name}}, nil
+		}
+		if sh.ID == name || strings.HasSuffix(sh.Host, "/"+host) {
+			return nil, serverError(20, "IllegalOperation", fmt.Sprintf(
+				"A shard named %s or on %s already exists: %s %s", name, host, sh.ID, sh.Host))
+		}
+	}
+	s.shards = append(s.shards, shardInfo{ID: name, Host: connString})
+	return bson.D{{Key: "shardAdded", Value: name}}, nil
+}
+
+func (f *fakeCluster) shardCollection(s *fakeServer, ns string, cmd bson.D) (bson.D, error) {
+	key := marshal(f.t, cmd).Lookup("key").Document()
+	if sh, ok := s.sharded[ns]; ok && !sh.unsplittable {
+		if string(sh.key) == string(key) {
+			return bson.D{{Key: "collectionsharded", Value: ns}}, nil
+		}
+		return nil, serverError(23, "AlreadyInitialized", fmt.Sprintf(
+			"sharding already enabled for collection %s with options { key: %s }", ns, keyJSON(sh.key)))
+	}
+	if len(s.shards) == 0 {
+		return nil, serverError(70, "ShardNotFound", "no shards found")
+	}
+	uuid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
+	s.sharded[ns] = fakeSharded{key: key, uuid: uuid}
+	s.colls[ns] = &fakeColl{}
+	// As 7.0 does: a hashed key gets 2 chunks per shard, a ranged one
+	// starts as a single chunk on the primary shard (the first).
+	if k, _ := key.Lookup("_id").StringValueOK(); k == "hashed" {
+		for _, sh := range s.shards {
+			s.chunks = append(s.chunks, fakeChunk{uuid: uuid, shard: sh.ID}, fakeChunk{uuid: uuid, shard: sh.ID})
+		}
+	} else {
+		s.chunks = append(s.chunks, fakeChunk{uuid: uuid, shard: s.shards[0].ID})
+	}
+	return bson.D{{Key: "collectionsharded", Value: ns}}, nil
+}
+
+// handleCollections answers listCollections, create and collMod; ok is
+// false for other commands.
+func (f *fakeCluster) handleCollections(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
+	raw := marshal(f.t, cmd)
+	switch cmd[0].Key {
+	case "listCollections":
+		name, _ := raw.Lookup("filter", "name").StringValueOK()
+		var docs []bson.Raw
+		if c, ok := s.colls[db+"."+name]; ok {
+			opts := bson.D{}
+			if c.validator != nil {
+				opts = append(opts, bson.E{Key: "validator", Value: c.validator})
+			}
+			if c.level != "" {
+				opts = append(opts, bson.E{Key: "validationLevel", Value: c.level})
+			}
+			if c.action != "" {
+				opts = append(opts, bson.E{Key: "validationAction", Value: c.action})
+			}
+			docs = append(docs, marshal(f.t, bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: opts}}))
+		}
+		return f.cursorReply(db+".$cmd.listCollections", docs), nil, true
+	case "create", "collMod":
+		ns := db + "." + cmd[0].Value.(string)
+		c, exists := s.colls[ns]
+		switch {
+		case cmd[0].Key == "create" && exists:
+			return nil, serverError(48, "NamespaceExists", "Collection "+ns+" already exists."), true
+		case cmd[0].Key == "collMod" && !exists:
+			return nil, serverError(26, "NamespaceNotFound", "ns does not exist: "+ns), true
+		case !exists:
+			c = &fakeColl{}
+			s.colls[ns] = c
+		}
+		if !s.dropValidator {
+			if v, ok := raw.Lookup("validator").DocumentOK(); ok {
+				c.validator = v
+			}
+			if v, ok := raw.Lookup("validationLevel").StringValueOK(); ok {
+				c.level = v
+			}
+			if v, ok := raw.Lookup("validationAction").StringValueOK(); ok {
+				c.action = v
+			}
+		}
+		return nil, nil, true
+	}
+	return nil, nil, false
+}
+
+// cursorReply answers with the first batch and keeps the rest for getMore.
+func (f *fakeCluster) cursorReply(ns string, docs []bson.Raw) bson.D {
+	first := docs
+	var id int64
+	if len(docs) > f.batch {
+		first = docs[:f.batch]
+		f.nextCursor++
+		id = f.nextCursor
+		f.cursors[id] = fakeCursor{ns: ns, docs: docs[f.batch:]}
+	}
+	return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: id}, {Key: "ns", Value: ns}, {Key: "firstBatch", Value: rawArray(first)}}}}
+}
+
+func (f *fakeCluster) getMore(cmd bson.D) (bson.D, error) {
+	id, _ := cmd[0].Value.(int64)
+	cur, ok := f.cursors[id]
+	if !ok {
+		return nil, serverError(43, "CursorNotFound", fmt.Sprintf("cursor id %d not found", id))
+	}
+	if _, coll, _ := strings.Cut(cur.ns, "."); lookupString(cmd, "collection") != coll {
+		return nil, serverError(13, "Unauthorized", "getMore collection does not match the cursor's")
+	}
+	next := cur.docs
+	delete(f.cursors, id)
+	if len(next) > f.batch {
+		f.cursors[id] = fakeCursor{ns: cur.ns, docs: next[f.batch:]}
+		next = next[:f.batch]
+	} else {
+		id = 0
+	}
+	return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: id}, {Key: "ns", Value: cur.ns}, {Key: "nextBatch", Value: rawArray(next)}}}}, nil
+}
+
+func rawArray(docs []bson.Raw) bson.A {
+	a := bson.A{}
+	for _, d := range docs {
+		a = append(a, d)
+	}
+	return a
+}
+
+// fakeClock is time that passes only when the code under test sleeps.
+type fakeClock struct {
+	now   time.Time
+	slept []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return c.now }
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.slept = append(c.slept, d)
+	c.now = c.now.Add(d)
+	return nil
+}

@@ -1,0 +1,74 @@
+package mongoadmin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/results"
+)
+
+// chunksPerShard counts the collection's chunks on each shard.
+func (r *runner) chunksPerShard(ctx context.Context, mongos string, uuid bson.RawValue) (map[string]int, error) {
+	counts := map[string]int{}
+	err := r.retry(ctx, "count chunks", func(ctx context.Context) error {
+		docs, err := r.cursorAll(ctx, DirectURI(mongos), configDB, chunkCountCommand(uuid))
+		if err != nil {
+			return err
+		}
+		clear(counts)
+		for _, d := range docs {
+			var g struct {
+				Shard  string `bson:"_id"`
+				Chunks int    `bson:"chunks"`
+			}
+			if err := bson.Unmarshal(d, &g); err != nil {
+				return fmt.Errorf("chunk count: decode %s: %w", d, err)
+			}
+			counts[g.Shard] += g.Chunks
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// shardReports lists every shard, with 0 for a shard without chunks: the
+// topology's shards first in their order, then any other shard the cluster
+// lists, then (should config.chunks name one) shards known only by chunks.
+func shardReports(topo []ReplicaSet, listed []shardInfo, chunks map[string]int) []results.ShardReport {
+	var out []results.ShardReport
+	seen := map[string]bool{}
+	hostOf := map[string]string{}
+	for _, s := range listed {
+		hostOf[s.ID] = s.Host
+	}
+	add := func(name, host string) {
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		if h, ok := hostOf[name]; ok {
+			host = h
+		}
+		out = append(out, results.ShardReport{Name: name, Host: host, Chunks: chunks[name]})
+	}
+	for _, rs := range topo {
+		add(rs.Name, shardConnString(rs))
+	}
+	for _, s := range listed {
+		add(s.ID, s.Host)
+	}
+	var rest []string
+	for name := range chunks {
+		if !seen[name] {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	for _, name := range rest {
+		add(name, "")
+	}
+	return out
+}

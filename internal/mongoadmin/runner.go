@@ -1,0 +1,215 @@
+package mongoadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// runner holds what one Bootstrap or ApplyValidator call shares: options,
+// the deadline and one Commander per connection string.
+type runner struct {
+	opts     Options
+	log      *slog.Logger
+	deadline time.Time
+	conns    map[string]Commander
+}
+
+// newRunner starts the clock of one call. The returned context carries the
+// overall timeout too, as a real-time backstop for the clock-based deadline.
+func newRunner(ctx context.Context, opts Options) (*runner, context.Context, context.CancelFunc) {
+	opts = opts.withDefaults()
+	r := &runner{
+		opts:     opts,
+		log:      opts.Logger,
+		deadline: opts.clock.Now().Add(opts.Timeout),
+		conns:    map[string]Commander{},
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	return r, ctx, cancel
+}
+
+// close disconnects every client the call opened.
+func (r *runner) close() {
+	for uri, c := range r.conns {
+		ctx, cancel := context.WithTimeout(context.Background(), r.opts.CallTimeout)
+		if err := c.Close(ctx); err != nil {
+			r.log.Warn("disconnect", "server", redactURI(uri), "err", err)
+		}
+		cancel()
+	}
+}
+
+// conn returns the Commander for a connection string, dialing it once.
+func (r *runner) conn(uri string) (Commander, error) {
+	if c, ok := r.conns[uri]; ok {
+		return c, nil
+	}
+	c, err := r.opts.Dial(uri)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", redactURI(uri), err)
+	}
+	r.conns[uri] = c
+	return c, nil
+}
+
+// run sends one command to the server at uri under its own timeout.
+func (r *runner) run(ctx context.Context, uri, db string, cmd bson.D) (bson.Raw, error) {
+	c, err := r.conn(uri)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
+	defer cancel()
+	reply, err := c.RunCommand(cctx, db, cmd)
+	if err != nil {
+		return nil, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err}
+	}
+	return reply, nil
+}
+
+// runAdmin runs an admin command on a host:port of the topology.
+func (r *runner) runAdmin(ctx context.Context, host string, cmd bson.D) (bson.Raw, error) {
+	return r.run(ctx, DirectURI(host), adminDB, cmd)
+}
+
+// retry runs op until it returns nil or a permanent error, retrying
+// transient errors until the deadline. step names what is being done, for
+// the log and for the error.
+func (r *runner) retry(ctx context.Context, step string, op func(context.Context) error) error {
+	start := r.opts.clock.Now()
+	var lastLog time.Time
+	backoff := r.opts.PollInterval
+	for attempt := 1; ; attempt++ {
+		err := op(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return r.giveUp(step, ctx.Err(), attempt, start, err)
+		}
+		if !isTransient(err) {
+			return fmt.Errorf("%s: %w", step, err)
+		}
+		// A state that is on its way is polled at the poll interval; an
+		// error backs off, doubling up to maxBackoff.
+		wait := r.opts.PollInterval
+		if !errors.As(err, &notYetError{}) {
+			wait = backoff
+			backoff = min(2*backoff, maxBackoff)
+		}
+		now := r.opts.clock.Now()
+		if now.Add(wait).After(r.deadline) {
+			return r.giveUp(step, context.DeadlineExceeded, attempt, start, err)
+		}
+		// One line when the wait starts and then one every 10 s, so the log
+		// says what is awaited without a line per poll.
+		if attempt == 1 || now.Sub(lastLog) >= 10*time.Second {
+			r.log.Info("waiting", "step", step, "reason", err.Error(), "attempt", attempt)
+			lastLog = now
+		}
+		if serr := r.opts.clock.Sleep(ctx, wait); serr != nil {
+			return r.giveUp(step, serr, attempt, start, err)
+		}
+	}
+}
+
+// giveUp is the error of a step that ran out of time (or was canceled),
+// with the last error seen, so the log says what was still awaited.
+func (r *runner) giveUp(step string, cause error, attempts int, start time.Time, last error) error {
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: not done within the timeout of %v (%w after %d attempts in %v); last error: %w",
+			step, r.opts.Timeout, cause, attempts, r.opts.clock.Now().Sub(start).Round(time.Millisecond), last)
+	}
+	return fmt.Errorf("%s: %w; last error: %w", step, cause, last)
+}
+
+// cursorAll runs a command that returns a cursor (find, aggregate,
+// listCollections) and follows getMore until the cursor is exhausted.
+func (r *runner) cursorAll(ctx context.Context, uri, db string, cmd bson.D) ([]bson.Raw, error) {
+	reply, err := r.run(ctx, uri, db, cmd)
+	if err != nil {
+		return nil, err
+	}
+	var page struct {
+		Cursor struct {
+			ID         int64      `bson:"id"`
+			NS         string     `bson:"ns"`
+			FirstBatch []bson.Raw `bson:"firstBatch"`
+			NextBatch  []bson.Raw `bson:"nextBatch"`
+		} `bson:"cursor"`
+	}
+	if err := bson.Unmarshal(reply, &page); err != nil {
+		return nil, fmt.Errorf("%s on %s: decode cursor: %w", cmd[0].Key, redactURI(uri), err)
+	}
+	docs := page.Cursor.FirstBatch
+	for page.Cursor.ID != 0 {
+		_, coll, err := splitNamespace(page.Cursor.NS)
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s: cursor namespace: %w", cmd[0].Key, redactURI(uri), err)
+		}
+		reply, err := r.run(ctx, uri, db, getMoreCommand(page.Cursor.ID, coll))
+		if err != nil {
+			return nil, err
+		}
+		page.Cursor.NextBatch = nil
+		if err := bson.Unmarshal(reply, &page); err != nil {
+			return nil, fmt.Errorf("getMore on %s: decode cursor: %w", redactURI(uri), err)
+		}
+		docs = append(docs, page.Cursor.NextBatch...)
+	}
+	return docs, nil
+}
+
+// helloReply is the part of hello (or the legacy isMaster) used here.
+type helloReply struct {
+	IsWritablePrimary bool     `bson:"isWritablePrimary"`
+	IsMaster          bool     `bson:"ismaster"` // legacy isMaster
+	SetName           string   `bson:"setName"`
+	Hosts             []string `bson:"hosts"`
+	Msg               string   `bson:"msg"` // "isdbgrid" on a mongos
+	// IsReplicaSet is set by a member started with --replSet that has no
+	// config yet.
+	IsReplicaSet bool `bson:"isreplicaset"`
+}
+
+func (h helloReply) writable() bool { return h.IsWritablePrimary || h.IsMaster }
+
+// hello asks a server what it is. Servers without the hello command (before
+// 4.4.2, and mongo-java-server, which the tests use) get isMaster.
+func (r *runner) hello(ctx context.Context, uri string) (helloReply, error) {
+	var h helloReply
+	reply, err := r.run(ctx, uri, adminDB, simpleCommand("hello"))
+	if hasCode(err, codeCommandNotFound) {
+		reply, err = r.run(ctx, uri, adminDB, simpleCommand("isMaster"))
+	}
+	if err != nil {
+		return h, err
+	}
+	if err := bson.Unmarshal(reply, &h); err != nil {
+		return h, fmt.Errorf("hello on %s: decode: %w", redactURI(uri), err)
+	}
+	return h, nil
+}
+
+// serverVersion asks buildInfo for the server's version.
+func (r *runner) serverVersion(ctx context.Context, uri string) (string, error) {
+	var version string
+	err := r.retry(ctx, "read server version", func(ctx context.Context) error {
+		reply, err := r.run(ctx, uri, adminDB, simpleCommand("buildInfo"))
+		if err != nil {
+			return err
+		}
+		v, ok := reply.Lookup("version").StringValueOK()
+		if !ok || v == "" {
+			return fmt.Errorf("buildInfo on %s: no version in %s", redactURI(uri), reply)
+		}
+		version = v
+		return nil
+	})
+	return version, err
+}

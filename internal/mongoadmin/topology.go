@@ -1,0 +1,157 @@
+package mongoadmin
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Mode is the shape of the deployment; the values match the BenchmarkRun
+// API's TopologyMode so the loader can convert with a plain cast.
+type Mode string
+
+// Modes.
+const (
+	// ModeStandalone is one mongod: no replica set, no sharding.
+	ModeStandalone Mode = "Standalone"
+	// ModeSharded is a config server replica set, N one-member shard replica
+	// sets and one mongos.
+	ModeSharded Mode = "Sharded"
+)
+
+// ShardKey selects the benchmark collection's shard key, always on _id; the
+// values match the BenchmarkRun API's ShardKey.
+type ShardKey string
+
+// Shard keys.
+const (
+	// ShardKeyHashed is {_id: "hashed"}: YCSB's keys spread evenly.
+	ShardKeyHashed ShardKey = "Hashed"
+	// ShardKeyRanged is {_id: 1}.
+	ShardKeyRanged ShardKey = "Ranged"
+)
+
+// DefaultNamespace is the collection YCSB's MongoDB binding uses.
+const DefaultNamespace = "ycsb.usertable"
+
+// Document returns the key document sent to shardCollection.
+func (k ShardKey) Document() bson.D {
+	if k == ShardKeyRanged {
+		return bson.D{{Key: idField, Value: int32(1)}}
+	}
+	return bson.D{{Key: idField, Value: hashedKey}}
+}
+
+// ReplicaSet is a one-member replica set: its name (--replSet) and its
+// member's host:port, which must be the name the member knows itself by (a
+// stable per-pod DNS name, and the port given to --port).
+type ReplicaSet struct {
+	Name string
+	Host string
+}
+
+// Topology is what Bootstrap makes ready.
+type Topology struct {
+	Mode Mode
+	// Standalone is the mongod's host:port (ModeStandalone).
+	Standalone string
+	// ConfigServer, Shards and Mongos describe a sharded cluster
+	// (ModeSharded). Shard names are also the names given to addShard.
+	ConfigServer ReplicaSet
+	Shards       []ReplicaSet
+	Mongos       string
+	// Namespace is db.collection; empty means DefaultNamespace.
+	Namespace string
+	// ShardKey of the collection (ModeSharded); empty means ShardKeyHashed.
+	ShardKey ShardKey
+}
+
+// withDefaults returns t with the empty optional fields filled in.
+func (t Topology) withDefaults() Topology {
+	if t.Namespace == "" {
+		t.Namespace = DefaultNamespace
+	}
+	if t.ShardKey == "" {
+		t.ShardKey = ShardKeyHashed
+	}
+	return t
+}
+
+// Validate reports a topology that cannot be bootstrapped, before anything
+// is sent: such a mistake is in the caller's code, not in the cluster.
+func (t Topology) Validate() error {
+	t = t.withDefaults()
+	if _, _, err := splitNamespace(t.Namespace); err != nil {
+		return err
+	}
+	switch t.Mode {
+	case ModeStandalone:
+		return checkHost("standalone", t.Standalone)
+	case ModeSharded:
+	default:
+		return fmt.Errorf("topology mode %q: want %q or %q", t.Mode, ModeStandalone, ModeSharded)
+	}
+	if t.ShardKey != ShardKeyHashed && t.ShardKey != ShardKeyRanged {
+		return fmt.Errorf("shard key %q: want %q or %q", t.ShardKey, ShardKeyHashed, ShardKeyRanged)
+	}
+	if len(t.Shards) == 0 {
+		return errors.New("a sharded topology needs at least one shard")
+	}
+	var errs []error
+	sets := append([]ReplicaSet{t.ConfigServer}, t.Shards...)
+	names := map[string]bool{}
+	hosts := []string{t.Mongos}
+	for _, rs := range sets {
+		if rs.Name == "" || strings.ContainsAny(rs.Name, "/,$ .") {
+			errs = append(errs, fmt.Errorf("replica set name %q: want a non-empty name without / , $ . or spaces", rs.Name))
+		}
+		if names[rs.Name] {
+			errs = append(errs, fmt.Errorf("replica set name %q is used twice", rs.Name))
+		}
+		names[rs.Name] = true
+		errs = append(errs, checkHost("replica set "+rs.Name, rs.Host))
+		hosts = append(hosts, rs.Host)
+	}
+	errs = append(errs, checkHost("mongos", t.Mongos))
+	// MongoDB refuses a cluster that mixes localhost and other host names
+	// (addShard fails with a message about it), so say it up front.
+	local := 0
+	for _, h := range hosts {
+		if isLocalhost(h) {
+			local++
+		}
+	}
+	if local > 0 && local < len(hosts) {
+		errs = append(errs, fmt.Errorf("hosts %v mix localhost and other names: MongoDB requires all or none to be localhost", hosts))
+	}
+	return errors.Join(errs...)
+}
+
+func checkHost(what, hostPort string) error {
+	host, port, err := net.SplitHostPort(hostPort)
+	if err != nil || host == "" || port == "" {
+		return fmt.Errorf("%s host %q: want host:port", what, hostPort)
+	}
+	return nil
+}
+
+func isLocalhost(hostPort string) bool {
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		host = hostPort
+	}
+	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "::1"
+}
+
+// splitNamespace splits "db.collection" at its first dot (collection names
+// may contain dots, database names may not).
+func splitNamespace(ns string) (db, coll string, err error) {
+	db, coll, ok := strings.Cut(ns, ".")
+	if !ok || db == "" || coll == "" {
+		return "", "", fmt.Errorf("namespace %q: want db.collection", ns)
+	}
+	return db, coll, nil
+}
