@@ -170,6 +170,10 @@ type PhaseResult struct {
 	StopReason string `json:"stopReason"`
 	// P99Micros is the p99 of all database calls of the phase together.
 	P99Micros int64 `json:"p99Micros"`
+	// LostInserts counts buffered inserts (batchSize > 1) that the final
+	// flush failed to write: the data set lacks them.
+	// +optional
+	LostInserts int64 `json:"lostInserts,omitempty"`
 	// Operations by type (READ, UPDATE, INSERT, SCAN, READ-MODIFY-WRITE, ...).
 	// +listType=map
 	// +listMapKey=name

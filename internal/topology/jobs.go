@@ -280,7 +280,7 @@ func job(run *benchv1.BenchmarkRun, name, component, phase string, completions i
 			// Jobs never retry silently: a failed loader fails the phase
 			// with its message instead of skewing numbers with a rerun.
 			BackoffLimit:          ptr.To[int32](0),
-			ActiveDeadlineSeconds: ptr.To(int64(max(deadline, time.Minute) / time.Second)),
+			ActiveDeadlineSeconds: ptr.To(int64(max((deadline+time.Second-1)/time.Second, 1))),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{

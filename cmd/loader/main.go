@@ -1,0 +1,39 @@
+// Command loader runs YCSB workloads against MongoDB (`loader load|run`,
+// bin/ycsb's interface) and the in-cluster administration of the
+// benchmark's topology (`loader bootstrap|collmod`). Everything lives in
+// internal/loader; this file wires the process to it: arguments, streams,
+// environment and signals.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mongobench/mongobench/internal/loader"
+)
+
+// version is set at build time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+func main() {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	// The first SIGTERM or SIGINT stops the run gracefully (the partial
+	// result is still written); a second one kills the process, as the
+	// handler is removed after the first.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		s := <-sigs
+		signal.Reset(syscall.SIGTERM, syscall.SIGINT)
+		cancel(loader.SignalError{Signal: s})
+	}()
+	os.Exit(loader.Main(ctx, os.Args[1:], loader.Env{
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Getenv:  os.Getenv,
+		Version: version,
+	}))
+}

@@ -1,0 +1,210 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// BenchmarkRunReconciler provisions a run's MongoDB topology, runs its phases
+// as loader Jobs and merges their results into status. It talks only to the
+// Kubernetes API: every MongoDB command runs in a Job in the run's namespace.
+type BenchmarkRunReconciler struct {
+	client.Client
+	// APIReader reads objects the manager does not cache (Nodes).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  record.EventRecorder
+	Clock     clock.PassiveClock
+
+	Topology topology.Config
+	Limits   Limits
+	// MaxConcurrentReconciles bounds how many runs are reconciled at once.
+	MaxConcurrentReconciles int
+}
+
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=pods;services;persistentvolumeclaims;serviceaccounts,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
+
+// step is one stage of a reconcile. It returns false when the run must wait
+// (for a child to change, or for s.requeue) before later steps make sense.
+type step func(ctx context.Context, s *runState) (proceed bool, err error)
+
+// Reconcile observes a run's children, derives status from them, creates
+// what is missing, and patches status once at the end.
+func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	run := &benchv1.BenchmarkRun{}
+	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !run.DeletionTimestamp.IsZero() {
+		// Owner references garbage-collect every child.
+		return ctrl.Result{}, nil
+	}
+	before := run.DeepCopy()
+	s, err := r.observe(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	defer func() {
+		if retErr == nil {
+			run.Status.ObservedGeneration = run.Generation
+		}
+		if !equality.Semantic.DeepEqual(before.Status, run.Status) {
+			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+			if err := r.Status().Patch(ctx, run, patch); err != nil {
+				retErr = errors.Join(retErr, fmt.Errorf("patch status of %s: %w", req.NamespacedName, err))
+				return
+			}
+		}
+		// Events only after the status that explains them is stored.
+		for _, e := range s.events {
+			typ := corev1.EventTypeNormal
+			if e.warning {
+				typ = corev1.EventTypeWarning
+			}
+			r.Recorder.Event(run, typ, e.reason, e.message)
+		}
+	}()
+
+	if terminal(before) {
+		// Destructive cleanup only ever follows a terminal state that is
+		// already stored: acting on one that a conflicting status patch
+		// then fails to store would delete a live run's pods.
+		return ctrl.Result{}, r.cleanup(ctx, s)
+	}
+	steps := []step{r.start, r.checkTimeout, r.provision, r.bootstrap, r.watchTopology, r.runPhases, r.succeed}
+	for _, st := range steps {
+		proceed, err := st(ctx, s)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !proceed || terminal(run) {
+			break
+		}
+	}
+	if terminal(run) {
+		// The status update that stores it triggers the cleanup reconcile.
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: s.requeue}, nil
+}
+
+// start records the start of a run.
+func (r *BenchmarkRunReconciler) start(_ context.Context, s *runState) (bool, error) {
+	st := &s.run.Status
+	if st.StartTime == nil {
+		now := metav1.NewTime(s.now)
+		st.StartTime = &now
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "Provisioning", "creating the MongoDB pods")
+		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, "Running", "the run has not finished")
+		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, "Running", "the run has not failed")
+	}
+	s.setPhase(benchv1.RunProvisioning)
+	return true, nil
+}
+
+// checkTimeout fails a run that outlived spec.timeout.
+func (r *BenchmarkRunReconciler) checkTimeout(_ context.Context, s *runState) (bool, error) {
+	if s.run.Spec.Timeout == nil || s.run.Status.StartTime == nil {
+		return true, nil
+	}
+	deadline := s.run.Status.StartTime.Add(s.run.Spec.Timeout.Duration)
+	if left := deadline.Sub(s.now); left > 0 {
+		s.wakeAfter(left)
+		return true, nil
+	}
+	where := string(s.run.Status.Phase)
+	if s.run.Status.CurrentPhase != "" {
+		where += " (phase " + s.run.Status.CurrentPhase + ")"
+	}
+	s.fail("Timeout", "the run exceeded its timeout of %s while %s", s.run.Spec.Timeout.Duration, where)
+	return false, nil
+}
+
+// succeed completes a run whose phases all have results.
+func (r *BenchmarkRunReconciler) succeed(_ context.Context, s *runState) (bool, error) {
+	if len(s.run.Status.Results) < len(s.run.Spec.Phases) {
+		return false, nil
+	}
+	s.setPhase(benchv1.RunSucceeded)
+	s.run.Status.CurrentPhase = ""
+	now := metav1.NewTime(s.now)
+	s.run.Status.CompletionTime = &now
+	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, "Succeeded", fmt.Sprintf("all %d phases finished", len(s.run.Spec.Phases)))
+	s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, "Succeeded", "the run succeeded")
+	return true, nil
+}
+
+// create creates a child and treats AlreadyExists as success: names are
+// deterministic, so a retry or a restarted manager never duplicates work.
+func (r *BenchmarkRunReconciler) create(ctx context.Context, obj client.Object) error {
+	if err := r.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
+	}
+	return nil
+}
+
+// SetupWithManager registers the controller. No GenerationChangedPredicate:
+// the run's status and its Jobs' and pods' status changes drive progress.
+func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.Limits == (Limits{}) {
+		r.Limits = DefaultLimits
+	}
+	// Pods of loader Jobs and result ConfigMaps are not owned by the run
+	// directly (the Job and the loader create them): map them by label.
+	byRunLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		run := obj.GetLabels()[topology.LabelRun]
+		if run == "" {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: run}}}
+	})
+	managed := builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return obj.GetLabels()[topology.LabelManagedBy] == topology.ManagedBy
+	}))
+	if err := ctrl.NewControllerManagedBy(mgr).
+		For(&benchv1.BenchmarkRun{}).
+		Owns(&batchv1.Job{}).
+		Owns(&corev1.Service{}).
+		Owns(&corev1.PersistentVolumeClaim{}).
+		Watches(&corev1.Pod{}, byRunLabel, managed).
+		Watches(&corev1.ConfigMap{}, byRunLabel, managed).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
+		Named("benchmarkrun").
+		Complete(r); err != nil {
+		return fmt.Errorf("set up benchmarkrun controller: %w", err)
+	}
+	return nil
+}

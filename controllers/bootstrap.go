@@ -1,0 +1,168 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// bootstrap runs the bootstrap Job once the data-bearing processes are
+// ready (mongos becomes ready only after its config server is initiated),
+// records its report, and declares the topology ready when every process is.
+func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+		return true, nil
+	}
+	procs := topology.Processes(run)
+	all, dataReady, msg := readiness(s, procs)
+	if run.Status.Topology == nil {
+		run.Status.Topology = &benchv1.TopologyStatus{}
+	}
+	if run.Status.Topology.ServerVersion == "" {
+		if !dataReady {
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForPods", msg)
+			return false, nil
+		}
+		job := s.jobs[topology.BootstrapJobName(run)]
+		if job == nil {
+			if err := r.create(ctx, topology.BootstrapJob(run, r.Topology)); err != nil {
+				return false, err
+			}
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "Bootstrapping", msg+"; bootstrap Job started")
+			s.eventf("Bootstrapping", "started Job %s to initiate replica sets, add shards and shard the collection", topology.BootstrapJobName(run))
+			return false, nil
+		}
+		if !r.jobDone(s, job, "BootstrapFailed", "bootstrap", true) {
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "Bootstrapping", msg+"; bootstrap Job running")
+			return false, nil
+		}
+		cm := s.configMaps[topology.ResultConfigMapName(job.Name, 0)]
+		raw := cm.Data[results.BootstrapConfigMapKey]
+		rep, err := results.DecodeBootstrap([]byte(raw))
+		if err != nil {
+			s.fail("BootstrapFailed", "bootstrap Job %s reported an unusable result in ConfigMap %s: %v", job.Name, cm.Name, err)
+			return false, nil
+		}
+		t := run.Status.Topology
+		t.ServerVersion = rep.ServerVersion
+		t.Chunks = nil
+		var chunks []string
+		for _, sh := range rep.Shards {
+			t.Chunks = append(t.Chunks, benchv1.ShardChunks{Shard: sh.Name, Chunks: int32(sh.Chunks)})
+			chunks = append(chunks, fmt.Sprintf("%s=%d", sh.Name, sh.Chunks))
+		}
+		detail := ""
+		if len(chunks) > 0 {
+			detail = fmt.Sprintf("; %s sharded on %s, chunks %s", rep.Namespace, rep.ShardKey, strings.Join(chunks, " "))
+		}
+		s.eventf("Bootstrapped", "MongoDB %s%s", rep.ServerVersion, detail)
+	}
+	if !all {
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForPods", msg)
+		return false, nil
+	}
+	s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionTrue, "Ready",
+		fmt.Sprintf("%d MongoDB processes ready on node %s, MongoDB %s", len(procs), run.Status.NodeName, run.Status.Topology.ServerVersion))
+	s.eventf("TopologyReady", "%d MongoDB processes ready on node %s", len(procs), run.Status.NodeName)
+	return true, nil
+}
+
+// jobDone reads a Job's state. It fails the run (with reason) if the Job
+// failed or its pods cannot run, and reports true once the Job completed
+// and, when withResults, every result ConfigMap its pods write is present.
+func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason, what string, withResults bool) bool {
+	if jobCondition(job, batchv1.JobFailed) != nil {
+		s.fail(reason, "%s failed: %s", what, jobFailure(job, s.jobPods(job)))
+		return false
+	}
+	if jobCondition(job, batchv1.JobComplete) == nil {
+		pods := s.jobPods(job)
+		for _, p := range pods {
+			// backoffLimit is 0: one failed pod fails the Job. Say so now
+			// rather than after the Job controller catches up.
+			if p.Status.Phase == corev1.PodFailed {
+				s.fail(reason, "%s failed: %s", what, jobFailure(job, pods))
+				return false
+			}
+		}
+		for _, p := range pods {
+			pr := podProblem(p, s.now, r.Limits)
+			if pr.fatal != "" {
+				s.fail(reason, "%s cannot run: %s", what, pr.fatal)
+				return false
+			}
+			if pr.wait > 0 {
+				s.wakeAfter(pr.wait)
+			}
+		}
+		return false
+	}
+	if !withResults {
+		return true
+	}
+	completions := int32(1)
+	if job.Spec.Completions != nil {
+		completions = *job.Spec.Completions
+	}
+	var missing []string
+	for i := 0; i < int(completions); i++ {
+		if name := topology.ResultConfigMapName(job.Name, i); s.configMaps[name] == nil {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return true
+	}
+	// The loader writes its result before it exits, but the cache may not
+	// have it yet: give it a bounded grace period, then fail loudly.
+	completed := job.CreationTimestamp.Time
+	if job.Status.CompletionTime != nil {
+		completed = job.Status.CompletionTime.Time
+	}
+	if left := r.Limits.ResultGrace - s.now.Sub(completed); left > 0 {
+		s.wakeAfter(left)
+		return false
+	}
+	s.fail(reason, "%s completed but reported no result: ConfigMap %s missing after %s", what, strings.Join(missing, ", "), r.Limits.ResultGrace.Round(time.Second))
+	return false
+}
+
+// watchTopology fails a run whose topology changed under it after it was
+// ready: a restarted or vanished MongoDB process invalidates the numbers.
+func (r *BenchmarkRunReconciler) watchTopology(_ context.Context, s *runState) (bool, error) {
+	run := s.run
+	if run.Status.Topology == nil {
+		run.Status.Topology = &benchv1.TopologyStatus{}
+	}
+	procs := topology.Processes(run)
+	baseline := map[string]int32{}
+	for _, p := range run.Status.Topology.Processes {
+		baseline[p.Pod] = p.Restarts
+	}
+	for _, p := range procs {
+		pod := s.pods[p.Name]
+		switch {
+		case pod == nil:
+			s.fail("TopologyLost", "topology lost: pod %s disappeared", p.Name)
+		case pod.DeletionTimestamp != nil:
+			s.fail("TopologyLost", "topology lost: pod %s is being deleted", p.Name)
+		case restarts(pod) > baseline[p.Name]:
+			s.fail("TopologyLost", "topology lost: pod %s restarted (%s)", p.Name, lastTermination(pod))
+		}
+		if terminal(run) {
+			return false, nil
+		}
+	}
+	s.recordProcesses(procs, r.Topology.ClusterDomain)
+	return true, nil
+}

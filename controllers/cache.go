@@ -1,0 +1,29 @@
+package controllers
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// CacheOptions restricts the manager's cache to the objects it manages: a
+// cluster's pods, ConfigMaps and Jobs can be many and are none of its
+// business. namespace, when not empty, limits the cache to one namespace.
+func CacheOptions(namespace string) cache.Options {
+	ours := labels.SelectorFromSet(labels.Set{topology.LabelManagedBy: topology.ManagedBy})
+	byObject := map[client.Object]cache.ByObject{}
+	for _, o := range []client.Object{&corev1.Pod{}, &corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{},
+		&corev1.ServiceAccount{}, &batchv1.Job{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {
+		byObject[o] = cache.ByObject{Label: ours}
+	}
+	opts := cache.Options{ByObject: byObject}
+	if namespace != "" {
+		opts.DefaultNamespaces = map[string]cache.Config{namespace: {}}
+	}
+	return opts
+}

@@ -1,0 +1,78 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// cleanup applies spec.cleanup once a run has ended. Results live in the
+// run's status by then, so deleting result ConfigMaps loses nothing. It is
+// idempotent: each reconcile deletes whatever is still there.
+func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error {
+	run := s.run
+	switch run.Spec.Cleanup {
+	case benchv1.CleanupRetain:
+		return nil
+	case benchv1.CleanupRetainOnFailure:
+		if run.Status.Phase == benchv1.RunFailed {
+			return nil
+		}
+	}
+	var objs []client.Object
+	for _, p := range s.pods {
+		if p.Labels[topology.LabelDatabase] == "true" {
+			objs = append(objs, p)
+		}
+	}
+	for _, j := range s.jobs {
+		objs = append(objs, j)
+	}
+	for _, c := range s.configMaps {
+		objs = append(objs, c)
+	}
+	for _, v := range s.services {
+		objs = append(objs, v)
+	}
+	for _, c := range s.claims {
+		objs = append(objs, c)
+	}
+	name := topology.JobServiceAccountName(run)
+	meta := metav1.ObjectMeta{Name: name, Namespace: run.Namespace}
+	if s.rbac["RoleBinding/"+name] {
+		objs = append(objs, &rbacv1.RoleBinding{ObjectMeta: meta})
+	}
+	if s.rbac["Role/"+name] {
+		objs = append(objs, &rbacv1.Role{ObjectMeta: meta})
+	}
+	if s.rbac["ServiceAccount/"+name] {
+		objs = append(objs, &corev1.ServiceAccount{ObjectMeta: meta})
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	// Background propagation: a Job's pods go with it.
+	bg := client.PropagationPolicy(metav1.DeletePropagationBackground)
+	deleted := 0
+	for _, o := range objs {
+		if o.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if err := r.Delete(ctx, o, bg); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("clean up %T %s: %w", o, o.GetName(), err)
+		}
+		deleted++
+	}
+	if deleted > 0 {
+		r.Recorder.Eventf(run, corev1.EventTypeNormal, "CleanedUp", "deleted %d objects of the run (cleanup: %s); results stay in status", deleted, run.Spec.Cleanup)
+	}
+	return nil
+}

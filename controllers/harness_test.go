@@ -1,0 +1,758 @@
+package controllers_test
+
+import (
+	"context"
+	"hash/fnv"
+	"io"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/controllers"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+var env *kube.Env
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(discard{})))
+	kube.Main(m, &env)
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// Nodes of the fake cluster. The hostname label differs from the node name
+// on purpose: pods must be pinned by the label, as on some clouds.
+var nodes = map[string]string{"node-a": "host-a", "node-b": "host-b"}
+
+const loaderImage = "example.com/mongobench-loader:test"
+
+// testLimits keep failure tests fast; the values are asserted in messages.
+var testLimits = controllers.Limits{
+	Unschedulable:     time.Minute,
+	ImagePull:         time.Minute,
+	CrashLoopRestarts: 3,
+	ResultGrace:       2 * time.Second,
+	PhaseGrace:        time.Minute,
+}
+
+// counters measure the manager's API writes (reconciles come from
+// controller-runtime's own metric).
+type counters struct {
+	writes atomic.Int64
+}
+
+// countingClient counts every write the controller makes.
+type countingClient struct {
+	client.Client
+	n *atomic.Int64
+}
+
+func (c countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.n.Add(1)
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c countingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	c.n.Add(1)
+	return c.Client.Delete(ctx, obj, opts...)
+}
+
+func (c countingClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	c.n.Add(1)
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c countingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.n.Add(1)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c countingClient) Status() client.SubResourceWriter {
+	return countingStatus{c.Client.Status(), c.n}
+}
+
+type countingStatus struct {
+	client.SubResourceWriter
+	n *atomic.Int64
+}
+
+func (c countingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	c.n.Add(1)
+	return c.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+func (c countingStatus) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	c.n.Add(1)
+	return c.SubResourceWriter.Update(ctx, obj, opts...)
+}
+
+// manager is a running controller manager that a test can stop and
+// restart (a manager restart at any point must resume cleanly).
+type manager struct {
+	t      *testing.T
+	cancel context.CancelFunc
+	done   chan error
+	count  *counters
+	limits controllers.Limits
+}
+
+func startManager(t *testing.T, count *counters, limits controllers.Limits) *manager {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:  kube.Scheme(),
+		Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache:   controllers.CacheOptions(""),
+		// Several managers of one test binary run one after the other.
+		Controller: ctrlConfig(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &controllers.BenchmarkRunReconciler{
+		Client:    countingClient{mgr.GetClient(), &count.writes},
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorderFor("mongobench"),
+		Clock:     clock.RealClock{},
+		Topology: topology.Config{LoaderImage: loaderImage, ClusterDomain: "cluster.local", BootstrapTimeout: 8 * time.Minute,
+			LoaderImagePullPolicy: corev1.PullIfNotPresent},
+		Limits:                  limits,
+		MaxConcurrentReconciles: 4,
+	}
+	if err := rec.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &manager{t: t, cancel: cancel, done: make(chan error, 1), count: count, limits: limits}
+	go func() { m.done <- mgr.Start(ctx) }()
+	t.Cleanup(m.stop)
+	return m
+}
+
+// stop shuts the manager down and waits for it (idempotent).
+func (m *manager) stop() {
+	if m.cancel == nil {
+		return
+	}
+	m.cancel()
+	m.cancel = nil
+	select {
+	case err := <-m.done:
+		if err != nil {
+			m.t.Errorf("manager: %v", err)
+		}
+	case <-time.After(time.Minute):
+		m.t.Error("manager did not stop within a minute")
+	}
+}
+
+// restart stops the manager and starts a new one, as a crash would.
+func (m *manager) restart() *manager {
+	m.stop()
+	return startManager(m.t, m.count, m.limits)
+}
+
+// kubelet and friends: the test acts as scheduler, kubelet and Job
+// controller, none of which envtest runs.
+type cluster struct {
+	t  *testing.T
+	c  client.Client
+	ns string
+}
+
+func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	c, err := client.New(env.Config, client.Options{Scheme: kube.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for name, host := range nodes {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{topology.HostnameLabel: host}}}
+		if err := c.Create(ctx, n); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}
+	if err := c.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	return &cluster{t: t, c: c, ns: ns.Name}
+}
+
+func (k *cluster) ctx() context.Context { return context.Background() }
+
+// eventually polls cond until it holds or the deadline passes.
+func (k *cluster) eventually(what string, timeout time.Duration, cond func() (bool, error)) {
+	k.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		ok, err := cond()
+		if ok && err == nil {
+			return
+		}
+		last = err
+		if time.Now().After(deadline) {
+			k.t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+		}
+		time.Sleep(20 * time.Millisecond) // poll interval, bounded by the deadline
+	}
+}
+
+func (k *cluster) run(name string) *benchv1.BenchmarkRun {
+	k.t.Helper()
+	run := &benchv1.BenchmarkRun{}
+	if err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, run); err != nil {
+		k.t.Fatal(err)
+	}
+	return run
+}
+
+// waitRun waits until the run satisfies cond.
+func (k *cluster) waitRun(name, what string, cond func(*benchv1.BenchmarkRun) bool) *benchv1.BenchmarkRun {
+	k.t.Helper()
+	var run *benchv1.BenchmarkRun
+	k.eventually(name+": "+what, 60*time.Second, func() (bool, error) {
+		run = &benchv1.BenchmarkRun{}
+		if err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, run); err != nil {
+			return false, err
+		}
+		return cond(run), nil
+	})
+	return run
+}
+
+func (k *cluster) waitPhase(name string, phase benchv1.RunPhase) *benchv1.BenchmarkRun {
+	k.t.Helper()
+	return k.waitRun(name, "phase "+string(phase), func(r *benchv1.BenchmarkRun) bool {
+		if r.Status.Phase == benchv1.RunFailed && phase != benchv1.RunFailed {
+			k.t.Fatalf("run failed: %s", failedMessage(r))
+		}
+		return r.Status.Phase == phase
+	})
+}
+
+func failedMessage(r *benchv1.BenchmarkRun) string {
+	for _, c := range r.Status.Conditions {
+		if c.Type == benchv1.ConditionFailed {
+			return c.Reason + ": " + c.Message
+		}
+	}
+	return ""
+}
+
+func (k *cluster) pod(name string) *corev1.Pod {
+	k.t.Helper()
+	p := &corev1.Pod{}
+	k.eventually("pod "+name, 30*time.Second, func() (bool, error) {
+		err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, p)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	return p
+}
+
+func (k *cluster) job(name string) *batchv1.Job {
+	k.t.Helper()
+	j := &batchv1.Job{}
+	k.eventually("job "+name, 30*time.Second, func() (bool, error) {
+		err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, j)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	return j
+}
+
+func (k *cluster) exists(obj client.Object, name string) bool {
+	k.t.Helper()
+	err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, obj)
+	if err != nil && !apierrors.IsNotFound(err) {
+		k.t.Fatal(err)
+	}
+	return err == nil
+}
+
+// gone reports whether an object was deleted. Without a kubelet, a bound
+// pod stays with a deletion timestamp: that counts as deleted.
+func (k *cluster) gone(obj client.Object, name string) bool {
+	k.t.Helper()
+	return !k.exists(obj, name) || obj.GetDeletionTimestamp() != nil
+}
+
+// schedule binds a pod to a node, as the scheduler does (honouring a
+// kubernetes.io/hostname selector).
+func (k *cluster) schedule(pod *corev1.Pod, node string) {
+	k.t.Helper()
+	if want := pod.Spec.NodeSelector[topology.HostnameLabel]; want != "" && nodes[node] != want {
+		k.t.Fatalf("pod %s selects host %s, cannot go to node %s", pod.Name, want, node)
+	}
+	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+	if err := k.c.SubResource("binding").Create(k.ctx(), pod, b); err != nil {
+		k.t.Fatalf("bind %s: %v", pod.Name, err)
+	}
+}
+
+// nodeFor is where the scheduler would put a pod.
+func nodeFor(pod *corev1.Pod) string {
+	want := pod.Spec.NodeSelector[topology.HostnameLabel]
+	names := make([]string, 0, len(nodes))
+	for n := range nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if want == "" || nodes[n] == want {
+			return n
+		}
+	}
+	return ""
+}
+
+// setPodStatus updates a pod's status with retries on conflicts.
+func (k *cluster) setPodStatus(name string, mutate func(*corev1.Pod)) {
+	k.t.Helper()
+	k.eventually("status of pod "+name, 30*time.Second, func() (bool, error) {
+		p := &corev1.Pod{}
+		if err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, p); err != nil {
+			return false, err
+		}
+		mutate(p)
+		err := k.c.Status().Update(k.ctx(), p)
+		if apierrors.IsConflict(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+}
+
+// markRunning makes a pod scheduled, running and (if ready) Ready.
+func (k *cluster) markRunning(name string, ready bool, restarts int32) {
+	k.t.Helper()
+	k.setPodStatus(name, func(p *corev1.Pod) {
+		now := metav1.Now()
+		status := corev1.ConditionFalse
+		if ready {
+			status = corev1.ConditionTrue
+		}
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{
+			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: corev1.PodReady, Status: status, LastTransitionTime: now},
+		}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: p.Spec.Containers[0].Name, Image: p.Spec.Containers[0].Image, Ready: ready, RestartCount: restarts,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
+		}}
+		if restarts > 0 {
+			p.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled"}}
+		}
+	})
+}
+
+// bringUp schedules and readies a DB pod.
+func (k *cluster) bringUp(name string) {
+	k.t.Helper()
+	p := k.pod(name)
+	if p.Spec.NodeName == "" {
+		k.schedule(p, nodeFor(p))
+	}
+	k.markRunning(name, true, 0)
+}
+
+// completeJob marks a Job Complete, as the Job controller would.
+func (k *cluster) completeJob(name string) {
+	k.t.Helper()
+	k.updateJobStatus(name, func(j *batchv1.Job) {
+		now := metav1.Now()
+		n := *j.Spec.Completions
+		j.Status.StartTime = ptr.To(metav1.NewTime(now.Add(-time.Second)))
+		j.Status.CompletionTime = &now
+		j.Status.Succeeded = n
+		j.Status.Ready = ptr.To[int32](0)
+		j.Status.Terminating = ptr.To[int32](0)
+		j.Status.CompletedIndexes = indexRange(n)
+		j.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now, Reason: "CompletionsReached"},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now, Reason: "CompletionsReached"},
+		}
+	})
+}
+
+// failJob marks a Job Failed with the given reason.
+func (k *cluster) failJob(name, reason string) {
+	k.t.Helper()
+	k.updateJobStatus(name, func(j *batchv1.Job) {
+		now := metav1.Now()
+		j.Status.StartTime = ptr.To(metav1.NewTime(now.Add(-time.Second)))
+		j.Status.Failed = 1
+		j.Status.Ready = ptr.To[int32](0)
+		j.Status.Terminating = ptr.To[int32](0)
+		j.Status.FailedIndexes = nil
+		j.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now, Reason: reason},
+			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now, Reason: reason, Message: "Job has reached the specified backoff limit"},
+		}
+	})
+}
+
+func indexRange(n int32) string {
+	if n == 1 {
+		return "0"
+	}
+	return fmt.Sprintf("0-%d", n-1)
+}
+
+func (k *cluster) updateJobStatus(name string, mutate func(*batchv1.Job)) {
+	k.t.Helper()
+	k.eventually("status of job "+name, 30*time.Second, func() (bool, error) {
+		j := &batchv1.Job{}
+		if err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: name}, j); err != nil {
+			return false, err
+		}
+		mutate(j)
+		err := k.c.Status().Update(k.ctx(), j)
+		if apierrors.IsConflict(err) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+}
+
+// jobPod creates a pod of a Job, as the Job controller would, so failure
+// messages can be read from it.
+func (k *cluster) jobPod(job *batchv1.Job, index int) *corev1.Pod {
+	k.t.Helper()
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("%s-%d-abcde", job.Name, index), Namespace: k.ns, Labels: job.Spec.Template.Labels,
+			Annotations:     map[string]string{batchv1.JobCompletionIndexAnnotation: fmt.Sprint(index)},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))},
+		},
+		Spec: job.Spec.Template.Spec,
+	}
+	if err := k.c.Create(k.ctx(), p); err != nil {
+		k.t.Fatal(err)
+	}
+	return p
+}
+
+// writeResultCM creates a Job's result ConfigMap as the loader would.
+func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index int, binary map[string][]byte, data map[string]string) {
+	k.t.Helper()
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: topology.ResultConfigMapName(jobName, index), Namespace: k.ns,
+			Labels: map[string]string{topology.LabelManagedBy: topology.ManagedBy, topology.LabelRun: run.Name},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun", Name: run.Name, UID: run.UID,
+				Controller: ptr.To(true)}},
+		},
+		BinaryData: binary, Data: data,
+	}
+	if err := k.c.Create(k.ctx(), cm); err != nil && !apierrors.IsAlreadyExists(err) {
+		k.t.Fatal(err)
+	}
+}
+
+// bootstrapReport is what a bootstrap Job reports for a run.
+func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
+	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace}
+	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+		rep.Sharded, rep.ShardKey, rep.BalancerMode = true, `{"_id":"hashed"}`, "off"
+		for i := 0; i < int(*run.Spec.Topology.Shards); i++ {
+			rep.Shards = append(rep.Shards, results.ShardReport{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
+		}
+	}
+	return rep
+}
+
+func (k *cluster) finishBootstrap(run *benchv1.BenchmarkRun) {
+	k.t.Helper()
+	name := topology.BootstrapJobName(run)
+	k.job(name)
+	b, err := results.EncodeBootstrap(bootstrapReport(run))
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	k.writeResultCM(run, name, 0, nil, map[string]string{results.BootstrapConfigMapKey: string(b)})
+	k.completeJob(name)
+}
+
+// samples are the known latencies of one loader of one phase: the same
+// seed always gives the same values, so the merged numbers can be
+// recomputed independently.
+type samples struct {
+	ops    []string
+	values map[string][]int64
+	errors map[string]int64
+}
+
+func phaseSamples(run *benchv1.BenchmarkRun, phase string, loader int) samples {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(run.Name + "/" + phase))
+	rng := rand.New(rand.NewPCG(h.Sum64(), uint64(loader)))
+	s := samples{values: map[string][]int64{}, errors: map[string]int64{}}
+	ops := []string{results.OpRead, results.OpUpdate}
+	if strings.EqualFold(phase, "load") {
+		ops = []string{results.OpInsert}
+	}
+	s.ops = ops
+	for _, op := range ops {
+		n := 200 + rng.IntN(300)
+		for i := 0; i < n; i++ {
+			s.values[op] = append(s.values[op], int64(100+rng.ExpFloat64()*400+float64(loader)*50))
+		}
+		s.errors[op] = int64(loader)
+	}
+	return s
+}
+
+// loaderResult encodes one loader's samples with the real result encoder.
+func loaderResult(t *testing.T, run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec, loader, loaders int) []byte {
+	t.Helper()
+	s := phaseSamples(run, ph.Name, loader)
+	kind := results.KindRun
+	if ph.Type == benchv1.PhaseLoad {
+		kind = results.KindLoad
+	}
+	start := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC).Add(time.Duration(loader) * 100 * time.Millisecond)
+	r := &results.Result{Version: results.FormatVersion, Kind: kind, Loader: results.Identity{Index: loader, Count: loaders, Threads: int(ph.Threads)},
+		Start: start, End: start.Add(5 * time.Second), RuntimeMillis: 5000, StopReason: results.StopCompleted}
+	sb := results.NewSeriesBuilder(time.Second)
+	var point results.Point
+	point.Millis = 1000
+	for _, op := range s.ops {
+		o := results.OpResult{Name: op, Statuses: map[string]int64{"OK": int64(len(s.values[op]))}, Latency: results.NewHistogram()}
+		pl := results.NewSeriesHistogram()
+		for _, v := range s.values[op] {
+			o.Latency.Record(v)
+			pl.Record(v)
+		}
+		if e := s.errors[op]; e > 0 {
+			o.Statuses["ERROR"] = e
+			o.Failed = results.NewHistogram()
+			o.Failed.RecordN(9999, e)
+		}
+		r.Operations += o.Total()
+		r.PlannedOperations += o.Total()
+		r.Ops = append(r.Ops, o)
+		point.Ops = append(point.Ops, results.PointOp{Name: op, Count: o.Total(), Latency: pl})
+	}
+	sb.Add(point)
+	r.Series = sb.Series()
+	b, err := results.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// expected recomputes a phase's merged statistics from the raw samples.
+func expected(run *benchv1.BenchmarkRun, phase string, loaders int) (ops int64, perOp map[string]results.Stats, errs map[string]int64, p99 int64) {
+	perOp, errs = map[string]results.Stats{}, map[string]int64{}
+	all := results.NewHistogram()
+	hist := map[string]*results.Histogram{}
+	for i := 0; i < loaders; i++ {
+		s := phaseSamples(run, phase, i)
+		for _, op := range s.ops {
+			if hist[op] == nil {
+				hist[op] = results.NewHistogram()
+			}
+			for _, v := range s.values[op] {
+				hist[op].Record(v)
+				all.Record(v)
+			}
+			ops += int64(len(s.values[op])) + s.errors[op]
+			errs[op] += s.errors[op]
+		}
+	}
+	for op, h := range hist {
+		perOp[op] = h.Stats()
+	}
+	return ops, perOp, errs, all.Percentile(99)
+}
+
+// finishPhase completes a phase's Job with every loader's result.
+func (k *cluster) finishPhase(run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec) {
+	k.t.Helper()
+	name := topology.PhaseJobName(run, ph.Name)
+	k.job(name)
+	n := int(run.Spec.Loaders)
+	for i := 0; i < n; i++ {
+		k.writeResultCM(run, name, i, map[string][]byte{results.ConfigMapKey: loaderResult(k.t, run, ph, i, n)}, nil)
+	}
+	k.completeJob(name)
+}
+
+// autopilot plays scheduler, kubelet and Job controller for every run in
+// the namespace until stopped: DB pods come up, Jobs complete with known
+// results. Used by the restart and scale tests.
+func (k *cluster) autopilot() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	done := map[string]bool{}
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			if err := k.autopilotStep(ctx, done); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
+				k.t.Errorf("autopilot: %v", err)
+				return
+			}
+			time.Sleep(20 * time.Millisecond) // poll interval
+		}
+	}()
+	return func() { cancel(); wg.Wait() }
+}
+
+func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool) error {
+	var pods corev1.PodList
+	if err := k.c.List(ctx, &pods, client.InNamespace(k.ns), client.MatchingLabels{topology.LabelDatabase: "true"}); err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil || podIsReady(p) {
+			continue
+		}
+		if p.Spec.NodeName == "" {
+			b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: nodeFor(p)}}
+			if err := k.c.SubResource("binding").Create(ctx, p, b); err != nil {
+				return err
+			}
+		}
+		if p.Labels[topology.LabelRole] == string(benchv1.RoleMongos) && !k.bootstrapped(ctx, p.Labels[topology.LabelRun]) {
+			continue // mongos becomes ready only once its config server is initiated
+		}
+		now := metav1.Now()
+		if err := k.c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+			return err
+		}
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now}, {Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: p.Spec.Containers[0].Name, Image: p.Spec.Containers[0].Image, Ready: true,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}}}
+		if err := k.c.Status().Update(ctx, p); err != nil {
+			return err
+		}
+	}
+	var jobs batchv1.JobList
+	if err := k.c.List(ctx, &jobs, client.InNamespace(k.ns)); err != nil {
+		return err
+	}
+	for i := range jobs.Items {
+		j := &jobs.Items[i]
+		if done[string(j.UID)] || j.DeletionTimestamp != nil {
+			continue
+		}
+		run := &benchv1.BenchmarkRun{}
+		if err := k.c.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: j.Labels[topology.LabelRun]}, run); err != nil {
+			return err
+		}
+		switch j.Labels[topology.LabelComponent] {
+		case topology.ComponentBootstrap:
+			b, _ := results.EncodeBootstrap(bootstrapReport(run))
+			k.writeResultCM(run, j.Name, 0, nil, map[string]string{results.BootstrapConfigMapKey: string(b)})
+		case topology.ComponentLoader:
+			for _, ph := range run.Spec.Phases {
+				if topology.PhaseJobName(run, ph.Name) == j.Name {
+					for l := 0; l < int(run.Spec.Loaders); l++ {
+						k.writeResultCM(run, j.Name, l, map[string][]byte{results.ConfigMapKey: loaderResult(k.t, run, ph, l, int(run.Spec.Loaders))}, nil)
+					}
+				}
+			}
+		}
+		k.completeJob(j.Name)
+		done[string(j.UID)] = true
+	}
+	return nil
+}
+
+func (k *cluster) bootstrapped(ctx context.Context, run string) bool {
+	j := &batchv1.Job{}
+	err := k.c.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: run + "-bootstrap"}, j)
+	if err != nil {
+		return false
+	}
+	for _, c := range j.Status.Conditions {
+		if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func podIsReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// reconcileTotal reads controller-runtime's reconcile counter of the
+// benchmarkrun controller (all managers of this test binary together).
+func reconcileTotal(t *testing.T) int64 {
+	t.Helper()
+	mfs, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, mf := range mfs {
+		if mf.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == "benchmarkrun" {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return int64(n)
+}
+
+func ctrlConfig() config.Controller {
+	// Managers of one test binary start one after another with the same
+	// controller name.
+	return config.Controller{SkipNameValidation: ptr.To(true)}
+}
+
+func envtestUser() envtest.User {
+	return envtest.User{Name: "tester", Groups: []string{"system:masters"}}
+}
+
+func readAll(r io.Reader) string {
+	if r == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(r)
+	return string(b)
+}

@@ -1,0 +1,27 @@
+package controllers
+
+import benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+
+// phaseOrder ranks run phases; a run only moves forward.
+var phaseOrder = map[benchv1.RunPhase]int{
+	"":                      0,
+	benchv1.RunPending:      1,
+	benchv1.RunProvisioning: 2,
+	benchv1.RunLoading:      3,
+	benchv1.RunRunning:      4,
+	benchv1.RunSucceeded:    5,
+	benchv1.RunFailed:       5,
+}
+
+// advance returns the phase a run in phase cur has after asking for next:
+// next when it is further along, cur otherwise. Succeeded and Failed are
+// final: nothing leaves them, and one never turns into the other.
+func advance(cur, next benchv1.RunPhase) benchv1.RunPhase {
+	if cur == benchv1.RunSucceeded || cur == benchv1.RunFailed {
+		return cur
+	}
+	if next == benchv1.RunFailed || phaseOrder[next] > phaseOrder[cur] {
+		return next
+	}
+	return cur
+}

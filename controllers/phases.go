@@ -1,0 +1,140 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// runPhases executes spec.phases in order, one loader Job each. The next
+// phase is the first without a result in status, so a restarted manager
+// never re-runs a finished phase and never loses one (a completed Job's
+// result ConfigMaps stay until cleanup).
+func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	for len(run.Status.Results) < len(run.Spec.Phases) {
+		ph := &run.Spec.Phases[len(run.Status.Results)]
+		run.Status.CurrentPhase = ph.Name
+		if ph.Type == benchv1.PhaseLoad {
+			s.setPhase(benchv1.RunLoading)
+		} else {
+			s.setPhase(benchv1.RunRunning)
+			if ok, err := r.applyValidator(ctx, s); !ok || err != nil {
+				return false, err
+			}
+		}
+		name := topology.PhaseJobName(run, ph.Name)
+		job := s.jobs[name]
+		if job == nil {
+			if err := r.create(ctx, topology.PhaseJob(run, ph, r.phaseDeadline(s, ph), r.Topology)); err != nil {
+				return false, err
+			}
+			s.eventf("PhaseStarted", "phase %s (%s, %d loader(s) × %d threads) started as Job %s", ph.Name, ph.Type, max(run.Spec.Loaders, 1), max(ph.Threads, 1), name)
+			return false, nil
+		}
+		if !r.jobDone(s, job, "PhaseFailed", "phase "+ph.Name, true) {
+			return false, nil
+		}
+		res, err := r.collect(s, ph, name)
+		if err != nil {
+			s.fail("ResultInvalid", "phase %s: %v", ph.Name, err)
+			return false, nil
+		}
+		run.Status.Results = append(run.Status.Results, res)
+		if ph.Type == benchv1.PhaseRun {
+			run.Status.Summary = &benchv1.RunSummary{Phase: ph.Name, Throughput: res.Throughput, P99Micros: res.P99Micros}
+		}
+		s.eventf("PhaseCompleted", "phase %s: %d operations in %s, %.2f ops/s, p99 %d µs, %d errors",
+			ph.Name, res.Operations, time.Duration(res.RuntimeMillis)*time.Millisecond, res.Throughput, res.P99Micros, errorsOf(res))
+	}
+	return true, nil
+}
+
+// phaseDeadline bounds a phase's Job: its maxExecutionTime plus grace, and
+// never beyond what is left of the run's timeout.
+func (r *BenchmarkRunReconciler) phaseDeadline(s *runState, ph *benchv1.PhaseSpec) time.Duration {
+	left := time.Duration(math.MaxInt64)
+	if s.run.Spec.Timeout != nil && s.run.Status.StartTime != nil {
+		left = s.run.Status.StartTime.Add(s.run.Spec.Timeout.Duration).Sub(s.now)
+	}
+	if ph.MaxExecutionTime != nil {
+		return min(ph.MaxExecutionTime.Duration+r.Limits.PhaseGrace, left)
+	}
+	if left == time.Duration(math.MaxInt64) {
+		return 24 * time.Hour
+	}
+	return left
+}
+
+// applyValidator runs the collMod Job before the first Run phase when
+// spec.collection is set; it reports whether the validator is in place.
+func (r *BenchmarkRunReconciler) applyValidator(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	if run.Spec.Collection == nil || conditionTrue(run, benchv1.ConditionValidatorApplied) {
+		return true, nil
+	}
+	name := topology.ValidatorJobName(run)
+	job := s.jobs[name]
+	if job == nil {
+		if err := r.create(ctx, topology.ValidatorJob(run, r.Topology)); err != nil {
+			return false, err
+		}
+		s.setCondition(benchv1.ConditionValidatorApplied, metav1.ConditionFalse, "Applying", "Job "+name+" applies spec.collection with collMod")
+		s.eventf("ApplyingValidator", "started Job %s to apply the collection validator", name)
+		return false, nil
+	}
+	// collMod reports through its exit code only: no result ConfigMap.
+	if !r.jobDone(s, job, "ValidatorFailed", "applying spec.collection", false) {
+		return false, nil
+	}
+	s.setCondition(benchv1.ConditionValidatorApplied, metav1.ConditionTrue, "Applied",
+		fmt.Sprintf("validationLevel %s, validationAction %s", run.Spec.Collection.ValidationLevel, run.Spec.Collection.ValidationAction))
+	s.eventf("ValidatorApplied", "collection validator applied")
+	return true, nil
+}
+
+// collect decodes every loader's result of a phase and merges them exactly.
+func (r *BenchmarkRunReconciler) collect(s *runState, ph *benchv1.PhaseSpec, jobName string) (benchv1.PhaseResult, error) {
+	n := int(max(s.run.Spec.Loaders, 1))
+	rs := make([]*results.Result, 0, n)
+	want := results.KindRun
+	if ph.Type == benchv1.PhaseLoad {
+		want = results.KindLoad
+	}
+	for i := 0; i < n; i++ {
+		cm := s.configMaps[topology.ResultConfigMapName(jobName, i)]
+		data, ok := cm.BinaryData[results.ConfigMapKey]
+		if !ok {
+			return benchv1.PhaseResult{}, fmt.Errorf("result of loader %d (ConfigMap %s) has no %s", i, cm.Name, results.ConfigMapKey)
+		}
+		res, err := results.Decode(data)
+		if err != nil {
+			return benchv1.PhaseResult{}, fmt.Errorf("result of loader %d (ConfigMap %s) is unusable: %w", i, cm.Name, err)
+		}
+		if res.Kind != want || res.Loader.Index != i || res.Loader.Count != n {
+			return benchv1.PhaseResult{}, fmt.Errorf("ConfigMap %s holds the %s result of loader %d of %d, want the %s result of loader %d of %d",
+				cm.Name, res.Kind, res.Loader.Index, res.Loader.Count, want, i, n)
+		}
+		rs = append(rs, res)
+	}
+	merged, err := results.Merge(rs)
+	if err != nil {
+		return benchv1.PhaseResult{}, fmt.Errorf("merge loader results: %w", err)
+	}
+	return PhaseResult(ph, merged), nil
+}
+
+func errorsOf(res benchv1.PhaseResult) int64 {
+	var n int64
+	for _, o := range res.OperationStats {
+		n += o.Errors
+	}
+	return n
+}

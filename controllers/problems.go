@@ -1,0 +1,226 @@
+package controllers
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// Limits bound how long the controller tolerates a pod that cannot make
+// progress before it fails the run with the reason, instead of waiting
+// silently until the run's timeout.
+type Limits struct {
+	// Unschedulable: how long a pod may stay Pending with Unschedulable.
+	Unschedulable time.Duration
+	// ImagePull: how long a container may wait in ErrImagePull/ImagePullBackOff
+	// or CreateContainerConfigError.
+	ImagePull time.Duration
+	// CrashLoopRestarts: restarts after which a crash-looping DB container
+	// fails the run.
+	CrashLoopRestarts int32
+	// ResultGrace: how long after a Job completed its result ConfigMaps may
+	// take to appear in the cache before they count as missing.
+	ResultGrace time.Duration
+	// PhaseGrace is added to a phase's maxExecutionTime for its Job's
+	// deadline (connections, flush, writing the result).
+	PhaseGrace time.Duration
+}
+
+// DefaultLimits are the manager's defaults (flags override them).
+var DefaultLimits = Limits{
+	Unschedulable:     2 * time.Minute,
+	ImagePull:         3 * time.Minute,
+	CrashLoopRestarts: 3,
+	ResultGrace:       30 * time.Second,
+	PhaseGrace:        5 * time.Minute,
+}
+
+// problem is the verdict on a pod: fatal names why the run must fail; wait
+// is when to look again if the pod may still recover.
+type problem struct {
+	fatal string
+	wait  time.Duration
+}
+
+// podProblem looks for a pod that will not make progress on its own: a
+// failed pod, one that cannot be scheduled, an image that cannot be pulled,
+// a container that keeps crashing.
+func podProblem(pod *corev1.Pod, now time.Time, lim Limits) problem {
+	if pod.Status.Phase == corev1.PodFailed {
+		msg := strings.TrimSpace(pod.Status.Reason + ": " + pod.Status.Message)
+		if t := lastTermination(pod); t != "" {
+			msg = t
+		}
+		return problem{fatal: fmt.Sprintf("pod %s failed: %s", pod.Name, strings.Trim(msg, ": "))}
+	}
+	var p problem
+	wait := func(since time.Time, limit time.Duration) bool {
+		left := limit - now.Sub(since)
+		if left <= 0 {
+			return false
+		}
+		if p.wait == 0 || left < p.wait {
+			p.wait = left
+		}
+		return true
+	}
+	scheduledAt := pod.CreationTimestamp.Time
+	for _, c := range pod.Status.Conditions {
+		if c.Type != corev1.PodScheduled {
+			continue
+		}
+		if c.Status == corev1.ConditionTrue {
+			scheduledAt = c.LastTransitionTime.Time
+		} else if c.Reason == corev1.PodReasonUnschedulable && !wait(c.LastTransitionTime.Time, lim.Unschedulable) {
+			where := "any node"
+			if n := pod.Spec.NodeSelector[topology.HostnameLabel]; n != "" {
+				where = "node " + n
+			}
+			return problem{fatal: fmt.Sprintf("pod %s cannot be scheduled on %s (it requests %s): %s",
+				pod.Name, where, formatRequests(pod), c.Message)}
+		}
+	}
+	for _, cs := range allStatuses(pod) {
+		w := cs.State.Waiting
+		if w == nil {
+			continue
+		}
+		switch w.Reason {
+		case "InvalidImageName", "ErrImageNeverPull":
+			return problem{fatal: fmt.Sprintf("pod %s cannot start container %s with image %s: %s: %s", pod.Name, cs.Name, cs.Image, w.Reason, w.Message)}
+		case "ErrImagePull", "ImagePullBackOff":
+			if !wait(scheduledAt, lim.ImagePull) {
+				return problem{fatal: fmt.Sprintf("pod %s cannot pull image %s: %s: %s", pod.Name, cs.Image, w.Reason, w.Message)}
+			}
+		case "CreateContainerConfigError", "CreateContainerError":
+			if !wait(scheduledAt, lim.ImagePull) {
+				return problem{fatal: fmt.Sprintf("pod %s cannot create container %s: %s: %s", pod.Name, cs.Name, w.Reason, w.Message)}
+			}
+		case "CrashLoopBackOff":
+			if cs.RestartCount >= lim.CrashLoopRestarts {
+				return problem{fatal: fmt.Sprintf("pod %s is crash-looping (%d restarts): %s", pod.Name, cs.RestartCount, termination(cs.LastTerminationState.Terminated))}
+			}
+		}
+	}
+	return p
+}
+
+func allStatuses(pod *corev1.Pod) []corev1.ContainerStatus {
+	return append(slices.Clone(pod.Status.InitContainerStatuses), pod.Status.ContainerStatuses...)
+}
+
+// lastTermination describes the most recent container exit of a pod.
+func lastTermination(pod *corev1.Pod) string {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
+			return termination(t)
+		}
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			return termination(t)
+		}
+	}
+	return ""
+}
+
+// termination formats a container exit: "exit code 1 (Error): <message>".
+// The message is the termination log (the loader writes its fatal error
+// there) or, with FallbackToLogsOnError, the log's last lines.
+func termination(t *corev1.ContainerStateTerminated) string {
+	if t == nil {
+		return "no exit recorded"
+	}
+	s := "exit code " + strconv.Itoa(int(t.ExitCode))
+	if t.Reason != "" {
+		s += " (" + t.Reason + ")"
+	}
+	if m := strings.TrimSpace(t.Message); m != "" {
+		s += ": " + truncate(m, 1024)
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// formatRequests lists a pod's total resource requests: "cpu=2, memory=4Gi".
+func formatRequests(pod *corev1.Pod) string {
+	total := corev1.ResourceList{}
+	for _, c := range pod.Spec.Containers {
+		for name, q := range c.Resources.Requests {
+			sum := total[name]
+			sum.Add(q)
+			total[name] = sum
+		}
+	}
+	if len(total) == 0 {
+		return "no resources"
+	}
+	names := make([]string, 0, len(total))
+	for n := range total {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		q := total[corev1.ResourceName(n)]
+		parts = append(parts, n+"="+q.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// jobCondition reports whether a Job has the condition set to True.
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range job.Status.Conditions {
+		c := &job.Status.Conditions[i]
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
+// jobFailure explains a failed Job from its condition and its pods' exits.
+func jobFailure(job *batchv1.Job, pods []*corev1.Pod) string {
+	c := jobCondition(job, batchv1.JobFailed)
+	if c != nil && c.Reason == batchv1.JobReasonDeadlineExceeded {
+		d := int64(0)
+		if job.Spec.ActiveDeadlineSeconds != nil {
+			d = *job.Spec.ActiveDeadlineSeconds
+		}
+		return fmt.Sprintf("Job %s ran longer than its deadline of %s", job.Name, time.Duration(d)*time.Second)
+	}
+	var parts []string
+	sort.Slice(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodFailed {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("pod %s (index %s): %s", p.Name, completionIndex(p), lastTermination(p)))
+	}
+	if len(parts) > 0 {
+		return truncate(strings.Join(parts, "; "), 2048)
+	}
+	if c != nil {
+		return fmt.Sprintf("Job %s failed: %s: %s", job.Name, c.Reason, c.Message)
+	}
+	return fmt.Sprintf("Job %s failed", job.Name)
+}
+
+func completionIndex(p *corev1.Pod) string {
+	if i, ok := p.Annotations[batchv1.JobCompletionIndexAnnotation]; ok {
+		return i
+	}
+	return p.Labels[batchv1.JobCompletionIndexAnnotation]
+}

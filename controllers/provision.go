@@ -1,0 +1,264 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// provision creates the run's identity for Jobs, its Services and volumes,
+// and its MongoDB pods, all on one node: the first ("anchor") pod is placed
+// by the scheduler (or on placement.nodeName), the others follow it with a
+// kubernetes.io/hostname selector. Once the topology is ready, nothing is
+// re-created: a pod lost after that is a lost benchmark (watchTopology).
+func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	if err := r.ensureJobIdentity(ctx, s); err != nil {
+		return false, err
+	}
+	for _, svc := range []*corev1.Service{topology.HeadlessService(run), topology.EntryService(run)} {
+		if s.services[svc.Name] == nil {
+			if err := r.create(ctx, svc); err != nil {
+				return false, err
+			}
+		}
+	}
+	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+		return true, nil
+	}
+
+	procs := topology.Processes(run)
+	for _, p := range procs {
+		if topology.NeedsClaim(run, p) && s.claims[topology.DataClaimName(p)] == nil {
+			if err := r.create(ctx, topology.DataClaim(run, p)); err != nil {
+				return false, err
+			}
+		}
+	}
+
+	node, err := r.node(ctx, s, procs[0])
+	if err != nil {
+		return false, err
+	}
+	if terminal(run) {
+		return false, nil
+	}
+	for i, p := range procs {
+		if s.pods[p.Name] != nil {
+			continue
+		}
+		var hostname string
+		switch {
+		case node != nil:
+			hostname = hostnameOf(node)
+		case i == 0:
+			// The anchor: the scheduler picks the node.
+		default:
+			continue // wait until the anchor is scheduled
+		}
+		if err := r.create(ctx, topology.Pod(run, p, hostname, r.Topology)); err != nil {
+			return false, err
+		}
+		if i == 0 && node == nil {
+			s.eventf("Provisioning", "created %s; the other MongoDB pods follow it to its node once it is scheduled", p.Name)
+		}
+	}
+
+	if r.failOnPodProblems(s, procs) {
+		return false, nil
+	}
+	s.recordProcesses(procs, r.Topology.ClusterDomain)
+	if node == nil {
+		_, _, msg := readiness(s, procs)
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForNode",
+			fmt.Sprintf("waiting for pod %s to be scheduled (the other pods follow it to its node); %s", procs[0].Name, msg))
+		return false, nil
+	}
+	return true, nil
+}
+
+// node resolves the node the run's pods live on: placement.nodeName, else
+// the node the scheduler gave the anchor pod. It is recorded in status.
+func (r *BenchmarkRunReconciler) node(ctx context.Context, s *runState, anchor topology.Process) (*corev1.Node, error) {
+	run := s.run
+	name := run.Status.NodeName
+	if name == "" {
+		name = run.Spec.Placement.NodeName
+	}
+	if name == "" {
+		if p := s.pods[anchor.Name]; p != nil && p.Spec.NodeName != "" {
+			name = p.Spec.NodeName
+		}
+	}
+	if name == "" {
+		return nil, nil
+	}
+	node := &corev1.Node{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("get node %s: %w", name, err)
+		}
+		if run.Spec.Placement.NodeName != "" {
+			s.fail("NodeNotFound", "placement.nodeName %q: no such node", name)
+			return nil, nil
+		}
+		// The anchor's node vanished before we pinned to it: keep the name.
+		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	if run.Status.NodeName == "" {
+		run.Status.NodeName = name
+		s.eventf("NodeSelected", "every MongoDB pod of this run runs on node %s", name)
+	}
+	return node, nil
+}
+
+// hostnameOf is the value pods select the node with. The kubernetes.io/hostname
+// label usually equals the node name but not on every cloud.
+func hostnameOf(n *corev1.Node) string {
+	if h := n.Labels[topology.HostnameLabel]; h != "" {
+		return h
+	}
+	return n.Name
+}
+
+// ensureJobIdentity creates the ServiceAccount, Role and RoleBinding the
+// run's Jobs use to write their result ConfigMaps.
+func (r *BenchmarkRunReconciler) ensureJobIdentity(ctx context.Context, s *runState) error {
+	objs := []struct {
+		kind string
+		obj  client.Object
+	}{
+		{"ServiceAccount", topology.JobServiceAccount(s.run)},
+		{"Role", topology.JobRole(s.run)},
+		{"RoleBinding", topology.JobRoleBinding(s.run)},
+	}
+	for _, o := range objs {
+		if s.rbac[o.kind+"/"+o.obj.GetName()] {
+			continue
+		}
+		if err := r.create(ctx, o.obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failOnPodProblems fails the run when a MongoDB pod cannot make progress
+// (unschedulable, image not pullable, crash-looping); it reports whether it did.
+func (r *BenchmarkRunReconciler) failOnPodProblems(s *runState, procs []topology.Process) bool {
+	for _, p := range procs {
+		pod := s.pods[p.Name]
+		if pod == nil {
+			continue
+		}
+		pr := podProblem(pod, s.now, r.Limits)
+		if pr.fatal != "" {
+			s.fail("TopologyFailed", "%s", pr.fatal)
+			return true
+		}
+		if pr.wait > 0 {
+			s.wakeAfter(pr.wait)
+		}
+	}
+	return false
+}
+
+// recordProcesses fills status.topology.processes and the TopologyReady
+// condition's explanation while the topology is not ready.
+func (s *runState) recordProcesses(procs []topology.Process, domain string) {
+	run := s.run
+	if run.Status.Topology == nil {
+		run.Status.Topology = &benchv1.TopologyStatus{}
+	}
+	t := run.Status.Topology
+	t.EntryPoint = topology.EntryAddress(run, domain)
+	baseline := map[string]int32{}
+	for _, p := range t.Processes {
+		baseline[p.Pod] = p.Restarts
+	}
+	out := make([]benchv1.ProcessStatus, 0, len(procs))
+	for _, p := range procs {
+		ps := benchv1.ProcessStatus{Role: p.Role, Pod: p.Name, Address: topology.Address(run, p, domain), Restarts: baseline[p.Name]}
+		if pod := s.pods[p.Name]; pod != nil {
+			ps.Ready = podReady(pod)
+			if !conditionTrue(run, benchv1.ConditionTopologyReady) {
+				// Before the topology is ready, restarts are expected
+				// (mongos waits for its config server); track them.
+				ps.Restarts = restarts(pod)
+			}
+		}
+		out = append(out, ps)
+	}
+	t.Processes = out
+}
+
+func podReady(p *corev1.Pod) bool {
+	if p.DeletionTimestamp != nil {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func restarts(p *corev1.Pod) int32 {
+	var n int32
+	for _, cs := range p.Status.ContainerStatuses {
+		n += cs.RestartCount
+	}
+	return n
+}
+
+// readiness summarises which processes are ready, for the TopologyReady
+// condition: "config server ready, 2/4 shards ready, mongos not ready".
+// dataReady covers every process but mongos, which can only become ready
+// once its config server replica set is initiated by the bootstrap Job.
+func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg string) {
+	var shards, shardsReady int
+	var cfg, mongos, standalone []string
+	all, dataReady = true, true
+	for _, p := range procs {
+		ready := s.pods[p.Name] != nil && podReady(s.pods[p.Name])
+		all = all && ready
+		if p.Role != benchv1.RoleMongos {
+			dataReady = dataReady && ready
+		}
+		switch p.Role {
+		case benchv1.RoleShard:
+			shards++
+			if ready {
+				shardsReady++
+			}
+		case benchv1.RoleConfigServer:
+			cfg = append(cfg, "config server "+readyWord(ready))
+		case benchv1.RoleMongos:
+			mongos = append(mongos, "mongos "+readyWord(ready))
+		case benchv1.RoleStandalone:
+			standalone = append(standalone, "mongod "+readyWord(ready))
+		}
+	}
+	parts := append(standalone, cfg...)
+	if shards > 0 {
+		parts = append(parts, fmt.Sprintf("%d/%d shards ready", shardsReady, shards))
+	}
+	parts = append(parts, mongos...)
+	return all, dataReady, strings.Join(parts, ", ")
+}
+
+func readyWord(ready bool) string {
+	if ready {
+		return "ready"
+	}
+	return "not ready"
+}

@@ -1,0 +1,101 @@
+package controllers
+
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// runState is one reconcile's view of a run: the run itself (whose status
+// the steps edit) and every child object observed in the cache.
+type runState struct {
+	run *benchv1.BenchmarkRun
+	now time.Time
+
+	pods       map[string]*corev1.Pod
+	jobs       map[string]*batchv1.Job
+	configMaps map[string]*corev1.ConfigMap
+	services   map[string]*corev1.Service
+	claims     map[string]*corev1.PersistentVolumeClaim
+	// rbac holds the names of the run's ServiceAccount/Role/RoleBinding
+	// that exist, keyed "kind/name".
+	rbac map[string]bool
+
+	// requeue is the shortest wait a step asked for (0 = none): deadlines
+	// that no watch event would announce (timeouts, grace periods).
+	requeue time.Duration
+	// events to record once the status is persisted.
+	events []event
+}
+
+type event struct {
+	warning bool
+	reason  string
+	message string
+}
+
+// wakeAfter asks for a reconcile after d at the latest.
+func (s *runState) wakeAfter(d time.Duration) {
+	if d <= 0 {
+		d = time.Second
+	}
+	if s.requeue == 0 || d < s.requeue {
+		s.requeue = d
+	}
+}
+
+func (s *runState) eventf(reason, format string, args ...any) {
+	s.events = append(s.events, event{reason: reason, message: fmt.Sprintf(format, args...)})
+}
+
+func (s *runState) warnf(reason, format string, args ...any) {
+	s.events = append(s.events, event{warning: true, reason: reason, message: fmt.Sprintf(format, args...)})
+}
+
+// setCondition sets a condition, reporting whether it changed.
+func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reason, message string) bool {
+	return meta.SetStatusCondition(&s.run.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: s.run.Generation,
+	})
+}
+
+// setPhase moves the run's phase forward (never back), with an event.
+func (s *runState) setPhase(p benchv1.RunPhase) {
+	next := advance(s.run.Status.Phase, p)
+	if next == s.run.Status.Phase {
+		return
+	}
+	s.run.Status.Phase = next
+	s.eventf(string(next), "Run is %s", next)
+}
+
+// fail ends the run: phase Failed with a reason a person understands.
+func (s *runState) fail(reason, format string, args ...any) {
+	if terminal(s.run) {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	s.run.Status.Phase = advance(s.run.Status.Phase, benchv1.RunFailed)
+	s.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, reason, msg)
+	s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, reason, "the run failed")
+	if c := meta.FindStatusCondition(s.run.Status.Conditions, benchv1.ConditionTopologyReady); c == nil || c.Status != metav1.ConditionTrue {
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, reason, "the run failed before its topology was ready")
+	}
+	now := metav1.NewTime(s.now)
+	s.run.Status.CompletionTime = &now
+	s.warnf(reason, "%s", msg)
+}
+
+func terminal(run *benchv1.BenchmarkRun) bool {
+	return run.Status.Phase == benchv1.RunSucceeded || run.Status.Phase == benchv1.RunFailed
+}
+
+func conditionTrue(run *benchv1.BenchmarkRun, typ string) bool {
+	return meta.IsStatusConditionTrue(run.Status.Conditions, typ)
+}
