@@ -82,7 +82,7 @@ func main() {
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
-		Recorder:  mgr.GetEventRecorderFor("mongobench"),
+		Recorder:  mgr.GetEventRecorder("mongobench"),
 		Clock:     clock.RealClock{},
 		Topology: topology.Config{
 			LoaderImage:           loaderImage,

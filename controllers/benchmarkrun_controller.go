@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -34,7 +34,7 @@ type BenchmarkRunReconciler struct {
 	// APIReader reads objects the manager does not cache (Nodes).
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
-	Recorder  record.EventRecorder
+	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
 
 	Topology topology.Config
@@ -49,7 +49,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods;services;persistentvolumeclaims;serviceaccounts,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
 
@@ -91,7 +91,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			if e.warning {
 				typ = corev1.EventTypeWarning
 			}
-			r.Recorder.Event(run, typ, e.reason, e.message)
+			r.Recorder.Eventf(run, nil, typ, e.reason, "Reconcile", "%s", e.message)
 		}
 	}()
 

@@ -133,7 +133,8 @@ func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason, 
 		s.wakeAfter(left)
 		return false
 	}
-	s.fail(reason, "%s completed but reported no result: ConfigMap %s missing after %s", what, strings.Join(missing, ", "), r.Limits.ResultGrace.Round(time.Second))
+	s.fail(reason, "%s completed but reported no result: ConfigMap %s missing after %s",
+		what, strings.Join(missing, ", "), r.Limits.ResultGrace.Round(time.Second))
 	return false
 }
 

@@ -72,7 +72,8 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 		deleted++
 	}
 	if deleted > 0 {
-		r.Recorder.Eventf(run, corev1.EventTypeNormal, "CleanedUp", "deleted %d objects of the run (cleanup: %s); results stay in status", deleted, run.Spec.Cleanup)
+		r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "CleanedUp", "Cleanup",
+			"deleted %d objects of the run (cleanup: %s); results stay in status", deleted, run.Spec.Cleanup)
 	}
 	return nil
 }

@@ -2,9 +2,9 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"io"
-	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -22,11 +22,11 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/controllers"
@@ -138,7 +138,7 @@ func startManager(t *testing.T, count *counters, limits controllers.Limits) *man
 		Client:    countingClient{mgr.GetClient(), &count.writes},
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),
-		Recorder:  mgr.GetEventRecorderFor("mongobench"),
+		Recorder:  mgr.GetEventRecorder("mongobench"),
 		Clock:     clock.RealClock{},
 		Topology: topology.Config{LoaderImage: loaderImage, ClusterDomain: "cluster.local", BootstrapTimeout: 8 * time.Minute,
 			LoaderImagePullPolicy: corev1.PullIfNotPresent},
@@ -755,4 +755,14 @@ func readAll(r io.Reader) string {
 	}
 	b, _ := io.ReadAll(r)
 	return string(b)
+}
+
+// namespaced is a reader limited to one namespace.
+type namespaced struct {
+	client.Client
+	ns string
+}
+
+func (n namespaced) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return n.Client.List(ctx, list, append(opts, client.InNamespace(n.ns))...)
 }

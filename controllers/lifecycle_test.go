@@ -186,7 +186,7 @@ func TestStandaloneLifecycle(t *testing.T) {
 	k.assertPrinterColumns("sa", fmt.Sprintf("%v", r.Status.Summary.Throughput), fmt.Sprint(r.Status.Summary.P99Micros), "Succeeded", "Standalone")
 }
 
-func TestShardedLifecycle(t *testing.T) {
+func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)
 	run := newRun("ms", benchv1.TopologySharded, 4, 3)

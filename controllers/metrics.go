@@ -50,7 +50,8 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	counts := map[benchv1.RunPhase]int{}
-	for _, p := range []benchv1.RunPhase{benchv1.RunPending, benchv1.RunProvisioning, benchv1.RunLoading, benchv1.RunRunning, benchv1.RunSucceeded, benchv1.RunFailed} {
+	for _, p := range []benchv1.RunPhase{benchv1.RunPending, benchv1.RunProvisioning, benchv1.RunLoading,
+		benchv1.RunRunning, benchv1.RunSucceeded, benchv1.RunFailed} {
 		counts[p] = 0
 	}
 	for i := range list.Items {

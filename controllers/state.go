@@ -58,9 +58,10 @@ func (s *runState) warnf(reason, format string, args ...any) {
 	s.events = append(s.events, event{warning: true, reason: reason, message: fmt.Sprintf(format, args...)})
 }
 
-// setCondition sets a condition, reporting whether it changed.
-func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reason, message string) bool {
-	return meta.SetStatusCondition(&s.run.Status.Conditions, metav1.Condition{
+// setCondition sets a condition (its transition time moves only when its
+// status does).
+func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&s.run.Status.Conditions, metav1.Condition{
 		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: s.run.Generation,
 	})
 }
