@@ -102,16 +102,21 @@ func (r *BenchmarkRunReconciler) node(ctx context.Context, s *runState, anchor t
 		return nil, nil
 	}
 	node := &corev1.Node{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("get node %s: %w", name, err)
-		}
-		if run.Spec.Placement.NodeName != "" {
-			s.fail("NodeNotFound", "placement.nodeName %q: no such node", name)
-			return nil, nil
-		}
-		// The anchor's node vanished before we pinned to it: keep the name.
+	err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, node)
+	switch {
+	case err == nil:
+	case apierrors.IsForbidden(err):
+		// A namespace-scoped install may not read Nodes: assume the usual
+		// kubernetes.io/hostname == node name.
 		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	case apierrors.IsNotFound(err) && run.Spec.Placement.NodeName != "":
+		s.fail("NodeNotFound", "placement.nodeName %q: no such node", name)
+		return nil, nil
+	case apierrors.IsNotFound(err):
+		// The anchor's node vanished: its pods will fail; keep the name.
+		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	default:
+		return nil, fmt.Errorf("get node %s: %w", name, err)
 	}
 	if run.Status.NodeName == "" {
 		run.Status.NodeName = name
