@@ -12,6 +12,7 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.12.2
 HELM_VERSION ?= v3.22.0
+KIND_VERSION ?= v0.33.0
 K8S_VERSION ?= 1.36.3
 ETCD_VERSION ?= v3.6.16
 
@@ -91,11 +92,41 @@ build: ## Build the manager and loader binaries into bin/.
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/manager ./cmd
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/loader ./cmd/loader
 
+##@ Images and clusters (need a Docker engine)
+
+.PHONY: docker-check
+docker-check:
+	@./hack/require-docker.sh "make $(MAKECMDGOALS)"
+
+.PHONY: docker-build
+docker-build: docker-check ## Build the manager image ($(IMG)).
+	docker build -t $(IMG) --build-arg VERSION=$(VERSION) -f Dockerfile .
+
+.PHONY: loader-image
+loader-image: docker-check ## Build the loader image ($(LOADER_IMG)).
+	docker build -t $(LOADER_IMG) --build-arg VERSION=$(VERSION) -f loader-image/Dockerfile .
+
+.PHONY: demo
+demo: docker-check kind helm kubectl ## kind cluster + Helm install + a standalone and a 2-shard run; prints the results.
+	./hack/demo.sh
+
+.PHONY: demo-clean
+demo-clean: docker-check kind ## Delete the demo's kind cluster.
+	./hack/demo.sh clean
+
+.PHONY: test-e2e
+test-e2e: docker-check kind helm kubectl ## End-to-end suite on kind with real MongoDB (test/e2e, build tag e2e).
+	./hack/e2e.sh
+
+.PHONY: run
+run: manifests generate ## Run the manager against the current kubeconfig's cluster (it only talks to the API server).
+	go run ./cmd --metrics-bind-address=0 --health-probe-bind-address=:8081
+
 ##@ Tools
 
 # Tool targets are phony: build-tool.sh is a no-op relink when the pinned
 # version is cached, and a version bump in this file takes effect at once.
-.PHONY: controller-gen kustomize golangci-lint helm
+.PHONY: controller-gen kustomize golangci-lint helm kind kubectl
 controller-gen:
 	@./hack/build-tool.sh controller-gen sigs.k8s.io/controller-tools $(CONTROLLER_TOOLS_VERSION) sigs.k8s.io/controller-tools/cmd/controller-gen
 
@@ -108,5 +139,12 @@ golangci-lint:
 helm:
 	@./hack/build-tool.sh helm helm.sh/helm/v3 $(HELM_VERSION) helm.sh/helm/v3/cmd/helm
 
+kind:
+	@./hack/build-tool.sh kind sigs.k8s.io/kind $(KIND_VERSION) sigs.k8s.io/kind
+
+# kubectl is the one built with the envtest binaries (same Kubernetes version).
+kubectl: envtest
+	@ln -sf "$$(K8S_VERSION=$(K8S_VERSION) ./hack/envtest-assets.sh)/kubectl" $(BIN)/kubectl
+
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint helm ## Build every pinned tool.
+tools: controller-gen kustomize golangci-lint helm kind kubectl ## Build every pinned tool.

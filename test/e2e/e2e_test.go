@@ -1,0 +1,310 @@
+//go:build e2e
+
+// Package e2e runs BenchmarkRuns against real MongoDB on a kind cluster that
+// hack/e2e.sh (make test-e2e) creates: the manager and loader images built
+// from this tree, installed with the Helm chart. It needs Docker; `make
+// test` never compiles it (build tag e2e).
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+const runTimeout = 15 * time.Minute
+
+type suite struct {
+	t  *testing.T
+	c  client.Client
+	ns string
+}
+
+func setup(t *testing.T) *suite {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := benchv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		t.Fatalf("kubeconfig (run through make test-e2e): %v", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-",
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "restricted"}}}
+	if err := c.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	s := &suite{t: t, c: c, ns: ns.Name}
+	t.Cleanup(func() {
+		if t.Failed() {
+			s.dump()
+		}
+		_ = c.Delete(context.Background(), ns)
+	})
+	return s
+}
+
+func smallRun(name string, mode benchv1.TopologyMode, shards int32) *benchv1.BenchmarkRun {
+	run := &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: benchv1.BenchmarkRunSpec{
+			Topology: benchv1.TopologySpec{Mode: mode, Image: "mongo:8.0.4", WiredTigerCacheSizeGB: "0.25"},
+			Workload: benchv1.WorkloadSpec{Preset: "a", RecordCount: ptr.To[int64](10000),
+				WorkloadParameters: benchv1.WorkloadParameters{OperationCount: ptr.To[int64](20000)}},
+			Phases: []benchv1.PhaseSpec{
+				{Name: "load", Type: benchv1.PhaseLoad, Threads: 8, BatchSize: ptr.To[int32](100)},
+				{Name: "a", Type: benchv1.PhaseRun, Threads: 8},
+			},
+			Loaders: 2,
+			Timeout: &metav1.Duration{Duration: runTimeout},
+		},
+	}
+	if mode == benchv1.TopologySharded {
+		run.Spec.Topology.Shards = ptr.To(shards)
+	}
+	return run
+}
+
+func (s *suite) create(run *benchv1.BenchmarkRun) {
+	s.t.Helper()
+	run.Namespace = s.ns
+	if err := s.c.Create(context.Background(), run); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *suite) get(name string) *benchv1.BenchmarkRun {
+	s.t.Helper()
+	run := &benchv1.BenchmarkRun{}
+	if err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: name}, run); err != nil {
+		s.t.Fatal(err)
+	}
+	return run
+}
+
+// wait polls until cond holds or the deadline passes.
+func (s *suite) wait(what string, timeout time.Duration, cond func() bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(2 * time.Second) // poll interval, bounded by the deadline
+	}
+}
+
+// waitEnd waits until the run succeeded or failed and returns it.
+func (s *suite) waitEnd(name string) *benchv1.BenchmarkRun {
+	s.t.Helper()
+	var run *benchv1.BenchmarkRun
+	s.wait(name+" to finish", runTimeout+time.Minute, func() bool {
+		run = s.get(name)
+		return run.Status.Phase == benchv1.RunSucceeded || run.Status.Phase == benchv1.RunFailed
+	})
+	return run
+}
+
+func failure(run *benchv1.BenchmarkRun) string {
+	for _, c := range run.Status.Conditions {
+		if c.Type == benchv1.ConditionFailed && c.Status == metav1.ConditionTrue {
+			return c.Reason + ": " + c.Message
+		}
+	}
+	return ""
+}
+
+func (s *suite) pods(labels client.MatchingLabels) []corev1.Pod {
+	s.t.Helper()
+	var pods corev1.PodList
+	if err := s.c.List(context.Background(), &pods, client.InNamespace(s.ns), labels); err != nil {
+		s.t.Fatal(err)
+	}
+	return pods.Items
+}
+
+// checkResults: every phase measured operations, without a single error.
+func (s *suite) checkResults(run *benchv1.BenchmarkRun) {
+	s.t.Helper()
+	if len(run.Status.Results) != len(run.Spec.Phases) {
+		s.t.Fatalf("%d results for %d phases", len(run.Status.Results), len(run.Spec.Phases))
+	}
+	for _, r := range run.Status.Results {
+		if r.Throughput <= 0 || r.Operations <= 0 || r.P99Micros <= 0 {
+			s.t.Errorf("%s: throughput %v, operations %d, p99 %d", r.Name, r.Throughput, r.Operations, r.P99Micros)
+		}
+		for _, o := range r.OperationStats {
+			if o.Errors != 0 {
+				s.t.Errorf("%s %s: %d errors %v", r.Name, o.Name, o.Errors, o.Statuses)
+			}
+		}
+		if r.Type == benchv1.PhaseLoad && r.Operations != 10000 {
+			s.t.Errorf("load inserted %d records, want 10000", r.Operations)
+		}
+	}
+	if run.Status.Summary == nil || run.Status.Summary.Throughput <= 0 {
+		s.t.Errorf("summary %+v", run.Status.Summary)
+	}
+}
+
+// TestStandalone: a standalone run completes with error-free results, every
+// DB pod on the run's node, loaders on another node (PreferOtherNode, and
+// kind has two workers), objects retained for inspection (Retain).
+func TestStandalone(t *testing.T) {
+	s := setup(t)
+	run := smallRun("standalone", benchv1.TopologyStandalone, 0)
+	run.Spec.Cleanup = benchv1.CleanupRetain
+	s.create(run)
+	done := s.waitEnd("standalone")
+	if done.Status.Phase != benchv1.RunSucceeded {
+		t.Fatalf("run failed: %s", failure(done))
+	}
+	s.checkResults(done)
+	node := done.Status.NodeName
+	for _, p := range s.pods(client.MatchingLabels{topology.LabelRun: "standalone", topology.LabelDatabase: "true"}) {
+		if p.Spec.NodeName != node {
+			t.Errorf("DB pod %s on %s, run node %s", p.Name, p.Spec.NodeName, node)
+		}
+	}
+	loaders := s.pods(client.MatchingLabels{topology.LabelRun: "standalone", topology.LabelComponent: topology.ComponentLoader})
+	if len(loaders) == 0 {
+		t.Fatal("no loader pods retained")
+	}
+	for _, p := range loaders {
+		if p.Spec.NodeName == node {
+			t.Errorf("loader pod %s shares the DB node %s although another worker is free (PreferOtherNode)", p.Name, node)
+		}
+	}
+}
+
+// TestSharded: chunks spread over every shard, every DB pod on one node,
+// and Delete cleanup removes the topology but keeps the results.
+func TestSharded(t *testing.T) {
+	s := setup(t)
+	const shards = 3
+	s.create(smallRun("sharded", benchv1.TopologySharded, shards))
+	s.wait("the load phase", runTimeout, func() bool {
+		r := s.get("sharded")
+		if r.Status.Phase == benchv1.RunFailed {
+			t.Fatalf("run failed: %s", failure(r))
+		}
+		return r.Status.Phase == benchv1.RunLoading || r.Status.Phase == benchv1.RunRunning
+	})
+	r := s.get("sharded")
+	nodes := map[string]bool{}
+	db := s.pods(client.MatchingLabels{topology.LabelRun: "sharded", topology.LabelDatabase: "true"})
+	for _, p := range db {
+		nodes[p.Spec.NodeName] = true
+	}
+	if len(db) != shards+2 || len(nodes) != 1 || !nodes[r.Status.NodeName] {
+		t.Errorf("%d DB pods on nodes %v, want %d on %s", len(db), nodes, shards+2, r.Status.NodeName)
+	}
+	if got := len(r.Status.Topology.Chunks); got != shards {
+		t.Errorf("chunks reported for %d shards, want %d: %+v", got, shards, r.Status.Topology.Chunks)
+	}
+	for _, c := range r.Status.Topology.Chunks {
+		if c.Chunks < 1 {
+			t.Errorf("shard %s has no chunk of the collection: %+v", c.Shard, r.Status.Topology.Chunks)
+		}
+	}
+	done := s.waitEnd("sharded")
+	if done.Status.Phase != benchv1.RunSucceeded {
+		t.Fatalf("run failed: %s", failure(done))
+	}
+	s.checkResults(done)
+	s.wait("cleanup of the DB pods", 3*time.Minute, func() bool {
+		return len(s.pods(client.MatchingLabels{topology.LabelRun: "sharded", topology.LabelDatabase: "true"})) == 0
+	})
+	if len(s.get("sharded").Status.Results) != 2 {
+		t.Error("cleanup lost the results")
+	}
+	var jobs batchv1.JobList
+	if err := s.c.List(context.Background(), &jobs, client.InNamespace(s.ns)); err != nil || len(jobs.Items) != 0 {
+		t.Errorf("finished Jobs not cleaned up: %d (%v)", len(jobs.Items), err)
+	}
+}
+
+// TestWrongMongoImageFails: an image that cannot be pulled fails the run
+// with a reason that names it.
+func TestWrongMongoImageFails(t *testing.T) {
+	s := setup(t)
+	run := smallRun("badmongo", benchv1.TopologyStandalone, 0)
+	run.Spec.Topology.Image = "mongo:0.0.0-does-not-exist"
+	s.create(run)
+	done := s.waitEnd("badmongo")
+	if done.Status.Phase != benchv1.RunFailed || !strings.Contains(failure(done), "mongo:0.0.0-does-not-exist") {
+		t.Fatalf("phase %s, failure %q", done.Status.Phase, failure(done))
+	}
+}
+
+// TestWrongLoaderImageFails reinstalls the manager with a loader image that
+// does not exist: the run must fail with a reason, not hang.
+func TestWrongLoaderImageFails(t *testing.T) {
+	helm, chart := os.Getenv("E2E_HELM"), os.Getenv("E2E_CHART")
+	if helm == "" || chart == "" {
+		t.Fatal("E2E_HELM and E2E_CHART must be set (run through make test-e2e)")
+	}
+	upgrade := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(helm, append([]string{"upgrade", "mongobench", chart, "-n", "mongobench-system", "--reuse-values", "--wait", "--timeout", "3m"}, args...)...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("helm upgrade %v: %v\n%s", args, err, out.String())
+		}
+	}
+	upgrade("--set", "loaderImage.tag=does-not-exist", "--set", "controller.imagePullTimeout=45s")
+	t.Cleanup(func() { upgrade("--set", "loaderImage.tag="+os.Getenv("E2E_LOADER_TAG"), "--set", "controller.imagePullTimeout=3m") })
+	s := setup(t)
+	s.create(smallRun("badloader", benchv1.TopologyStandalone, 0))
+	done := s.waitEnd("badloader")
+	if done.Status.Phase != benchv1.RunFailed || !strings.Contains(failure(done), "does-not-exist") {
+		t.Fatalf("phase %s, failure %q", done.Status.Phase, failure(done))
+	}
+}
+
+// dump prints what a person would look at when a run goes wrong.
+func (s *suite) dump() {
+	ctx := context.Background()
+	var runs benchv1.BenchmarkRunList
+	_ = s.c.List(ctx, &runs, client.InNamespace(s.ns))
+	for _, r := range runs.Items {
+		s.t.Logf("run %s: phase %s, conditions %+v", r.Name, r.Status.Phase, r.Status.Conditions)
+	}
+	var pods corev1.PodList
+	_ = s.c.List(ctx, &pods, client.InNamespace(s.ns))
+	for _, p := range pods.Items {
+		s.t.Logf("pod %s on %s: %s %+v", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.ContainerStatuses)
+	}
+	var events corev1.EventList
+	_ = s.c.List(ctx, &events, client.InNamespace(s.ns))
+	for _, e := range events.Items {
+		s.t.Logf("event %s %s: %s", e.InvolvedObject.Name, e.Reason, e.Message)
+	}
+	fmt.Fprintln(os.Stderr, "(see also the manager's logs: kubectl -n mongobench-system logs deploy/mongobench)")
+}
