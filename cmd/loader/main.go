@@ -12,12 +12,11 @@ import (
 	"syscall"
 
 	"github.com/mongobench/mongobench/internal/loader"
+	"github.com/mongobench/mongobench/internal/version"
 )
 
-// version is set at build time: -ldflags "-X main.version=v1.2.3".
-var version = "dev"
-
 func main() {
+	loader.ConfigureGC(os.Getenv)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	// The first SIGTERM or SIGINT stops the run gracefully (the partial
@@ -31,9 +30,11 @@ func main() {
 		cancel(loader.SignalError{Signal: s})
 	}()
 	os.Exit(loader.Main(ctx, os.Args[1:], loader.Env{
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-		Getenv:  os.Getenv,
-		Version: version,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Getenv: os.Getenv,
+		// Set at build time, like the manager's: -ldflags
+		// "-X github.com/mongobench/mongobench/internal/version.Version=v1.2.3".
+		Version: version.Version,
 	}))
 }

@@ -19,7 +19,8 @@ const (
 	// cancelled. YCSB waits for them indefinitely.
 	DefaultStopGrace = 10 * time.Second
 	// DefaultCleanupTimeout bounds each thread's DB.Cleanup (the flush of
-	// buffered inserts), which runs even after cancellation.
+	// buffered inserts), which runs even after cancellation. After a stop
+	// it is also bounded by the stop's grace (see Run).
 	DefaultCleanupTimeout = 30 * time.Second
 	// seriesInterval is the base interval of the time series.
 	seriesInterval = time.Second
@@ -209,7 +210,9 @@ type client struct {
 // execution time elapses, or ctx is cancelled. Stops happen between
 // operations; operations in flight get StopGrace before their context is
 // cancelled. A cancelled run still returns its partial measurements, with
-// StopReason Cancelled, and a nil error. Cleanup (flush) always runs,
+// StopReason Cancelled, and a nil error. Cleanup (flush) always runs; after
+// a stop it shares the in-flight operations' grace, so that everything
+// ends within StopGrace of a stop (a SIGTERM's deadline is short),
 // measured as CLEANUP.
 func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*RunResult, error) {
 	if err := opts.validate(); err != nil {
@@ -272,7 +275,7 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 		c.threadsWG.Add(1)
 		go func() {
 			defer c.threadsWG.Done()
-			c.runThread(ctx, wk, threads)
+			c.runThread(wk, threads)
 		}()
 	}
 	c.threadsWG.Wait()
@@ -358,7 +361,7 @@ func (c *client) watch(ctx context.Context, cancelOps context.CancelFunc) {
 
 // runThread is ClientThread.run: the operation loop with YCSB's throttle,
 // then the DB's cleanup.
-func (c *client) runThread(ctx context.Context, wk *worker, threads int) {
+func (c *client) runThread(wk *worker, threads int) {
 	var timer *time.Timer
 	sleepUntil := func(deadline time.Time) bool {
 		d := time.Until(deadline)
@@ -415,7 +418,9 @@ func (c *client) runThread(ctx context.Context, wk *worker, threads int) {
 		}
 	}
 
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.CleanupTimeout)
+	// opsCtx outlives Run's ctx's cancellation but ends StopGrace after a stop:
+	// a flush after a stop must not outlast the grace either.
+	cctx, cancel := context.WithTimeout(c.opsCtx, c.opts.CleanupTimeout)
 	defer cancel()
 	cstart := time.Now()
 	failed, err := wk.db.Cleanup(cctx)

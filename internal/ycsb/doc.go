@@ -50,9 +50,10 @@
 //     batch); inserts lost in it are reported (FailedBufferedInserts).
 //   - Client: DBs are opened before the clock starts; the throttle divides
 //     target by the actual (clamped) thread count; a stop (max execution
-//     time, cancellation) gives in-flight operations StopGrace before their
-//     context is cancelled instead of waiting forever; cancellation returns
-//     partial results (StopReason Cancelled).
+//     time, cancellation) gives in-flight operations, and the final flush
+//     (Cleanup), StopGrace before their context is cancelled instead of
+//     waiting forever; cancellation returns partial results (StopReason
+//     Cancelled).
 //   - AcknowledgedCounter: lock-free slots instead of a racy boolean window;
 //     a value more than 2^20 ahead waits instead of throwing.
 //   - Properties: booleans must be true/false (Java turns typos into false);

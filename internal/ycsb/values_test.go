@@ -35,19 +35,24 @@ func TestFillChunkFromKnownRandom(t *testing.T) {
 }
 
 func TestFillRandomValueUsesOneNumberPerSixBytes(t *testing.T) {
-	r1, r2 := NewRand(7), NewRand(7)
-	got := make([]byte, 15)
-	FillRandomValue(got, r1)
-	want := make([]byte, 15)
-	for off := 0; off < 15; off += 6 {
-		fillChunk(want[off:min(off+6, 15)], uint32(r2.NextInt()))
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("FillRandomValue = %q, want %q", got, want)
-	}
-	for _, c := range got {
-		if c < ' ' || c > ' '+95 {
-			t.Fatalf("byte %q outside YCSB's printable range", c)
+	for _, n := range []int{0, 1, 5, 6, 7, 15, 100, 1000} {
+		r1, r2 := NewRand(7), NewRand(7)
+		got := make([]byte, n)
+		FillRandomValue(got, r1)
+		want := make([]byte, n)
+		for off := 0; off < n; off += 6 {
+			fillChunk(want[off:min(off+6, n)], uint32(r2.NextInt()))
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("FillRandomValue(%d bytes) = %q, want %q", n, got, want)
+		}
+		if *r1 != *r2 {
+			t.Fatalf("%d bytes: the generator's state differs from %d NextInt calls", n, (n+5)/6)
+		}
+		for _, c := range got {
+			if c < ' ' || c > ' '+95 {
+				t.Fatalf("byte %q outside YCSB's printable range", c)
+			}
 		}
 	}
 }

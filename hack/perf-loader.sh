@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Client CPU per operation of the loader, against the floor (the bare driver
+# loop) and go-ycsb v1.0.1, and the loader's memory after 100k vs 1M
+# operations. Everything runs against internal/testutil/stubmongo, a
+# wire-protocol server that answers at almost no cost, in a child process on
+# its own CPU, so that the client's rusage is the client's alone.
+#
+#   hack/perf-loader.sh              # ~15 min on 2 cores
+#   ROUNDS=3 OPS=50000 MEM_OPS="100000 1000000" hack/perf-loader.sh
+#
+# Environment:
+#   ROUNDS      measurement rounds (default 5; 0: memory runs only). Each round runs every
+#               benchmark once, so bare, loader and go-ycsb of one round see
+#               the same machine load; the table shows medians over rounds,
+#               and the loader/bare ratio is the median of per-round ratios.
+#   OPS         operations per measurement (default 100000)
+#   MEM_OPS     operation counts of the memory runs (default "100000 1000000")
+#   MEM_SECONDS durations of further memory runs, e.g. "150 300": past 120 s
+#               the time series stops growing (default: none)
+#   CLIENT_CPU  CPU the client is pinned to (default 0)
+#   SERVER_CPU  CPU of the stub server (default 1)
+#
+# What is compared (internal/loader/perf_test.go has the details):
+#   bare     BenchmarkCPU/<w>/bare: the driver calls the binding makes, with
+#            the same argument types (raw BSON), nothing else; 8 goroutines
+#   loader   BenchmarkCPU/<w>/loader: ycsb.Run + the MongoDB binding in
+#            process, 8 threads, the embedded workload
+#   go-ycsb  BenchmarkGoYCSB/<w>: github.com/pingcap/go-ycsb v1.0.1 (driver
+#            v1) as a child process, 8 threads, same workload; built here in
+#            a throw-away module, never a dependency of this module
+#   own      BenchmarkOverhead/<w>: the loader without the driver calls
+# each twice:
+#   default  each process's GC as shipped: Go's default (GOGC=100) for the
+#            bare loop and go-ycsb, the loader binary's GOGC=400
+#            (internal/loader/gc.go) for the loader. The bare loop's live
+#            heap is ~2 MB, so it collects every ~4 MB allocated; the
+#            loader's (histograms, ~15 MB) far less often: the loader can
+#            come out cheaper than the "floor".
+#   limit    the same GC budget for all (GOGC=off, GOMEMLIMIT=256MiB: a
+#            process collects when its heap reaches 256 MiB): the
+#            difference is the work done. (No GC at all is no fairer:
+#            every allocation then faults in fresh pages.)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
+ROUNDS=${ROUNDS:-5}
+OPS=${OPS:-100000}
+MEM_OPS=${MEM_OPS:-"100000 1000000"}
+CLIENT_CPU=${CLIENT_CPU:-0}
+SERVER_CPU=${SERVER_CPU:-1}
+GOYCSB_VERSION=v1.0.1
+# go-ycsb v1.0.1's go.mod replaces thrift; a replace is not inherited by a
+# requiring module, so the tools module repeats it.
+THRIFT=github.com/apache/thrift@v0.0.0-20171203172758-327ebb6c2b6d
+
+out=bin/perf
+tools=bin/.tools/go-ycsb
+mkdir -p "$out" "$tools"
+log() { echo "perf-loader: $*" >&2; }
+for tool in taskset /usr/bin/time; do
+  command -v "$tool" >/dev/null || { log "$tool is required"; exit 1; }
+done
+
+# 1. go-ycsb, outside this module.
+goycsb="$tools/go-ycsb-$GOYCSB_VERSION"
+if [ ! -x "$goycsb" ]; then
+  log "building go-ycsb $GOYCSB_VERSION in $tools (a few minutes the first time)"
+  (
+    cd "$tools"
+    rm -f go.mod go.sum
+    printf 'module gotools/go-ycsb\n\ngo 1.26\n' >go.mod
+    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/pingcap/go-ycsb/cmd/go-ycsb"\n' >tools.go
+    go mod edit -require=github.com/pingcap/go-ycsb@$GOYCSB_VERSION -replace=github.com/apache/thrift=$THRIFT
+    go mod tidy
+    CGO_ENABLED=0 go build -o "go-ycsb-$GOYCSB_VERSION" github.com/pingcap/go-ycsb/cmd/go-ycsb
+  )
+fi
+goycsb=$(cd "$(dirname "$goycsb")" && pwd)/$(basename "$goycsb")
+
+# 2. The benchmark binaries and the loader itself.
+log "building test binaries and the loader"
+go test -c -o "$out/loader.test" ./internal/loader
+go test -c -o "$out/stubmongo.test" ./internal/testutil/stubmongo
+CGO_ENABLED=0 go build -trimpath -o "$out/loader" ./cmd/loader
+
+# pinned [VAR=value...] command...: the client on CLIENT_CPU, the stub
+# server it starts on SERVER_CPU.
+pinned() { env STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$@"; }
+
+# 3. CPU rounds.
+cpu="$out/cpu.txt"
+: >"$cpu"
+for round in $(seq 1 "$ROUNDS"); do
+  for gc in default limit; do
+    log "round $round/$ROUNDS, GC $gc"
+    gcenv=()
+    [ "$gc" = limit ] && gcenv=(GOGC=off GOMEMLIMIT=256MiB)
+    env -u GOGC -u GOMEMLIMIT "${gcenv[@]}" GOYCSB_BIN="$goycsb" STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$out/loader.test" -test.run '^$' \
+      -test.bench '^(BenchmarkCPU|BenchmarkGoYCSB|BenchmarkOverhead)$' -test.benchtime "${OPS}x" |
+      sed -n "s/^Benchmark/gc=$gc round=$round Benchmark/p" >>"$cpu"
+  done
+  pinned "$out/stubmongo.test" -test.run '^$' -test.bench '^BenchmarkBareDriver$/./^goroutines=8$' -test.benchtime "${OPS}x" |
+    sed -n "s/^Benchmark/gc=default round=$round Benchmark/p" >>"$cpu"
+done
+
+# 4. Memory: the loader binary against a stub server: its peak RSS, its
+# largest live heap after any GC cycle (gctrace), the run's length and the
+# points of its time series (capped at 120), after MEM_OPS operations, and
+# for MEM_SECONDS seconds (unlimited operations, maxexecutiontime), both as
+# shipped (GOGC=400) and at Go's default GOGC=100; go-ycsb for comparison.
+log "memory runs: $MEM_OPS operations${MEM_SECONDS:+; $MEM_SECONDS seconds}"
+exec 9> >(MONGOBENCH_STUBMONGO_CHILD=1 taskset -c "$SERVER_CPU" "$out/loader.test" -test.run '^$' >"$out/stub.out" 2>&1)
+addr=
+for _ in $(seq 1 100); do
+  addr=$(sed -n 's/^LISTENING //p' "$out/stub.out")
+  [ -n "$addr" ] && break
+  sleep 0.1
+done
+[ -n "$addr" ] || { log "stub server did not start: $(cat "$out/stub.out")"; exit 1; }
+url="mongodb.url=mongodb://$addr/?directConnection=true"
+mem="$out/memory.txt"
+: >"$mem"
+# memrun NAME SIZE GOGC LOADER-ARGS...: one loader run, one line of $mem.
+memrun() {
+  local name=$1 size=$2 gogc=$3
+  shift 3
+  local tag="$name-$size"
+  env -u GOMEMLIMIT ${gogc:+GOGC=$gogc} GODEBUG=gctrace=1 /usr/bin/time -f '%M %e' -o "$out/time-$tag" \
+    taskset -c "$CLIENT_CPU" "$out/loader" run -P workloada -p "$url" -p recordcount=1000000 -threads 8 \
+    --result "$out/result-$tag.json.gz" "$@" >"$out/report-$tag.txt" 2>"$out/stderr-$tag.txt"
+  local live points ops
+  live=$(grep -o '[0-9]*->[0-9]*->[0-9]* MB' "$out/stderr-$tag.txt" | sed 's/.*->\([0-9]*\) MB/\1/' | sort -n | tail -1)
+  points=$(gzip -dc "$out/result-$tag.json.gz" | grep -o '"millis":' | wc -l)
+  ops=$(sed -n 's/^\[READ\], Operations, //p; s/^\[UPDATE\], Operations, //p' "$out/report-$tag.txt" | awk '{s += $1} END {print s}')
+  echo "$name $ops $(cat "$out/time-$tag") ${live:-?} $(grep -c '^gc ' "$out/stderr-$tag.txt") $points" >>"$mem"
+}
+for n in $MEM_OPS; do
+  memrun loader "$n" "" -p operationcount="$n"
+  memrun loader-gogc100 "$n" 100 -p operationcount="$n"
+  /usr/bin/time -f '%M %e' -o "$out/time-goycsb-$n" taskset -c "$CLIENT_CPU" "$goycsb" run mongodb -p workload=core \
+    -p readproportion=0.5 -p updateproportion=0.5 -p requestdistribution=zipfian -p "$url" \
+    -p recordcount=1000000 -p operationcount="$n" -p threadcount=8 >"$out/goycsb-$n.txt" 2>&1
+  echo "go-ycsb $n $(cat "$out/time-goycsb-$n") - - -" >>"$mem"
+done
+for secs in ${MEM_SECONDS:-}; do
+  memrun loader "${secs}s" "" -p operationcount=0 -p maxexecutiontime="$secs"
+done
+exec 9>&- # EOF on the stub's stdin: it exits
+
+# 5. The table.
+awk -v rounds="$ROUNDS" -v ops="$OPS" '
+function median(list,   n, a, i, j, t) {
+  n = split(list, a, " ")
+  for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+  if (n == 0) return "-"
+  return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function range(list,   n, a, i, lo, hi) {
+  n = split(list, a, " ")
+  if (n == 0) return "-"
+  lo = hi = a[1]
+  for (i = 2; i <= n; i++) { if (a[i] + 0 < lo + 0) lo = a[i]; if (a[i] + 0 > hi + 0) hi = a[i] }
+  return sprintf("%.2f-%.2f", lo, hi)
+}
+FILENAME ~ /cpu.txt$/ {
+  split($1, g, "="); split($2, rr, "="); gc = g[2]; round = rr[2]
+  name = $3; sub(/-[0-9]+$/, "", name)
+  cpu = ""; allocs = ""
+  for (i = 4; i <= NF; i++) { if ($i == "cpu-us/op") cpu = $(i-1); if ($i == "allocs/op") allocs = $(i-1) }
+  key = gc SUBSEP name
+  v[key] = v[key] " " cpu; al[key] = allocs
+  at[key SUBSEP round] = cpu
+  next
+}
+{ mem[++m] = $0 }
+END {
+  if (rounds > 0) cpu_table()
+  memory_table()
+}
+function cpu_table(   gi, gc, w, wl, b, l, y, o, ratios, yr, r, k, n, ops3, wls) {
+  printf "Client CPU per operation (µs), median of %d rounds of %d operations; 8 threads; client pinned to one CPU, stub server on another\n\n", rounds, ops
+  printf "%-5s %-8s %8s %8s %8s %12s %18s %14s   %s\n", "wl", "GC", "bare", "loader", "go-ycsb", "loader/bare", "loader/bare range", "go-ycsb/bare", "allocs/op bare, loader; own µs/op (allocs)"
+  split("load a c", wls, " ")
+  for (gi = 1; gi <= 2; gi++) {
+    gc = (gi == 1) ? "default" : "limit"
+    for (w = 1; w <= 3; w++) {
+      wl = wls[w]
+      b = gc SUBSEP "BenchmarkCPU/" wl "/bare"; l = gc SUBSEP "BenchmarkCPU/" wl "/loader"
+      y = gc SUBSEP "BenchmarkGoYCSB/" wl; o = gc SUBSEP "BenchmarkOverhead/" wl
+      ratios = ""; yr = ""
+      for (r = 1; r <= rounds; r++) {
+        if ((b SUBSEP r) in at && (l SUBSEP r) in at) ratios = ratios " " at[l SUBSEP r] / at[b SUBSEP r]
+        if ((b SUBSEP r) in at && (y SUBSEP r) in at) yr = yr " " at[y SUBSEP r] / at[b SUBSEP r]
+      }
+      printf "%-5s %-8s %8.2f %8.2f %8.2f %12.3f %18s %14.3f   %s, %s; %.2f (%s)\n", wl, gc, median(v[b]), median(v[l]), median(v[y]),
+        median(ratios), range(ratios), median(yr), al[b], al[l], median(v[o]), al[o]
+    }
+  }
+  printf "\nReference: stubmongo BenchmarkBareDriver (bson.D documents, reflection-based marshalling), 8 goroutines, GC default:\n"
+  split("insert read update", ops3, " ")
+  for (k = 1; k <= 3; k++) {
+    n = "default" SUBSEP "BenchmarkBareDriver/" ops3[k] "/goroutines=8"
+    printf "  %-7s %6.2f µs/op, %s allocs/op\n", ops3[k], median(v[n]), al[n]
+  }
+  printf "\nGC: default = as shipped (bare loop and go-ycsb GOGC=100, loader GOGC=400); limit = GOGC=off GOMEMLIMIT=256MiB for all.\n\n"
+}
+function memory_table(   i, f) {
+  printf "Memory, workload a, 8 threads: peak RSS, largest live heap after a GC, GC cycles, run time, time-series points (cap 120):\n"
+  for (i = 1; i <= m; i++) {
+    split(mem[i], f, " ")
+    printf "  %-14s %9d ops  %6.1f s  peak RSS %6.1f MiB  live heap %3s MB  GCs %4s  series points %3s\n",
+      f[1], f[2], f[4], f[3] / 1024, f[5], f[6], f[7]
+  }
+}' "$cpu" "$mem" | tee "$out/table.txt"
+log "raw numbers in $cpu and $mem; the table in $out/table.txt"

@@ -1,0 +1,291 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/mongobench/mongobench/internal/loader/k8sresult"
+)
+
+// Exit codes of the loader command.
+const (
+	// ExitOK: the phase completed (or ran for maxexecutiontime) and every
+	// result destination was written.
+	ExitOK = 0
+	// ExitFailure: a fatal error (cannot connect, a result could not be
+	// written, a load left records out, bootstrap or collMod failed).
+	ExitFailure = 1
+	// ExitUsage: bad flags, properties or topology, found before any work.
+	ExitUsage = 2
+	// exitSignalBase + n: stopped by signal n after writing the partial
+	// result (143 for SIGTERM, 130 for SIGINT), the shell's convention.
+	exitSignalBase = 128
+)
+
+// DefaultTerminationLog is where Kubernetes reads a container's termination
+// message from (terminationMessagePath's default).
+const DefaultTerminationLog = "/dev/termination-log"
+
+// maxTerminationMessage is the size Kubernetes keeps of a termination
+// message.
+const maxTerminationMessage = 4096
+
+// Env is what Main needs from its process.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment (os.Getenv).
+	Getenv func(string) string
+	// Version is printed by `loader version` and in the log.
+	Version string
+	// NewResultWriter returns the Kubernetes client that creates result
+	// ConfigMaps; nil means k8sresult.InCluster (tests substitute one
+	// talking to a test API server).
+	NewResultWriter func() (*k8sresult.Writer, error)
+}
+
+// SignalError is the cancellation cause cmd/loader gives the context when
+// a signal asks the loader to stop; Main turns it into exit code 128+n.
+type SignalError struct{ Signal os.Signal }
+
+func (e SignalError) Error() string { return "stopped by signal " + e.Signal.String() }
+
+// usageError marks errors found in the command line or configuration.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitError carries a specific exit code (a signal's) with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+const topUsage = `usage: loader <command> [flags]
+
+Commands:
+  load       YCSB's load phase against MongoDB (bin/ycsb load mongodb)
+  run        YCSB's run (transaction) phase against MongoDB (bin/ycsb run mongodb)
+  bootstrap  make a standalone or sharded topology ready (replica sets, shards, collection)
+  collmod    apply a validator to the benchmark collection
+  version    print the version
+
+Run 'loader <command> -h' for a command's flags.
+`
+
+// Main runs the loader command line (without the program name) and returns
+// the process's exit code. Fatal errors go to stderr and to the termination
+// log (--termination-log, default /dev/termination-log; not written when
+// unwritable), where Kubernetes picks them up as the container's
+// termination message.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	termLog := terminationLogArg(args)
+	args = skipLeadingTerminationLog(args)
+	if len(args) == 0 {
+		_, _ = io.WriteString(env.Stderr, topUsage)
+		return fatal(env, termLog, usagef("no command given"))
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "load":
+		err = runPhaseCommand(ctx, phaseLoad, rest, env)
+	case "run":
+		err = runPhaseCommand(ctx, phaseRun, rest, env)
+	case "bootstrap":
+		err = bootstrapCommand(ctx, rest, env)
+	case "collmod":
+		err = collModCommand(ctx, rest, env)
+	case "version":
+		_, _ = fmt.Fprintln(env.Stdout, versionString(env))
+	case "help", "-h", "-help", "--help":
+		_, _ = io.WriteString(env.Stdout, topUsage)
+	default:
+		_, _ = io.WriteString(env.Stderr, topUsage)
+		err = usagef("unknown command %q", cmd)
+	}
+	if err == nil {
+		return ExitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	return fatal(env, termLog, err)
+}
+
+func versionString(env Env) string {
+	v := env.Version
+	if v == "" {
+		v = "dev"
+	}
+	return "mongobench loader " + v
+}
+
+// fatal reports err on stderr and in the termination log and returns its
+// exit code.
+func fatal(env Env, termLog string, err error) int {
+	code := ExitFailure
+	var ue usageError
+	var ee exitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case errors.As(err, &ue):
+		code = ExitUsage
+	}
+	msg := err.Error()
+	_, _ = fmt.Fprintf(env.Stderr, "loader: %s\n", msg)
+	writeTerminationLog(termLog, msg)
+	return code
+}
+
+// signalExit converts a cancellation caused by a signal into its exit code.
+func signalExit(ctx context.Context, err error) error {
+	var se SignalError
+	if errors.As(context.Cause(ctx), &se) {
+		if s, ok := se.Signal.(syscall.Signal); ok {
+			return exitError{code: exitSignalBase + int(s), err: err}
+		}
+	}
+	return exitError{code: ExitFailure, err: err}
+}
+
+// terminationLogArg finds --termination-log in the arguments before they are
+// parsed, so that even a usage error reaches the right file.
+func terminationLogArg(args []string) string {
+	path := DefaultTerminationLog
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "termination-log" {
+			continue
+		}
+		if hasValue {
+			path = value
+		} else if i+1 < len(args) {
+			path = args[i+1]
+		}
+	}
+	return path
+}
+
+// skipLeadingTerminationLog drops a --termination-log given before the
+// command (it is a flag of every command, and may also come first).
+func skipLeadingTerminationLog(args []string) []string {
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if name != "termination-log" {
+			break
+		}
+		if hasValue || len(args) == 1 {
+			args = args[1:]
+		} else {
+			args = args[2:]
+		}
+	}
+	return args
+}
+
+// writeTerminationLog writes msg, truncated to what Kubernetes keeps, to
+// path. A missing or read-only path (running outside Kubernetes) is not an
+// error worth reporting over the one being reported.
+func writeTerminationLog(path, msg string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if errors.Is(err, os.ErrNotExist) && path != DefaultTerminationLog {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
+	if err != nil {
+		return
+	}
+	_, _ = io.WriteString(f, truncateMessage(msg, maxTerminationMessage))
+	_ = f.Close()
+}
+
+// truncateMessage shortens msg to at most limit bytes by cutting out its
+// middle: Go errors read "step: step: cause", so both the outer context and
+// the root cause at the end are worth keeping. Cuts fall on UTF-8
+// boundaries.
+func truncateMessage(msg string, limit int) string {
+	if len(msg) <= limit {
+		return msg
+	}
+	const marker = " […] "
+	room := limit - len(marker)
+	head := room * 2 / 3
+	tail := room - head
+	for head > 0 && !isRuneStart(msg[head]) {
+		head--
+	}
+	start := len(msg) - tail
+	for start < len(msg) && !isRuneStart(msg[start]) {
+		start++
+	}
+	return msg[:head] + marker + msg[start:]
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, " ") }
+
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// knows --termination-log (read by Main before parsing).
+func newFlagSet(name, synopsis string, env Env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.String("termination-log", DefaultTerminationLog, "`file` receiving the message of a fatal error (Kubernetes' termination message)")
+	fs.Usage = func() {
+		_, _ = fmt.Fprintf(env.Stderr, "usage: loader %s %s\n\nFlags (one or two dashes):\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and rejects leftover arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return flag.ErrHelp
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// flagsSet returns the names of the flags given on the command line.
+func flagsSet(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}

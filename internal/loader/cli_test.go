@@ -1,0 +1,315 @@
+package loader
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/mongobench/mongobench/internal/loader/k8sresult"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/wireserver"
+)
+
+// runMain runs Main with the given environment and returns its exit code,
+// stdout, stderr and termination log.
+func runMain(t *testing.T, env map[string]string, newWriter func() (*k8sresult.Writer, error), args ...string) (int, string, string, string) {
+	t.Helper()
+	termLog := filepath.Join(t.TempDir(), "termination-log")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), append(args, "--termination-log", termLog), Env{
+		Stdout:          &stdout,
+		Stderr:          &syncWriter{w: &stderr},
+		Getenv:          func(k string) string { return env[k] },
+		Version:         "v0.0.0-test",
+		NewResultWriter: newWriter,
+	})
+	msg, _ := os.ReadFile(termLog)
+	return code, stdout.String(), stderr.String(), string(msg)
+}
+
+func TestMainUsageAndConfigurationErrors(t *testing.T) {
+	url := "mongodb.url=mongodb://127.0.0.1:1/x"
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown command", nil, []string{"frobnicate"}, ExitUsage, `unknown command "frobnicate"`},
+		{"another binding", nil, []string{"load", "cassandra", "-P", "a"}, ExitUsage, `unknown database "cassandra"`},
+		{"bad flag", nil, []string{"run", "-threads", "many"}, ExitUsage, `invalid value "many" for flag -threads`},
+		{"leftover argument", nil, []string{"run", "-P", "a", "extra"}, ExitUsage, `unexpected argument "extra"`},
+		{"unknown workload", nil, []string{"run", "-P", "workloadz"}, ExitUsage, "not a built-in workload"},
+		{"bad property", nil, []string{"run", "-p", "recordcount=-1", "-p", url}, ExitUsage, "recordcount: -1 must not be negative"},
+		{"other workload class", nil, []string{"run", "-p", "workload=site.ycsb.workloads.TimeSeriesWorkload"}, ExitUsage,
+			"TimeSeriesWorkload\" is not supported"},
+		{"binding property", nil, []string{"load", "-p", "batchsize=0"}, ExitUsage, "batchsize: 0 must be at least 1"},
+		{"other exporter", nil, []string{"load", "-p", "exporter=site.ycsb.measurements.exporter.JSONArrayMeasurementsExporter"}, ExitUsage,
+			"only the text report"},
+		{"unwritable exportfile", nil, []string{"load", "-p", "exportfile=/nonexistent/dir/report"}, ExitFailure, "exportfile: open /nonexistent"},
+		{"index from the Job out of range", map[string]string{"JOB_COMPLETION_INDEX": "3"}, []string{"load", "-p", "loader.count=3"},
+			ExitUsage, "loader.index 3 (from -p loader.index or JOB_COMPLETION_INDEX) must be at least 0 and below loader.count 3"},
+		{"target too small to split", map[string]string{"JOB_COMPLETION_INDEX": "2"},
+			[]string{"run", "-P", "a", "-p", "loader.count=3", "-target", "2"}, ExitUsage, "target 2 is smaller than loader.count 3: loader 2"},
+		{"fractional target to split", nil, []string{"run", "-P", "a", "-p", "loader.count=2", "-p", "target=1.5"}, ExitUsage,
+			"must be a whole, non-negative number"},
+		{"owner without configmap", nil, []string{"load", "--result-owner", "v1,Pod,p,u"}, ExitUsage, "need --result-configmap"},
+		{"bad configmap name", nil, []string{"load", "--result-configmap", "Run_1"}, ExitUsage, "--result-configmap: name \"Run_1-0\""},
+		{"bad owner", nil, []string{"load", "--result-configmap", "r", "--result-owner", "v1,Pod"}, ExitUsage, "want APIVERSION,KIND,NAME,UID"},
+		{"bad labels", nil, []string{"load", "--result-configmap", "r", "--result-labels", "a"}, ExitUsage, `label "a": want key=value`},
+		{"not in a pod", map[string]string{"POD_NAMESPACE": "ns"}, []string{"load", "--result-configmap", "r"}, ExitFailure,
+			"not running in a Kubernetes pod"},
+		{"unwritable result file", nil, []string{"load", "--result", "/nonexistent/dir/r.gz"}, ExitFailure, "--result: open /nonexistent"},
+		{"unreachable server", nil, []string{"load", "-p", url, "-p", "mongodb.operationtimeout=300ms"}, ExitFailure,
+			"load phase: connect to mongodb://127.0.0.1:1/x"},
+		{"bootstrap: bad mode", nil, []string{"bootstrap", "--mode", "replicated"}, ExitUsage, `--mode: "replicated": want sharded or standalone`},
+		{"bootstrap: sharded without config server", nil, []string{"bootstrap", "--mode", "sharded", "--mongos", "m:1"}, ExitUsage,
+			"--config-server: want exactly one, got 0"},
+		{"bootstrap: bad shard flag", nil, []string{"bootstrap", "--mode", "sharded", "--shard", "noequals"}, ExitUsage, "want NAME=HOST:PORT"},
+		{"bootstrap: invalid topology", nil, []string{"bootstrap", "--mode", "sharded", "--config-server", "cfg=c:1", "--mongos", "m:1"},
+			ExitUsage, "at least one shard"},
+		{"bootstrap: bad shard key", nil, []string{"bootstrap", "--mode", "sharded", "--config-server", "cfg=c:1", "--shard", "s0=s:1",
+			"--mongos", "m:1", "--shard-key", "random"}, ExitUsage, `--shard-key: "random"`},
+		{"bootstrap: standalone without host", nil, []string{"bootstrap", "--mode", "standalone"}, ExitUsage, "want host:port"},
+		{"collmod: no uri", nil, []string{"collmod", "--validator", "{}"}, ExitUsage, "--uri is required"},
+		{"collmod: bad validator", nil, []string{"collmod", "--uri", "mongodb://h", "--validator", "{nope"}, ExitUsage, "--validator"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr, termLog := runMain(t, tc.env, nil, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) || !strings.Contains(termLog, tc.want) {
+				t.Errorf("exit %d (want %d)\nstderr:\n%s\ntermination log:\n%s\nwant %q in both", code, tc.code, stderr, termLog, tc.want)
+			}
+		})
+	}
+}
+
+func TestMainHelpAndVersion(t *testing.T) {
+	if code, stdout, _, _ := runMain(t, nil, nil, "version"); code != 0 || stdout != "mongobench loader v0.0.0-test\n" {
+		t.Errorf("version: %d %q", code, stdout)
+	}
+	if code, _, stderr, _ := runMain(t, nil, nil, "run", "-h"); code != 0 || !strings.Contains(stderr, "-result-configmap NAME") {
+		t.Errorf("run -h: %d\n%s", code, stderr)
+	}
+	if code, _, stderr, termLog := runMain(t, nil, nil); code != ExitUsage || !strings.Contains(stderr, "Commands:") || termLog != "no command given" {
+		t.Errorf("no command: %d %q\n%s", code, termLog, stderr)
+	}
+}
+
+func TestTerminationLogArg(t *testing.T) {
+	for args, want := range map[string]string{
+		"run -P a":                        DefaultTerminationLog,
+		"run --termination-log /t/x -s":   "/t/x",
+		"run -termination-log=/t/y":       "/t/y",
+		"run -P termination-log --x":      DefaultTerminationLog,
+		"bootstrap --termination-log= -s": "",
+	} {
+		if got := terminationLogArg(strings.Fields(args)); got != want {
+			t.Errorf("%s: %q, want %q", args, got, want)
+		}
+	}
+}
+
+func TestTruncateMessage(t *testing.T) {
+	short := "connect: refused"
+	if truncateMessage(short, 4096) != short {
+		t.Error("short message changed")
+	}
+	long := "phase: " + strings.Repeat("é", 3000) + " root cause"
+	got := truncateMessage(long, 4096)
+	if len(got) > 4096 || !utf8.ValidString(got) || !strings.HasPrefix(got, "phase: ") ||
+		!strings.HasSuffix(got, " root cause") || !strings.Contains(got, " […] ") {
+		t.Errorf("truncated to %d bytes, valid %v: %q…%q", len(got), utf8.ValidString(got), got[:20], got[len(got)-20:])
+	}
+}
+
+func TestSplitTarget(t *testing.T) {
+	for _, tc := range []struct {
+		target       string
+		index, count int
+		want         string
+	}{
+		{"1000", 0, 1, "1000"},
+		{"1000", 0, 3, "334"},
+		{"1000", 1, 3, "333"},
+		{"1000", 2, 3, "333"},
+		{"1001", 1, 3, "334"},
+		{"0", 2, 3, "0"},
+	} {
+		p := props(t, "target="+tc.target)
+		if _, err := splitTarget(p, tc.index, tc.count); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := p.Get("target"); got != tc.want {
+			t.Errorf("target %s, loader %d of %d: %s, want %s", tc.target, tc.index, tc.count, got, tc.want)
+		}
+	}
+	// Shares add up to the total.
+	for total := int64(0); total < 50; total++ {
+		var sum int64
+		for i := range 7 {
+			p := props(t, "target="+itoa(total))
+			if _, err := splitTarget(p, i, 7); err != nil {
+				continue // a loader without a share: refused
+			}
+			v, _ := p.Int64("target", 0)
+			sum += v
+		}
+		if total >= 7 && sum != total {
+			t.Errorf("target %d: shares sum to %d", total, sum)
+		}
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestLoaderIdentity(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	p := props(t, "loader.count=4")
+	if i, n, err := loaderIdentity(p, env("2")); i != 2 || n != 4 || err != nil {
+		t.Errorf("from JOB_COMPLETION_INDEX: %d %d %v", i, n, err)
+	}
+	p = props(t, "loader.count=4", "loader.index=1")
+	if i, _, err := loaderIdentity(p, env("2")); i != 1 || err != nil {
+		t.Errorf("-p loader.index must win: %d %v", i, err)
+	}
+	if i, n, err := loaderIdentity(props(t), env("")); i != 0 || n != 1 || err != nil {
+		t.Errorf("defaults: %d %d %v", i, n, err)
+	}
+}
+
+// adminWriter returns a result writer for the test API server.
+func adminWriter(t *testing.T, env interface {
+	AddUser(envtest.User, *rest.Config) (*envtest.AuthenticatedUser, error)
+}) func() (*k8sresult.Writer, error) {
+	t.Helper()
+	u, err := env.AddUser(envtest.User{Name: "loader-test", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := u.Config()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() (*k8sresult.Writer, error) { return k8sresult.New(cfg.Host, hc, ""), nil }
+}
+
+// TestMainWritesResultConfigMaps runs load and bootstrap as their Jobs do
+// (the flags of internal/topology/jobs.go) against the wire server and a
+// real API server, and reads the ConfigMaps back.
+func TestMainWritesResultConfigMaps(t *testing.T) {
+	kenv := startAPIServer(t)
+	srv := wireserver.Shared(t)
+	db, _ := testDatabase(t, srv)
+	admin, err := kubernetes.NewForConfig(kenv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	newWriter := adminWriter(t, kenv)
+	owner := "bench.mongobench.io/v1alpha1,BenchmarkRun,r1,5f0c6f5e-0000-4000-8000-00000000000a"
+	labels := "app.kubernetes.io/managed-by=mongobench,bench.mongobench.io/run=r1,app.kubernetes.io/name=mongobench"
+	env := map[string]string{"POD_NAMESPACE": "bench", "POD_NAME": "r1-load-1-x7k2p", "JOB_COMPLETION_INDEX": "1"}
+	args := []string{"load", "-P", "workloada", "-p", "recordcount=500", "-p", "mongodb.url=" + dbURI(srv.Addr(), db),
+		"-p", "loader.count=2", "-threads", "2", "-s",
+		"--result-configmap", "r1-load-result", "--result-owner", owner, "--result-labels", labels}
+
+	code, stdout, stderr, _ := runMain(t, env, newWriter, args...)
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s", code, stderr)
+	}
+	cm, err := admin.CoreV1().ConfigMaps("bench").Get(ctx, "r1-load-result-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := results.Decode(cm.BinaryData[results.ConfigMapKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != results.KindLoad || r.Loader.Index != 1 || r.Loader.Count != 2 || r.Loader.Hostname != "r1-load-1-x7k2p" ||
+		r.Op(results.OpInsert).Statuses["OK"] != 250 || r.StopReason != results.StopCompleted {
+		t.Errorf("result %+v", r)
+	}
+	if !strings.Contains(stdout, "[INSERT], Return=OK, 250\n") {
+		t.Errorf("report:\n%s", stdout)
+	}
+	wantLabels := map[string]string{"app.kubernetes.io/managed-by": "mongobench", "bench.mongobench.io/run": "r1",
+		"app.kubernetes.io/name": "mongobench", LabelLoaderIndex: "1"}
+	if k8sresult.FormatLabels(cm.Labels) != k8sresult.FormatLabels(wantLabels) {
+		t.Errorf("labels %v, want %v", cm.Labels, wantLabels)
+	}
+	if o := cm.OwnerReferences; len(o) != 1 || o[0].Name != "r1" || o[0].Kind != "BenchmarkRun" || o[0].Controller == nil || !*o[0].Controller {
+		t.Errorf("owner %+v", o)
+	}
+
+	// exportfile: the report goes there instead of stdout.
+	export := filepath.Join(t.TempDir(), "report.txt")
+	code, stdout, stderr, _ = runMain(t, nil, nil, "run", "-P", "workloadc", "-p", "recordcount=500", "-p", "insertstart=250", "-p", "insertcount=250", "-p", "operationcount=100",
+		"-p", "mongodb.url="+dbURI(srv.Addr(), db), "-p", "exportfile="+export, "-p", "exporter=site.ycsb.measurements.exporter.TextMeasurementsExporter")
+	if b, err := os.ReadFile(export); code != 0 || err != nil || !strings.Contains(string(b), "[READ], Return=OK, 100\n") || stdout != "" {
+		t.Errorf("exportfile: exit %d, stdout %q, file %q (%v)\n%s", code, stdout, b, err, stderr)
+	}
+
+	// The same Job's pod again: the result exists, the loader fails and
+	// says why, after printing its report.
+	code, stdout, stderr, termLog := runMain(t, env, newWriter, args...)
+	if code != ExitFailure || !strings.Contains(termLog, "a result already exists") || !strings.Contains(stderr, "a result already exists") ||
+		!strings.Contains(stdout, "[INSERT]") {
+		t.Errorf("second run: exit %d, termination log %q\n%s", code, termLog, stderr)
+	}
+
+}
+
+// TestMainWritesBootstrapConfigMap: the bootstrap Job's report goes under
+// bootstrap.json, as data, in ConfigMap NAME-0.
+func TestMainWritesBootstrapConfigMap(t *testing.T) {
+	kenv := startAPIServer(t)
+	srv := wireserver.Shared(t)
+	db, _ := testDatabase(t, srv)
+	admin, err := kubernetes.NewForConfig(kenv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bootstrap"}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	owner := "bench.mongobench.io/v1alpha1,BenchmarkRun,r1,5f0c6f5e-0000-4000-8000-00000000000a"
+	code, stdout, stderr, _ := runMain(t, map[string]string{"POD_NAMESPACE": "bootstrap"}, adminWriter(t, kenv),
+		"bootstrap", "--namespace", db+".usertable", "--timeout", "1m", "--mode", "standalone", "--standalone", srv.Addr(),
+		"--result-configmap", "r1-bootstrap-result", "--result-owner", owner, "--result-labels", "bench.mongobench.io/run=r1")
+	if code != 0 || !strings.Contains(stderr, "level=INFO") {
+		t.Fatalf("bootstrap: exit %d\n%s", code, stderr)
+	}
+	cm, err := admin.CoreV1().ConfigMaps("bootstrap").Get(ctx, "r1-bootstrap-result-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := results.DecodeBootstrap([]byte(cm.Data[results.BootstrapConfigMapKey]))
+	if err != nil || rep.ServerVersion != "6.0.0" || rep.Namespace != db+".usertable" || rep.Sharded {
+		t.Errorf("bootstrap report %+v, %v", rep, err)
+	}
+	if strings.TrimSpace(stdout) != cm.Data[results.BootstrapConfigMapKey] {
+		t.Errorf("stdout %q differs from the ConfigMap's report", stdout)
+	}
+	if cm.Labels[LabelLoaderIndex] != "0" || cm.Labels["bench.mongobench.io/run"] != "r1" {
+		t.Errorf("bootstrap labels %v", cm.Labels)
+	}
+}

@@ -1,0 +1,193 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/mongobench/mongobench/internal/ycsb"
+)
+
+// appName identifies the loader's connections in MongoDB's logs and
+// currentOp (a URL's appName wins).
+const appName = "mongobench-loader"
+
+// driverDefaultMaxPoolSize is driver v2's default maxPoolSize.
+const driverDefaultMaxPoolSize = 100
+
+// Client is the process's connection to MongoDB, shared by every worker
+// thread as YCSB's MongoDbClient shares one static MongoClient: one
+// connection pool, one topology monitor. Each thread gets its own DB from
+// Factory, holding its buffers.
+type Client struct {
+	cfg      Config
+	client   *mongo.Client
+	db       *mongo.Database
+	poolSize uint64
+	log      io.Writer
+	errs     *errorLog
+	wd       *watchdog
+
+	insertMany  *options.InsertManyOptionsBuilder
+	replace     *options.ReplaceOptionsBuilder
+	bulkUpserts *options.BulkWriteOptionsBuilder
+}
+
+// NewClient connects to cfg.URL and pings the server (bounded by
+// cfg.OperationTimeout), so that a wrong URL or an unreachable server fails
+// here, with one clear message, rather than as an ERROR per operation. log
+// receives the connection line and the first failed operations (nil:
+// discarded).
+func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	opts := options.Client().SetAppName(appName).ApplyURI(cfg.URL)
+	client, err := mongo.Connect(opts) // v2: validates the URL, no I/O yet
+	if err != nil {
+		return nil, fmt.Errorf("mongodb.url %s: %w", redactURL(cfg.URL), err)
+	}
+	c := &Client{
+		cfg:         cfg,
+		client:      client,
+		db:          client.Database(cfg.Database),
+		poolSize:    driverDefaultMaxPoolSize,
+		log:         log,
+		errs:        newErrorLog(log),
+		insertMany:  options.InsertMany().SetOrdered(false),
+		replace:     options.Replace().SetUpsert(true),
+		bulkUpserts: options.BulkWrite().SetOrdered(false),
+		wd:          newWatchdog(cfg.OperationTimeout),
+	}
+	if opts.MaxPoolSize != nil {
+		c.poolSize = *opts.MaxPoolSize
+	}
+	pctx, cancel := context.WithTimeout(ctx, cfg.OperationTimeout)
+	defer cancel()
+	if err := client.Ping(pctx, nil); err != nil {
+		_ = c.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("connect to %s: %w", redactURL(cfg.URL), err)
+	}
+	for _, w := range cfg.Warnings {
+		_, _ = fmt.Fprintf(log, "mongodb: warning: %s\n", w)
+	}
+	// YCSB prints "mongo client connection created with <url>".
+	_, _ = fmt.Fprintf(log, "mongodb: connected with %s (database %s, batchsize %d, upsert %t, operation timeout %v)\n",
+		redactURL(cfg.URL), cfg.Database, cfg.BatchSize, cfg.Upsert, cfg.OperationTimeout)
+	return c, nil
+}
+
+// Factory returns the ycsb.DBFactory that hands each worker thread its DB.
+// Opening a DB pings the server once, which makes the pool open that
+// thread's connection before the run's clock starts (the engine opens all
+// DBs first).
+func (c *Client) Factory() ycsb.DBFactory {
+	return func(ctx context.Context, thread, threads int) (ycsb.DB, error) {
+		if thread == 0 && c.poolSize > 0 && uint64(threads) > c.poolSize {
+			_, _ = fmt.Fprintf(c.log, "mongodb: warning: %d threads share a pool of %d connections (maxPoolSize): "+
+				"threads will wait for connections; raise mongodb.maxconnections or maxPoolSize\n", threads, c.poolSize)
+		}
+		d := c.NewDB()
+		pctx, cancel := context.WithTimeout(ctx, c.cfg.OperationTimeout)
+		defer cancel()
+		if err := c.client.Ping(pctx, nil); err != nil {
+			return nil, fmt.Errorf("ping: %w", err)
+		}
+		return d, nil
+	}
+}
+
+// Close disconnects from the server. Call it after ycsb.Run returned (every
+// thread's Cleanup has flushed by then).
+func (c *Client) Close(ctx context.Context) error {
+	c.wd.close()
+	if err := c.client.Disconnect(ctx); err != nil {
+		return fmt.Errorf("disconnect: %w", err)
+	}
+	return nil
+}
+
+// FirstError returns the first failed operation ("" if none) and the number
+// of unsuccessful operations the binding saw.
+func (c *Client) FirstError() (string, int64) { return c.errs.First() }
+
+// Database returns the benchmark database's name.
+func (c *Client) Database() string { return c.cfg.Database }
+
+// collectionCache maps table names to collections for one thread. Workloads
+// use one table, so the first entry is all there is.
+type collectionCache struct {
+	db    *mongo.Database
+	name  string
+	coll  *mongo.Collection
+	other map[string]*mongo.Collection
+}
+
+func (cc *collectionCache) get(table string) *mongo.Collection {
+	if cc.coll != nil && table == cc.name {
+		return cc.coll
+	}
+	if cc.coll == nil {
+		cc.name, cc.coll = table, cc.db.Collection(table)
+		return cc.coll
+	}
+	if c, ok := cc.other[table]; ok {
+		return c
+	}
+	if cc.other == nil {
+		cc.other = map[string]*mongo.Collection{}
+	}
+	c := cc.db.Collection(table)
+	cc.other[table] = c
+	return c
+}
+
+// projectionCache holds the projection documents of a thread's reads and
+// scans, boxed once (assigning a bson.Raw to the options' `any` field would
+// allocate per operation). Reads project one random field (readallfields
+// false) or all fields by name (dataintegrity, readallfieldsbyname); both
+// repeat from a small set.
+type projectionCache struct {
+	single map[string]any
+	last   []string
+	lastP  any
+}
+
+func (pc *projectionCache) get(fields []string) any {
+	if fields == nil {
+		return nil
+	}
+	if len(fields) == 1 {
+		if p, ok := pc.single[fields[0]]; ok {
+			return p
+		}
+		if pc.single == nil {
+			pc.single = map[string]any{}
+		}
+		p := any(projection(fields))
+		pc.single[strings.Clone(fields[0])] = p
+		return p
+	}
+	if equalStrings(pc.last, fields) {
+		return pc.lastP
+	}
+	pc.last = append(pc.last[:0], fields...)
+	pc.lastP = projection(fields)
+	return pc.lastP
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

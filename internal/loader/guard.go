@@ -1,0 +1,158 @@
+package loader
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Operation timeouts without a timer per operation.
+//
+// Every driver call must be bounded (mongodb.operationtimeout), so that a
+// stop (maxexecutiontime, SIGTERM) never waits on a hung call. The obvious
+// context.WithTimeout per call costs about 2 µs of client CPU per operation
+// here (a timer, a child registered in the engine's shared context, five
+// allocations), about 6% of a whole operation against a fast server, and a
+// deadline makes the driver add maxTimeMS to every command, which YCSB's
+// binding does not send. Instead each thread runs its calls under one
+// cancellable context of its own, and each Client runs one watchdog that
+// cancels a thread's context when its current call has been running longer
+// than the timeout. A call costs two atomic stores and a clock read; the
+// timeout fires between timeout and timeout + watchdogTick(timeout).
+//
+// A cancelled context closes the call's connection (the driver's
+// cancellation listener) and the call fails with context.Canceled: ERROR.
+// The thread's next call gets a fresh context.
+
+// guard bounds one thread's calls. begin/end are called by the thread only;
+// expire by the watchdog.
+type guard struct {
+	// start is the running call's start (nanoseconds since the watchdog's
+	// epoch, > 0), 0 when no call runs, expired after the watchdog
+	// cancelled the context.
+	start atomic.Int64
+	// cancel is the current context's; the watchdog reads it, the thread
+	// replaces it (after an expiry, when start is expired).
+	cancel atomic.Pointer[context.CancelFunc]
+
+	// Thread-only.
+	ctx    context.Context
+	parent context.Context
+}
+
+const expired = -1
+
+// begin returns the context for a call starting now and the token end
+// needs. parent is the engine's context for the operation; it is the same
+// for every call of a run, so the thread's context is derived from it once.
+func (g *guard) begin(w *watchdog, parent context.Context) (context.Context, int64) {
+	if g.ctx == nil || parent != g.parent || g.start.Load() == expired {
+		if c := g.cancel.Load(); c != nil {
+			(*c)()
+		}
+		ctx, cancel := context.WithCancel(parent)
+		g.ctx, g.parent = ctx, parent
+		g.cancel.Store(&cancel)
+	}
+	now := w.now()
+	g.start.Store(now)
+	return g.ctx, now
+}
+
+// end marks the call that began at token finished, unless the watchdog
+// expired it meanwhile (then the next begin renews the context).
+func (g *guard) end(token int64) { g.start.CompareAndSwap(token, 0) }
+
+// release cancels the thread's context (its DB is done); a later begin
+// starts afresh.
+func (g *guard) release() {
+	if c := g.cancel.Load(); c != nil {
+		(*c)()
+	}
+	g.ctx, g.parent = nil, nil
+}
+
+// watchdog cancels the calls of its guards that exceed the timeout.
+type watchdog struct {
+	timeout time.Duration
+	epoch   time.Time
+
+	mu     sync.Mutex
+	guards []*guard
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// watchdogTick is how often the watchdog looks: an eighth of the timeout,
+// between 1 ms and 1 s.
+func watchdogTick(timeout time.Duration) time.Duration {
+	return min(max(timeout/8, time.Millisecond), time.Second)
+}
+
+func newWatchdog(timeout time.Duration) *watchdog {
+	w := &watchdog{timeout: timeout, epoch: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// now is the monotonic time since the epoch, in nanoseconds, always > 0.
+func (w *watchdog) now() int64 { return int64(time.Since(w.epoch)) + 1 }
+
+func (w *watchdog) add(g *guard) {
+	w.mu.Lock()
+	w.guards = append(w.guards, g)
+	w.mu.Unlock()
+}
+
+func (w *watchdog) remove(g *guard) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, o := range w.guards {
+		if o == g {
+			w.guards = append(w.guards[:i], w.guards[i+1:]...)
+			return
+		}
+	}
+}
+
+func (w *watchdog) run() {
+	defer close(w.done)
+	t := time.NewTicker(watchdogTick(w.timeout))
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.check()
+		}
+	}
+}
+
+// check expires every call that started more than the timeout ago.
+func (w *watchdog) check() {
+	limit := w.now() - int64(w.timeout)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, g := range w.guards {
+		// Load the cancel func before claiming the call: the thread only
+		// replaces it after seeing start == expired, i.e. after our CAS.
+		cancel := g.cancel.Load()
+		s := g.start.Load()
+		if s > 0 && s < limit && cancel != nil && g.start.CompareAndSwap(s, expired) {
+			(*cancel)()
+		}
+	}
+}
+
+// close stops the watchdog.
+func (w *watchdog) close() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+}

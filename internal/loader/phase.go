@@ -1,0 +1,377 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/ycsb"
+)
+
+const (
+	phaseLoad = ycsb.PhaseLoad
+	phaseRun  = ycsb.PhaseRun
+)
+
+// StopGrace is how long operations in flight, and the final flush, may run
+// on after a stop (maxexecutiontime, SIGTERM) before they are cancelled.
+// Shorter than the engine's default so that a SIGTERM's partial result is
+// written well within Kubernetes' 30 s termination grace period.
+const StopGrace = 5 * time.Second
+
+// closeTimeout bounds disconnecting from MongoDB after a run.
+const closeTimeout = 10 * time.Second
+
+// coreWorkloadClasses are the values of YCSB's "workload" property that this
+// loader implements.
+var coreWorkloadClasses = []string{"site.ycsb.workloads.CoreWorkload", "com.yahoo.ycsb.workloads.CoreWorkload"}
+
+// textExporters are the values of YCSB's "exporter" property that this
+// loader implements (the text report).
+var textExporters = []string{"site.ycsb.measurements.exporter.TextMeasurementsExporter",
+	"com.yahoo.ycsb.measurements.exporter.TextMeasurementsExporter"}
+
+type phaseFlags struct {
+	files   stringList
+	props   stringList
+	threads int
+	target  int64
+	status  bool
+	label   string
+	result  string
+	sink    resultFlags
+}
+
+// runPhaseCommand is `loader load|run`, bin/ycsb load|run mongodb.
+func runPhaseCommand(ctx context.Context, phase ycsb.Phase, args []string, env Env) error {
+	f, p, err := parsePhaseArgs(phase, args, env)
+	if err != nil {
+		return err
+	}
+	pr, err := preparePhase(phase, p, env)
+	if err != nil {
+		return err
+	}
+	dst, err := openDestinations(f, p, env, pr.index)
+	if err != nil {
+		return err
+	}
+	defer dst.close()
+
+	client, err := NewClient(ctx, pr.cfg, env.Stderr)
+	if err != nil {
+		if ctx.Err() != nil {
+			return signalExit(ctx, fmt.Errorf("%s phase: %w", phase, err))
+		}
+		return fmt.Errorf("%s phase: %w", phase, err)
+	}
+	_, _ = fmt.Fprintf(env.Stderr, "%s: %s phase, loader %d of %d, %s\n", versionString(env), phase, pr.index, pr.count, pr.describe())
+	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), pr.opts)
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+	_ = client.Close(cctx) // the results are in; a failed disconnect changes nothing
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil { // stopped while the threads were connecting
+			return signalExit(ctx, fmt.Errorf("%s phase: %w", phase, err))
+		}
+		return fmt.Errorf("%s phase: %w", phase, err)
+	}
+	writeErr := dst.write(ctx, res, pr.percentiles, hostname(env))
+	return phaseOutcome(ctx, phase, res, client, writeErr)
+}
+
+// parsePhaseArgs parses the command line into properties: the workload
+// files, -p, then the flags, which win over -p whatever their order.
+func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycsb.Properties, error) {
+	// YCSB names the binding after the command: "load mongodb -P ...".
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if args[0] != "mongodb" {
+			return nil, nil, usagef("unknown database %q: this loader has the mongodb binding only", args[0])
+		}
+		args = args[1:]
+	}
+	f := &phaseFlags{}
+	fs := newFlagSet(phase.String(), "[mongodb] [-P workload ...] [-p name=value ...] [flags]", env)
+	fs.Var(&f.files, "P", "workload `file` or built-in name (workloada..workloadf, workloadS1..workloadS5, or a, S1, ...); "+
+		"repeatable, later files override earlier ones")
+	fs.Var(&f.props, "p", "property `name=value`, repeatable; overrides the workload files")
+	fs.IntVar(&f.threads, "threads", 0, "threadcount: worker threads of this loader (`N`)")
+	fs.Int64Var(&f.target, "target", 0, "target: operations per second, the total over all loaders (`N`; 0: unthrottled)")
+	fs.BoolVar(&f.status, "s", false, "print a status line to stderr every status.interval seconds")
+	fs.StringVar(&f.label, "l", "", "`label` prefixing the status lines")
+	fs.StringVar(&f.result, "result", "", "write the encoded result (gzip JSON, results.Encode) to `FILE`; "+
+		"- writes it to stdout and moves the text report to stderr")
+	f.sink.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, nil, err
+	}
+	set := flagsSet(fs)
+	p, err := ycsb.LoadProperties(f.files, f.props)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	if set["threads"] {
+		p.Set("threadcount", strconv.Itoa(f.threads))
+	}
+	if set["target"] {
+		p.Set("target", strconv.FormatInt(f.target, 10))
+	}
+	if f.status {
+		p.Set("status", "true")
+	}
+	if set["l"] {
+		p.Set("label", f.label)
+	}
+	return f, p, nil
+}
+
+// destinations are where a phase's report and result go, opened (files
+// created, the ConfigMap's client set up) before the run.
+type destinations struct {
+	stdout         io.Writer
+	report         io.Writer
+	resultToStdout bool
+	resultFile     io.WriteCloser
+	sink           *configMapSink
+	files          []io.Closer
+}
+
+func openDestinations(f *phaseFlags, p *ycsb.Properties, env Env, index int) (*destinations, error) {
+	d := &destinations{stdout: env.Stdout, report: env.Stdout}
+	if path, ok := p.Get("exportfile"); ok {
+		// YCSB: the report goes to this file instead of stdout.
+		file, err := os.Create(path)
+		if err != nil {
+			return nil, fmt.Errorf("exportfile: %w", err)
+		}
+		d.files = append(d.files, file)
+		d.report = file
+	}
+	switch f.result {
+	case "":
+	case "-":
+		d.resultToStdout = true
+		if d.report == env.Stdout {
+			d.report = env.Stderr
+		}
+	default:
+		file, err := os.Create(f.result)
+		if err != nil {
+			d.close()
+			return nil, fmt.Errorf("--result: %w", err)
+		}
+		d.files = append(d.files, file)
+		d.resultFile = file
+	}
+	var err error
+	if d.sink, err = f.sink.prepare(env, index); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *destinations) close() {
+	for _, f := range d.files {
+		_ = f.Close()
+	}
+}
+
+// write reports the run to every destination; failures are collected, so
+// one failing destination does not cost the others.
+func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentiles []float64, host string) error {
+	var errs []error
+	if err := ycsb.WriteReport(d.report, res, percentiles); err != nil {
+		errs = append(errs, err)
+	}
+	enc, err := results.Encode(res.ToResult(host))
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("encode result: %w", err))...)
+	}
+	if d.resultToStdout {
+		if _, err := d.stdout.Write(enc); err != nil {
+			errs = append(errs, fmt.Errorf("write result to stdout: %w", err))
+		}
+	}
+	if d.resultFile != nil {
+		if _, err := d.resultFile.Write(enc); err != nil {
+			errs = append(errs, fmt.Errorf("--result: %w", err))
+		}
+		if err := d.resultFile.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			errs = append(errs, fmt.Errorf("--result: %w", err))
+		}
+	}
+	if d.sink != nil {
+		if err := d.sink.write(ctx, nil, map[string][]byte{results.ConfigMapKey: enc}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// phaseOutcome decides the exit: a signal's code after a cancellation, a
+// failure when a result was not written or a load left records out (YCSB
+// exits 0 then; a run on an incomplete data set is not worth measuring).
+// Failed operations of the run phase are measurements, not failures.
+func phaseOutcome(ctx context.Context, phase ycsb.Phase, res *ycsb.RunResult, client *Client, writeErr error) error {
+	if res.StopReason == results.StopCancelled {
+		msg := fmt.Sprintf("%s phase stopped after %d of %s operations; partial result reported", phase, res.Operations, plannedOps(res))
+		if writeErr != nil {
+			msg += "; but: " + writeErr.Error()
+		}
+		return signalExit(ctx, errors.New(msg))
+	}
+	if writeErr != nil {
+		return writeErr
+	}
+	if phase == phaseLoad && (res.ThreadsStoppedOnInsertFailure > 0 || res.FailedBufferedInserts > 0) {
+		first, n := client.FirstError()
+		return fmt.Errorf("load incomplete: %d of %d threads stopped after a failed insert, %d buffered inserts were not written "+
+			"(%d unsuccessful operations; first: %s)", res.ThreadsStoppedOnInsertFailure, res.Threads, res.FailedBufferedInserts, n, first)
+	}
+	return nil
+}
+
+func plannedOps(res *ycsb.RunResult) string {
+	if res.PlannedOperations == 0 {
+		return "unlimited"
+	}
+	return strconv.FormatInt(res.PlannedOperations, 10)
+}
+
+// preparedPhase is everything a phase needs, checked before connecting.
+type preparedPhase struct {
+	workload     *ycsb.Workload
+	opts         ycsb.RunOptions
+	percentiles  []float64
+	cfg          Config
+	index, count int
+	phase        ycsb.Phase
+	targetTotal  string
+}
+
+func (pr *preparedPhase) describe() string {
+	ops := pr.workload.OperationCount(pr.phase)
+	s := fmt.Sprintf("%d threads, ", pr.opts.Threads)
+	if ops == 0 {
+		s += "operations unlimited"
+	} else {
+		s += strconv.FormatInt(ops, 10) + " operations"
+	}
+	if pr.opts.Target > 0 {
+		s += fmt.Sprintf(", target %v ops/s", pr.opts.Target)
+		if pr.count > 1 {
+			s += " (of " + pr.targetTotal + " over " + strconv.Itoa(pr.count) + " loaders)"
+		}
+	}
+	return s
+}
+
+// preparePhase validates the properties and builds the workload, the run
+// options and the binding's configuration. Every error is a usage error.
+func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase, error) {
+	if v, ok := p.Get("workload"); ok && !contains(coreWorkloadClasses, strings.TrimSpace(v)) {
+		return nil, usagef("workload: %q is not supported (only %s)", v, coreWorkloadClasses[0])
+	}
+	if v, ok := p.Get("exporter"); ok && !contains(textExporters, strings.TrimSpace(v)) {
+		return nil, usagef("exporter: %q is not supported (only the text report, %s)", v, textExporters[0])
+	}
+	pr := &preparedPhase{phase: phase}
+	var err error
+	if pr.index, pr.count, err = loaderIdentity(p, env.Getenv); err != nil {
+		return nil, err
+	}
+	if pr.targetTotal, err = splitTarget(p, pr.index, pr.count); err != nil {
+		return nil, err
+	}
+	if pr.workload, err = ycsb.NewWorkload(p); err != nil {
+		return nil, usageError{err}
+	}
+	if pr.opts, err = ycsb.RunOptionsFromProperties(p, phase, env.Stderr); err != nil {
+		return nil, usageError{err}
+	}
+	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
+		return nil, usageError{err}
+	}
+	if pr.cfg, err = ConfigFromProperties(p); err != nil {
+		return nil, usageError{err}
+	}
+	pr.opts.StopGrace = StopGrace
+	// The final flush is one insertMany, bounded like any call.
+	pr.opts.CleanupTimeout = pr.cfg.OperationTimeout
+	return pr, nil
+}
+
+// loaderIdentity returns this loader's index and the number of loaders:
+// loader.index from -p, else JOB_COMPLETION_INDEX (set by Kubernetes in
+// the pods of an Indexed Job), else 0; loader.count from -p, else 1.
+func loaderIdentity(p *ycsb.Properties, getenv func(string) string) (index, count int, err error) {
+	if !p.Has("loader.index") {
+		if v := strings.TrimSpace(getenv("JOB_COMPLETION_INDEX")); v != "" {
+			p.Set("loader.index", v)
+		}
+	}
+	if index, err = p.Int("loader.index", 0); err != nil {
+		return 0, 0, usageError{err}
+	}
+	if count, err = p.Int("loader.count", 1); err != nil {
+		return 0, 0, usageError{err}
+	}
+	if count < 1 || index < 0 || index >= count {
+		return 0, 0, usagef("loader.index %d (from -p loader.index or JOB_COMPLETION_INDEX) must be at least 0 and below loader.count %d",
+			index, count)
+	}
+	return index, count, nil
+}
+
+// splitTarget replaces target, the total over all loaders, by this loader's
+// share: target/n, plus one for the first target%n loaders. It returns the
+// total as given.
+func splitTarget(p *ycsb.Properties, index, count int) (string, error) {
+	v, ok := p.Get("target")
+	if !ok || count == 1 {
+		return v, nil
+	}
+	total, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || total < 0 {
+		return v, usagef("target: %q must be a whole, non-negative number of operations per second to be split among %d loaders", v, count)
+	}
+	if total == 0 {
+		return v, nil
+	}
+	share := total / int64(count)
+	if int64(index) < total%int64(count) {
+		share++
+	}
+	if share == 0 {
+		// 0 would mean unthrottled.
+		return v, usagef("target %d is smaller than loader.count %d: loader %d would get no share", total, count, index)
+	}
+	p.Set("target", strconv.FormatInt(share, 10))
+	return v, nil
+}
+
+// hostname names the loader in its result: the pod's name when the Job sets
+// POD_NAME, else the host name.
+func hostname(env Env) string {
+	if n := env.Getenv("POD_NAME"); n != "" {
+		return n
+	}
+	n, _ := os.Hostname()
+	return n
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

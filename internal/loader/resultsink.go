@@ -1,0 +1,96 @@
+package loader
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/loader/k8sresult"
+)
+
+// LabelLoaderIndex is added to every result ConfigMap: the loader's index
+// (the Job's completion index; 0 for bootstrap).
+const LabelLoaderIndex = "bench.mongobench.io/loader-index"
+
+// resultWriteTimeout bounds writing a result ConfigMap, retries included.
+// With StopGrace (5 s) it keeps a SIGTERM's partial result within
+// Kubernetes' default 30 s termination grace period.
+const resultWriteTimeout = 20 * time.Second
+
+// resultFlags are the flags of the result ConfigMap, shared by load, run
+// and bootstrap.
+type resultFlags struct {
+	configMap string
+	owner     string
+	labels    string
+}
+
+func (r *resultFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&r.configMap, "result-configmap", "",
+		"create ConfigMap `NAME`-<loader index> in the pod's namespace (POD_NAMESPACE, else the service account's) holding the result")
+	fs.StringVar(&r.owner, "result-owner", "",
+		"controlling owner of the result ConfigMap: `APIVERSION,KIND,NAME,UID`")
+	fs.StringVar(&r.labels, "result-labels", "", "labels of the result ConfigMap: `k=v,k=v`")
+}
+
+// configMapSink is a checked --result-configmap destination, ready before
+// any work starts so that a mistake in it does not cost a whole run.
+type configMapSink struct {
+	writer *k8sresult.Writer
+	cm     k8sresult.ConfigMap
+}
+
+// prepare checks the flags and sets up the Kubernetes client; nil when no
+// ConfigMap is asked for.
+func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
+	if r.configMap == "" {
+		if r.owner != "" || r.labels != "" {
+			return nil, usagef("--result-owner and --result-labels need --result-configmap")
+		}
+		return nil, nil
+	}
+	cm := k8sresult.ConfigMap{Name: r.configMap + "-" + strconv.Itoa(index)}
+	if err := k8sresult.ValidateName(cm.Name); err != nil {
+		return nil, usagef("--result-configmap: %w", err)
+	}
+	var err error
+	if cm.Labels, err = k8sresult.ParseLabels(r.labels); err != nil {
+		return nil, usagef("--result-labels: %w", err)
+	}
+	cm.Labels[LabelLoaderIndex] = strconv.Itoa(index)
+	if r.owner != "" {
+		if cm.Owner, err = k8sresult.ParseOwner(r.owner); err != nil {
+			return nil, usagef("--result-owner: %w", err)
+		}
+	}
+	if cm.Namespace, err = k8sresult.Namespace(env.Getenv); err != nil {
+		return nil, fmt.Errorf("--result-configmap: %w", err)
+	}
+	if err := k8sresult.ValidateName(cm.Namespace); err != nil {
+		return nil, fmt.Errorf("--result-configmap: namespace: %w", err)
+	}
+	newWriter := env.NewResultWriter
+	if newWriter == nil {
+		newWriter = func() (*k8sresult.Writer, error) { return k8sresult.InCluster(env.Getenv) }
+	}
+	w, err := newWriter()
+	if err != nil {
+		return nil, fmt.Errorf("--result-configmap: %w", err)
+	}
+	return &configMapSink{writer: w, cm: cm}, nil
+}
+
+// write creates the ConfigMap with the given contents. It runs after a
+// SIGTERM too, so it ignores ctx's cancellation and has its own deadline.
+func (s *configMapSink) write(ctx context.Context, data map[string]string, binary map[string][]byte) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
+	defer cancel()
+	cm := s.cm
+	cm.Data, cm.BinaryData = data, binary
+	if err := s.writer.Create(ctx, &cm); err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	return nil
+}
