@@ -169,10 +169,38 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
 		add("maxexecutiontime", fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
 	}
+	if k := runPhaseOrdinal(run, phase); k > 0 {
+		// Each Run phase inserts into its own key range: YCSB would start
+		// every run's inserts at recordcount and collide with the previous
+		// run's (see internal/ycsb/keyspace.go).
+		add("loader.insertkeyoffset", fmt.Sprint(int64(k)<<InsertKeyRangeBits))
+	}
 	add("mongodb.url", MongoURL(run, clusterDomain))
 	add("loader.count", fmt.Sprint(max(run.Spec.Loaders, 1)))
 	add("status.interval", "10")
 	return out
+}
+
+// InsertKeyRangeBits sizes each Run phase's insert key range: 2^40 keys, far
+// more than any phase inserts.
+const InsertKeyRangeBits = 40
+
+// runPhaseOrdinal is the phase's position among the Run phases (0-based),
+// or -1 for a Load phase.
+func runPhaseOrdinal(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) int {
+	k := -1
+	for i := range run.Spec.Phases {
+		if run.Spec.Phases[i].Type == benchv1.PhaseRun {
+			k++
+		}
+		if run.Spec.Phases[i].Name == phase.Name {
+			if phase.Type != benchv1.PhaseRun {
+				return -1
+			}
+			return k
+		}
+	}
+	return -1
 }
 
 // overlay applies a phase's overrides to the shared parameters.

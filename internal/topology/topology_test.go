@@ -250,6 +250,14 @@ func TestLoaderArgs(t *testing.T) {
 	if s2 != wantS2 {
 		t.Errorf("S2 args:\n got %s\nwant %s", s2, wantS2)
 	}
+	// A second Run phase inserts into its own key range.
+	run.Spec.Phases = append(run.Spec.Phases, benchv1.PhaseSpec{Name: "S3", Type: benchv1.PhaseRun, Threads: 32})
+	if s3 := strings.Join(LoaderArgs(run, &run.Spec.Phases[2], "cluster.local"), " "); !strings.Contains(s3, "-p loader.insertkeyoffset=1099511627776 ") {
+		t.Errorf("S3 args lack the insert key offset: %s", s3)
+	}
+	if strings.Contains(s2, "insertkeyoffset") || strings.Contains(load, "insertkeyoffset") {
+		t.Error("the load and first Run phase must keep YCSB's key layout")
+	}
 	// A phase's target wins; 0 means unthrottled, so no -target at all.
 	run.Spec.Phases[1].Target = ptr.To[int64](0)
 	if a := LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"); slices.Contains(a, "-target") {

@@ -22,6 +22,15 @@ package ycsb
 // done), so a draw landing on one is redrawn like YCSB redraws a key past
 // last(). With n = 1 this is YCSB's guard exactly: key <= last().
 //
+// Successive run phases (mongobench runs several against one data set, e.g.
+// the study's S3 and S4, which both insert): YCSB starts every run's inserts
+// at recordcount again, so the second run's inserts collide with the
+// first's. loader.insertkeyoffset moves a phase's inserted keys by a fixed
+// offset (the controller gives each Run phase its own 2^40-key range). It
+// changes only which key numbers the inserts get: draws are still made in
+// YCSB's key space ([0, recordcount) plus this phase's inserts, as if they
+// started at recordcount) and then mapped, so distributions are unchanged.
+//
 // For "latest" and "exponential", which count back from the newest record,
 // the loader works in its position space: positions 0..recordcount-1 are the
 // loaded records, position recordcount+j is its j-th insert. Counting back
@@ -49,14 +58,16 @@ type insertSequence struct {
 	base   int64 // recordcount: keys below it were loaded
 	index  int64 // this loader's index i
 	stride int64 // the number of loaders n
+	offset int64 // loader.insertkeyoffset: where this phase's inserted keys live
 	ack    *AcknowledgedCounter
 }
 
-func newInsertSequence(recordcount int64, index, count int) *insertSequence {
+func newInsertSequence(recordcount int64, index, count int, offset int64) *insertSequence {
 	return &insertSequence{
 		base:   recordcount,
 		index:  int64(index),
 		stride: int64(count),
+		offset: offset,
 		ack:    NewAcknowledgedCounter(0),
 	}
 }
@@ -64,7 +75,16 @@ func newInsertSequence(recordcount int64, index, count int) *insertSequence {
 // next reserves the loader's next insert: its index j and its key number.
 func (s *insertSequence) next() (j, keynum int64) {
 	j = s.ack.Next()
-	return j, s.base + s.index + j*s.stride
+	return j, s.base + s.offset + s.index + j*s.stride
+}
+
+// physical maps a key number of YCSB's key space (inserts right after
+// recordcount) to the key actually written (inserts moved by the offset).
+func (s *insertSequence) physical(k int64) int64 {
+	if k < s.base {
+		return k
+	}
+	return k + s.offset
 }
 
 // acknowledge marks insert j done (whatever its outcome, as YCSB does).
@@ -80,11 +100,11 @@ func (s *insertSequence) keyAt(pos int64) int64 {
 	if pos < s.base {
 		return pos
 	}
-	return s.base + s.index + (pos-s.base)*s.stride
+	return s.base + s.offset + s.index + (pos-s.base)*s.stride
 }
 
-// exists reports whether key number k is known to exist: loaded, or inserted
-// and acknowledged by this loader.
+// exists reports whether key number k of YCSB's key space (see physical) is
+// known to exist: loaded, or inserted and acknowledged by this loader.
 func (s *insertSequence) exists(k int64) bool {
 	if k < s.base {
 		return k >= 0

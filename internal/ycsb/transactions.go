@@ -85,7 +85,7 @@ func (w *Workload) nextKeynum(r *Rand) int64 {
 	default:
 		for {
 			if k := w.keyChooser.Next(r); w.inserts.exists(k) {
-				return k
+				return w.inserts.physical(k)
 			}
 		}
 	}

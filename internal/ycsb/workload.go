@@ -137,6 +137,7 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 	w.insertionRetryInterval = getInt("core_workload_insertion_retry_interval", 3)
 	w.loaderIndex = getInt("loader.index", 0)
 	w.loaderCount = getInt("loader.count", 1)
+	insertKeyOffset := getInt64("loader.insertkeyoffset", 0)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("workload properties: %w", errors.Join(errs...))
 	}
@@ -206,7 +207,10 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 		}
 	}
 	w.keySequence = NewCounterGenerator(w.loadStart)
-	w.inserts = newInsertSequence(w.recordCount, w.loaderIndex, w.loaderCount)
+	if insertKeyOffset < 0 || insertKeyOffset > math.MaxInt64/4 {
+		return nil, fmt.Errorf("loader.insertkeyoffset: %d must be between 0 and 2^61", insertKeyOffset)
+	}
+	w.inserts = newInsertSequence(w.recordCount, w.loaderIndex, w.loaderCount, insertKeyOffset)
 
 	// Operation chooser, in YCSB's order.
 	for _, c := range []struct {

@@ -153,7 +153,7 @@ func TestRunPhaseInsertsOfLoadersNeverCollide(t *testing.T) {
 }
 
 func TestInsertSequenceGuard(t *testing.T) {
-	s := newInsertSequence(100, 1, 3) // loader 1 of 3: keys 101, 104, 107, ...
+	s := newInsertSequence(100, 1, 3, 0) // loader 1 of 3: keys 101, 104, 107, ...
 	if !s.exists(0) || !s.exists(99) || s.exists(-1) || s.exists(100) || s.exists(101) {
 		t.Fatal("initial view wrong")
 	}
@@ -261,5 +261,23 @@ func TestKeyChooserRanges(t *testing.T) {
 		if k := w.nextKeynum(r); k < 0 || k >= 1000 {
 			t.Fatalf("zipfian key %d past the last record", k)
 		}
+	}
+}
+
+// TestInsertKeyOffset: a phase with loader.insertkeyoffset inserts its keys
+// at recordcount+offset+..., and the guard maps YCSB's key space onto them.
+func TestInsertKeyOffset(t *testing.T) {
+	s := newInsertSequence(100, 1, 3, 1<<40)
+	j, k := s.next()
+	if want := int64(100 + 1<<40 + 1); k != want {
+		t.Fatalf("first insert %d, want %d", k, want)
+	}
+	s.acknowledge(j)
+	// YCSB's key 101 is this loader's first insert: it exists, and lives at k.
+	if !s.exists(101) || s.physical(101) != k || s.keyAt(100) != k || s.physical(99) != 99 {
+		t.Fatalf("exists(101)=%v physical(101)=%d keyAt(100)=%d", s.exists(101), s.physical(101), s.keyAt(100))
+	}
+	if _, err := NewWorkload(props("recordcount=10", "loader.insertkeyoffset=-1")); err == nil {
+		t.Fatal("negative offset accepted")
 	}
 }
