@@ -2,12 +2,15 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,83 +28,35 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{}, rbac: map[string]bool{},
 	}
 	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{topology.LabelRun: run.Name}}
-
-	var jobs batchv1.JobList
-	if err := r.List(ctx, &jobs, opts...); err != nil {
-		return nil, fmt.Errorf("list jobs: %w", err)
-	}
-	jobUIDs := map[string]bool{}
-	for i := range jobs.Items {
-		if j := &jobs.Items[i]; ownedBy(j, run.UID) {
-			s.jobs[j.Name] = j
-			jobUIDs[string(j.UID)] = true
+	list := func(l client.ObjectList, keep func(client.Object) bool, add func(client.Object)) error {
+		if err := r.List(ctx, l, opts...); err != nil {
+			return fmt.Errorf("list %T: %w", l, err)
 		}
-	}
-	var pods corev1.PodList
-	if err := r.List(ctx, &pods, opts...); err != nil {
-		return nil, fmt.Errorf("list pods: %w", err)
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if ownedBy(p, run.UID) || ownedByAny(p, jobUIDs) {
-			s.pods[p.Name] = p
-		}
-	}
-	var cms corev1.ConfigMapList
-	if err := r.List(ctx, &cms, opts...); err != nil {
-		return nil, fmt.Errorf("list configmaps: %w", err)
-	}
-	for i := range cms.Items {
-		if c := &cms.Items[i]; ownedBy(c, run.UID) {
-			s.configMaps[c.Name] = c
-		}
-	}
-	var svcs corev1.ServiceList
-	if err := r.List(ctx, &svcs, opts...); err != nil {
-		return nil, fmt.Errorf("list services: %w", err)
-	}
-	for i := range svcs.Items {
-		if v := &svcs.Items[i]; ownedBy(v, run.UID) {
-			s.services[v.Name] = v
-		}
-	}
-	var pvcs corev1.PersistentVolumeClaimList
-	if err := r.List(ctx, &pvcs, opts...); err != nil {
-		return nil, fmt.Errorf("list persistentvolumeclaims: %w", err)
-	}
-	for i := range pvcs.Items {
-		if c := &pvcs.Items[i]; ownedBy(c, run.UID) {
-			s.claims[c.Name] = c
-		}
-	}
-	lists := []struct {
-		kind string
-		list client.ObjectList
-	}{{"ServiceAccount", &corev1.ServiceAccountList{}}, {"Role", &rbacv1.RoleList{}}, {"RoleBinding", &rbacv1.RoleBindingList{}}}
-	for _, l := range lists {
-		if err := r.List(ctx, l.list, opts...); err != nil {
-			return nil, fmt.Errorf("list %ss: %w", l.kind, err)
-		}
-		var items []metav1.Object
-		switch v := l.list.(type) {
-		case *corev1.ServiceAccountList:
-			for i := range v.Items {
-				items = append(items, &v.Items[i])
+		return meta.EachListItem(l, func(o runtime.Object) error {
+			if obj := o.(client.Object); keep(obj) {
+				add(obj)
 			}
-		case *rbacv1.RoleList:
-			for i := range v.Items {
-				items = append(items, &v.Items[i])
-			}
-		case *rbacv1.RoleBindingList:
-			for i := range v.Items {
-				items = append(items, &v.Items[i])
-			}
-		}
-		for _, o := range items {
-			if ownedBy(o, run.UID) {
-				s.rbac[l.kind+"/"+o.GetName()] = true
-			}
-		}
+			return nil
+		})
+	}
+	owned := func(o client.Object) bool { return ownedBy(o, run.UID) }
+	// Jobs first: their pods are owned by them, not by the run.
+	jobUIDs := map[types.UID]bool{}
+	err := errors.Join(
+		list(&batchv1.JobList{}, owned, func(o client.Object) { s.jobs[o.GetName()] = o.(*batchv1.Job); jobUIDs[o.GetUID()] = true }),
+		list(&corev1.ConfigMapList{}, owned, func(o client.Object) { s.configMaps[o.GetName()] = o.(*corev1.ConfigMap) }),
+		list(&corev1.ServiceList{}, owned, func(o client.Object) { s.services[o.GetName()] = o.(*corev1.Service) }),
+		list(&corev1.PersistentVolumeClaimList{}, owned, func(o client.Object) { s.claims[o.GetName()] = o.(*corev1.PersistentVolumeClaim) }),
+		list(&corev1.ServiceAccountList{}, owned, func(o client.Object) { s.rbac["ServiceAccount/"+o.GetName()] = true }),
+		list(&rbacv1.RoleList{}, owned, func(o client.Object) { s.rbac["Role/"+o.GetName()] = true }),
+		list(&rbacv1.RoleBindingList{}, owned, func(o client.Object) { s.rbac["RoleBinding/"+o.GetName()] = true }),
+	)
+	if err != nil {
+		return nil, err
+	}
+	podOwned := func(o client.Object) bool { return owned(o) || ownedByAny(o, jobUIDs) }
+	if err := list(&corev1.PodList{}, podOwned, func(o client.Object) { s.pods[o.GetName()] = o.(*corev1.Pod) }); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -115,9 +70,9 @@ func ownedBy(obj metav1.Object, uid types.UID) bool {
 	return false
 }
 
-func ownedByAny(obj metav1.Object, uids map[string]bool) bool {
+func ownedByAny(obj metav1.Object, uids map[types.UID]bool) bool {
 	for _, ref := range obj.GetOwnerReferences() {
-		if uids[string(ref.UID)] {
+		if uids[ref.UID] {
 			return true
 		}
 	}

@@ -279,7 +279,9 @@ func TestWrongLoaderImageFails(t *testing.T) {
 		}
 	}
 	upgrade("--set", "loaderImage.tag=does-not-exist", "--set", "controller.imagePullTimeout=45s")
-	t.Cleanup(func() { upgrade("--set", "loaderImage.tag="+os.Getenv("E2E_LOADER_TAG"), "--set", "controller.imagePullTimeout=3m") })
+	t.Cleanup(func() {
+		upgrade("--set", "loaderImage.tag="+os.Getenv("E2E_LOADER_TAG"), "--set", "controller.imagePullTimeout=3m")
+	})
 	s := setup(t)
 	s.create(smallRun("badloader", benchv1.TopologyStandalone, 0))
 	done := s.waitEnd("badloader")
