@@ -62,8 +62,9 @@ fmt: ## Run gofmt.
 	gofmt -l -w $$(git ls-files '*.go')
 
 .PHONY: vet
-vet: ## Run go vet.
+vet: ## Run go vet (including the build-tagged kind e2e suite, so it always compiles).
 	go vet ./...
+	go vet -tags e2e ./test/e2e/...
 
 .PHONY: envtest
 envtest: ## Provide the envtest binaries (etcd, kube-apiserver, kubectl) in bin/k8s, building them offline if needed.
