@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/results"
@@ -65,11 +64,14 @@ func (k *cluster) waitFailed(name, reason string, msg ...string) *benchv1.Benchm
 // dbPodKept / dbPodDeleted check the cleanup policy's effect.
 func (k *cluster) dbPodKept(name string) {
 	k.t.Helper()
-	// Give a wrong cleanup time to happen before asserting it did not.
-	k.eventually("events settle", 5*time.Second, func() (bool, error) { return true, nil })
-	p := &corev1.Pod{}
-	if !k.exists(p, name) || p.DeletionTimestamp != nil {
-		k.t.Errorf("pod %s was deleted; the cleanup policy keeps it", name)
+	// Absence cannot be polled for: watch the pod for a while (a wrong
+	// cleanup happens within milliseconds of the Failed status).
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if p := (&corev1.Pod{}); !k.exists(p, name) || p.DeletionTimestamp != nil {
+			k.t.Fatalf("pod %s was deleted; the cleanup policy keeps it", name)
+		}
+		time.Sleep(50 * time.Millisecond) // observation interval
 	}
 }
 
@@ -104,7 +106,7 @@ func TestUnschedulablePinnedPodFails(t *testing.T) {
 func TestBootstrapFailureFails(t *testing.T) {
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)
-	run := k.create(newRun("bootfail", benchv1.TopologyStandalone, 0, 1))
+	k.create(newRun("bootfail", benchv1.TopologyStandalone, 0, 1))
 	k.bringUp("bootfail-mongod")
 	job := k.job("bootfail-bootstrap")
 	pod := k.jobPod(job, 0)
@@ -115,7 +117,6 @@ func TestBootstrapFailureFails(t *testing.T) {
 	})
 	k.failJob(job.Name, batchv1.JobReasonBackoffLimitExceeded)
 	k.waitFailed("bootfail", "BootstrapFailed", "bootstrap failed", "exit code 1 (Error): wait for writable primary on bootfail-mongod")
-	_ = run
 }
 
 func TestLoaderFailureFails(t *testing.T) {
@@ -263,17 +264,15 @@ func TestValidatorRunsAfterLoadBeforeFirstRun(t *testing.T) {
 	if args := strings.Join(j.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, `--validator {"$jsonSchema":{"bsonType":"object","required":["field0"]}} --validation-level strict --validation-action warn`) {
 		t.Errorf("validator args %s", args)
 	}
-	time.Sleep(0)
 	if k.exists(&batchv1.Job{}, "valid-s2") {
 		t.Fatal("first Run phase started before the validator was applied")
 	}
 	k.completeJob("valid-validator")
 	k.job("valid-s2")
-	r := k.waitRun("valid", "ValidatorApplied", func(r *benchv1.BenchmarkRun) bool {
+	k.waitRun("valid", "ValidatorApplied", func(r *benchv1.BenchmarkRun) bool {
 		c := cond(r, benchv1.ConditionValidatorApplied)
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
-	_ = r
 	k.finishPhase(run, run.Spec.Phases[1])
 	k.finishPhase(run, run.Spec.Phases[2])
 	k.waitPhase("valid", benchv1.RunSucceeded)
@@ -312,5 +311,4 @@ func TestPlacementNodeName(t *testing.T) {
 	missing.Spec.Placement.NodeName = "node-z"
 	k.create(missing)
 	k.waitFailed("nonode", "NodeNotFound", `placement.nodeName "node-z": no such node`)
-	_ = ptr.To(1)
 }

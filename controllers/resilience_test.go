@@ -86,7 +86,6 @@ func TestManagerRestartBetweenEverySteps(t *testing.T) {
 	assertResults(t, r)
 	m.restart()
 	// A finished run stays finished across restarts, results intact.
-	time.Sleep(0)
 	r2 := k.waitRun("rs", "still succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.RunSucceeded })
 	if len(r2.Status.Results) != 3 || r2.Status.Results[2].P99Micros != r.Status.Results[2].P99Micros {
 		t.Errorf("results changed after a restart: %+v", r2.Status.Results)
