@@ -9,10 +9,10 @@ import (
 	"github.com/mongobench/mongobench/internal/results"
 )
 
-// PhaseResult turns a phase's merged loader result into its status entry.
+// phaseResult turns a phase's merged loader result into its status entry.
 // Every latency comes from the merged histograms, never from averaging the
 // loaders' percentiles.
-func PhaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
+func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 	out := benchv1.PhaseResult{
 		Name:           ph.Name,
 		Type:           ph.Type,

@@ -128,7 +128,7 @@ func (r *BenchmarkRunReconciler) collect(s *runState, ph *benchv1.PhaseSpec, job
 	if err != nil {
 		return benchv1.PhaseResult{}, fmt.Errorf("merge loader results: %w", err)
 	}
-	return PhaseResult(ph, merged), nil
+	return phaseResult(ph, merged), nil
 }
 
 func errorsOf(res benchv1.PhaseResult) int64 {

@@ -44,30 +44,33 @@ func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bo
 		}
 	}
 
-	node, err := r.node(ctx, s, procs[0])
-	if err != nil {
-		return false, err
+	node := nodeName(run, s.pods[procs[0].Name])
+	var hostname string
+	if node != "" && s.missingPod(procs) {
+		// Read the Node only when a pod still has to be pinned to it: once
+		// every pod exists, a reconcile does no uncached read.
+		h, ok, err := r.hostname(ctx, s, node)
+		if err != nil || !ok {
+			return false, err
+		}
+		hostname = h
 	}
-	if terminal(run) {
-		return false, nil
+	if node != "" && run.Status.NodeName == "" {
+		run.Status.NodeName = node
+		s.eventf("NodeSelected", "every MongoDB pod of this run runs on node %s", node)
 	}
 	for i, p := range procs {
 		if s.pods[p.Name] != nil {
 			continue
 		}
-		var hostname string
-		switch {
-		case node != nil:
-			hostname = hostnameOf(node)
-		case i == 0:
-			// The anchor: the scheduler picks the node.
-		default:
+		if node == "" && i > 0 {
 			continue // wait until the anchor is scheduled
 		}
+		// The anchor without a node: the scheduler picks it (hostname "").
 		if err := r.create(ctx, topology.Pod(run, p, hostname, r.Topology)); err != nil {
 			return false, err
 		}
-		if i == 0 && node == nil {
+		if node == "" {
 			s.eventf("Provisioning", "created %s; the other MongoDB pods follow it to its node once it is scheduled", p.Name)
 		}
 	}
@@ -76,7 +79,7 @@ func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bo
 		return false, nil
 	}
 	s.recordProcesses(procs, r.Topology.ClusterDomain)
-	if node == nil {
+	if node == "" {
 		_, _, msg := readiness(s, procs)
 		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForNode",
 			fmt.Sprintf("waiting for pod %s to be scheduled (the other pods follow it to its node); %s", procs[0].Name, msg))
@@ -85,53 +88,54 @@ func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bo
 	return true, nil
 }
 
-// node resolves the node the run's pods live on: placement.nodeName, else
-// the node the scheduler gave the anchor pod. It is recorded in status.
-func (r *BenchmarkRunReconciler) node(ctx context.Context, s *runState, anchor topology.Process) (*corev1.Node, error) {
-	run := s.run
-	name := run.Status.NodeName
-	if name == "" {
-		name = run.Spec.Placement.NodeName
+// nodeName is the node the run's pods live on: the one recorded in status,
+// else placement.nodeName, else the node the scheduler gave the anchor pod.
+func nodeName(run *benchv1.BenchmarkRun, anchor *corev1.Pod) string {
+	switch {
+	case run.Status.NodeName != "":
+		return run.Status.NodeName
+	case run.Spec.Placement.NodeName != "":
+		return run.Spec.Placement.NodeName
+	case anchor != nil:
+		return anchor.Spec.NodeName
 	}
-	if name == "" {
-		if p := s.pods[anchor.Name]; p != nil && p.Spec.NodeName != "" {
-			name = p.Spec.NodeName
+	return ""
+}
+
+func (s *runState) missingPod(procs []topology.Process) bool {
+	for _, p := range procs {
+		if s.pods[p.Name] == nil {
+			return true
 		}
 	}
-	if name == "" {
-		return nil, nil
-	}
+	return false
+}
+
+// hostname is the value pods select the node by: its kubernetes.io/hostname
+// label, which usually equals the node name but not on every cloud. ok is
+// false when the run failed (placement.nodeName names no node).
+func (r *BenchmarkRunReconciler) hostname(ctx context.Context, s *runState, name string) (string, bool, error) {
 	node := &corev1.Node{}
 	err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, node)
 	switch {
 	case err == nil:
+		if h := node.Labels[topology.HostnameLabel]; h != "" {
+			return h, true, nil
+		}
+		return name, true, nil
 	case apierrors.IsForbidden(err):
 		// A namespace-scoped install may not read Nodes: assume the usual
 		// kubernetes.io/hostname == node name.
-		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	case apierrors.IsNotFound(err) && run.Spec.Placement.NodeName != "":
+		return name, true, nil
+	case apierrors.IsNotFound(err) && s.run.Spec.Placement.NodeName != "" && s.run.Status.NodeName == "":
 		s.fail("NodeNotFound", "placement.nodeName %q: no such node", name)
-		return nil, nil
+		return "", false, nil
 	case apierrors.IsNotFound(err):
-		// The anchor's node vanished: its pods will fail; keep the name.
-		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		// The node vanished under a running topology: its pods will fail.
+		return name, true, nil
 	default:
-		return nil, fmt.Errorf("get node %s: %w", name, err)
+		return "", false, fmt.Errorf("get node %s: %w", name, err)
 	}
-	if run.Status.NodeName == "" {
-		run.Status.NodeName = name
-		s.eventf("NodeSelected", "every MongoDB pod of this run runs on node %s", name)
-	}
-	return node, nil
-}
-
-// hostnameOf is the value pods select the node with. The kubernetes.io/hostname
-// label usually equals the node name but not on every cloud.
-func hostnameOf(n *corev1.Node) string {
-	if h := n.Labels[topology.HostnameLabel]; h != "" {
-		return h
-	}
-	return n.Name
 }
 
 // ensureJobIdentity creates the ServiceAccount, Role and RoleBinding the
