@@ -12,7 +12,9 @@ type RunPhase string
 
 // Run phases.
 const (
-	// RunPending: accepted, nothing created yet.
+	// RunPending: accepted; waiting for the scheduler to place the first
+	// database pod (with placement.exclusive, for a node free of other
+	// benchmarks).
 	RunPending RunPhase = "Pending"
 	// RunProvisioning: database pods are starting and being bootstrapped.
 	RunProvisioning RunPhase = "Provisioning"
@@ -24,20 +26,6 @@ const (
 	RunSucceeded RunPhase = "Succeeded"
 	// RunFailed: the run stopped; the Failed condition says why.
 	RunFailed RunPhase = "Failed"
-)
-
-// Condition types, for tools (kubectl wait --for=condition=Complete).
-const (
-	// ConditionTopologyReady is True once every MongoDB process is running
-	// and bootstrapped; its reason and message say what is still missing.
-	ConditionTopologyReady = "TopologyReady"
-	// ConditionComplete is True when the run succeeded.
-	ConditionComplete = "Complete"
-	// ConditionFailed is True when the run failed; the message says why.
-	ConditionFailed = "Failed"
-	// ConditionValidatorApplied is True once spec.collection's validator is
-	// in place (only present when spec.collection is set).
-	ConditionValidatorApplied = "ValidatorApplied"
 )
 
 // BenchmarkRunStatus is the observed state of a run and its results.
@@ -86,6 +74,14 @@ type BenchmarkRunStatus struct {
 	// for `kubectl get`.
 	// +optional
 	Summary *RunSummary `json:"summary,omitempty"`
+
+	// Diagnostics names the ConfigMap that keeps the run's evidence once it
+	// ended, whatever the cleanup policy: for a failed run, the last log
+	// lines and termination state of every container that failed or
+	// restarted; for a successful run, each phase's YCSB text report. It is
+	// owned by the run and deleted with it.
+	// +optional
+	Diagnostics string `json:"diagnostics,omitempty"`
 }
 
 // TopologyStatus lists the run's MongoDB processes.

@@ -13,6 +13,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases[0].type == 'Load'",message="the first phase must be a Load phase: the topology starts empty"
 // +kubebuilder:validation:XValidation:rule="self.phases.filter(p, p.type == 'Load').size() == 1",message="only one Load phase is allowed (the first): loading the same keys twice fails with duplicate keys"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, self.phases.filter(q, q.name.lowerAscii() == p.name.lowerAscii()).size() == 1)",message="phase names must be unique, ignoring case (they name the phase's Job)"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, !(p.name.lowerAscii() in ['bootstrap', 'validator', 'diagnostics']))",message="phase names bootstrap, validator and diagnostics are reserved: they would collide with the run's own Jobs and ConfigMaps (<run>-bootstrap, <run>-validator, <run>-diagnostics)"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || int(((has(p.workload) && has(p.workload.readProportion) ? p.workload.readProportion : (has(self.workload.readProportion) ? self.workload.readProportion : {'none': 0.95, 'a': 0.5, 'b': 0.95, 'c': 1.0, 'd': 0.95, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.updateProportion) ? p.workload.updateProportion : (has(self.workload.updateProportion) ? self.workload.updateProportion : {'none': 0.05, 'a': 0.5, 'b': 0.05, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.insertProportion) ? p.workload.insertProportion : (has(self.workload.insertProportion) ? self.workload.insertProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.05, 'e': 0.05, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.scanProportion) ? p.workload.scanProportion : (has(self.workload.scanProportion) ? self.workload.scanProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.95, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.readModifyWriteProportion) ? p.workload.readModifyWriteProportion : (has(self.workload.readModifyWriteProportion) ? self.workload.readModifyWriteProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : 'none']))) * 1000000.0 + 0.5) == 1000000)",message="in every Run phase, readProportion + updateProportion + insertProportion + scanProportion + readModifyWriteProportion must sum to 1 after applying the preset, spec.workload and the phase's workload overrides"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || has(p.maxExecutionTime) || (has(p.workload) && has(p.workload.operationCount) ? p.workload.operationCount : has(self.workload.operationCount) ? self.workload.operationCount : 1000) > 0)",message="a Run phase with operationCount 0 (unlimited) needs maxExecutionTime, or it never ends"
 type BenchmarkRunSpec struct {
@@ -253,6 +254,16 @@ type PlacementSpec struct {
 	// +kubebuilder:default=PreferOtherNode
 	// +optional
 	LoaderPlacement LoaderPlacement `json:"loaderPlacement,omitempty"`
+
+	// Exclusive keeps other benchmarks off the run's node (default true):
+	// the run's database pods are not placed on a node where another run's
+	// database pods or loaders are active, and while they run, no other
+	// run's pods are placed there. A run waiting for a free node stays
+	// Pending (reason WaitingForNode), bounded by spec.timeout. Two
+	// benchmarks sharing a node measure each other, not MongoDB.
+	// +kubebuilder:default=true
+	// +optional
+	Exclusive *bool `json:"exclusive,omitempty"`
 }
 
 // WorkloadPreset is one of YCSB's standard workloads.

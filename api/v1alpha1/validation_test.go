@@ -110,6 +110,7 @@ func TestDefaults(t *testing.T) {
 		{"cache", s.Topology.WiredTigerCacheSizeGB, "1"},
 		{"storage", string(s.Topology.Storage.Medium) + "/" + s.Topology.Storage.Size.String(), "Disk/10Gi"},
 		{"loaderPlacement", s.Placement.LoaderPlacement, benchv1.LoaderPreferOtherNode},
+		{"exclusive", s.Placement.Exclusive != nil && *s.Placement.Exclusive, true},
 		{"writeConcern", s.Driver.WriteConcern, "1"},
 		{"readPreference", s.Driver.ReadPreference, "primary"},
 		{"cleanup", s.Cleanup, benchv1.CleanupDelete},
@@ -209,6 +210,15 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"phase names differing in case", `  topology: {mode: Standalone}
   phases: [{name: load, type: Load}, {name: s2, type: Run}, {name: S2, type: Run}]
 `, "phase names must be unique, ignoring case"},
+		{"phase named bootstrap", `  topology: {mode: Standalone}
+  phases: [{name: load, type: Load}, {name: Bootstrap, type: Run}]
+`, "phase names bootstrap, validator and diagnostics are reserved"},
+		{"phase named validator", `  topology: {mode: Standalone}
+  phases: [{name: load, type: Load}, {name: validator, type: Run}]
+`, "phase names bootstrap, validator and diagnostics are reserved"},
+		{"phase named diagnostics", `  topology: {mode: Standalone}
+  phases: [{name: diagnostics, type: Load}, {name: run, type: Run}]
+`, "phase names bootstrap, validator and diagnostics are reserved"},
 		{"bad phase name", `  topology: {mode: Standalone}
   phases: [{name: load_1, type: Load}, {name: run, type: Run}]
 `, "should match"},

@@ -1,0 +1,114 @@
+package v1alpha1
+
+// Condition types, for tools (kubectl wait --for=condition=Complete, the
+// kubectl-mongobench plugin, CI gates).
+const (
+	// ConditionTopologyReady is True once every MongoDB process is running
+	// and bootstrapped; its reason and message say what is still missing.
+	ConditionTopologyReady = "TopologyReady"
+	// ConditionComplete is True when the run succeeded.
+	ConditionComplete = "Complete"
+	// ConditionFailed is True when the run failed; its reason tells the
+	// failure kinds apart (the Reason* failure constants below) and its
+	// message says what happened.
+	ConditionFailed = "Failed"
+	// ConditionValidatorApplied is True once spec.collection's validator is
+	// in place (only present when spec.collection is set).
+	ConditionValidatorApplied = "ValidatorApplied"
+)
+
+// Reason is the machine-readable reason of a condition, and of the event
+// that reports the same transition. Tools tell failures apart by the
+// Failed condition's reason, so these values are API: they are only ever
+// added to, never renamed.
+type Reason string
+
+// Reasons of a Failed condition that is True: why the run failed. The
+// README's troubleshooting table says what to do about each.
+const (
+	// ReasonNodeNotFound: placement.nodeName names no node.
+	ReasonNodeNotFound Reason = "NodeNotFound"
+	// ReasonInsufficientResources: no Ready, schedulable node matching the
+	// run's placement has enough allocatable resources for all of the
+	// topology's database pods together (they share one node).
+	ReasonInsufficientResources Reason = "InsufficientResources"
+	// ReasonTopologyFailed: a MongoDB pod could not start: unschedulable for
+	// longer than the manager's --unschedulable-timeout, an image that
+	// cannot be pulled, a container that cannot be created or keeps
+	// crashing.
+	ReasonTopologyFailed Reason = "TopologyFailed"
+	// ReasonTopologyLost: a MongoDB pod restarted, disappeared or was being
+	// deleted after the topology was ready; the numbers would be
+	// meaningless.
+	ReasonTopologyLost Reason = "TopologyLost"
+	// ReasonTimeout: the run outlived spec.timeout.
+	ReasonTimeout Reason = "Timeout"
+	// ReasonBootstrapFailed: the bootstrap Job (replica sets, shards,
+	// collection) failed or reported an unusable result.
+	ReasonBootstrapFailed Reason = "BootstrapFailed"
+	// ReasonValidatorFailed: the Job applying spec.collection failed.
+	ReasonValidatorFailed Reason = "ValidatorFailed"
+	// ReasonPhaseFailed: a phase's loader Job failed, could not run, or
+	// completed without writing every loader's result.
+	ReasonPhaseFailed Reason = "PhaseFailed"
+	// ReasonResultInvalid: a loader's result is corrupt, of the wrong kind
+	// or from the wrong loader.
+	ReasonResultInvalid Reason = "ResultInvalid"
+)
+
+// Reasons of the TopologyReady condition while it is False, and when True.
+const (
+	// ReasonProvisioning: the run started; nothing is placed yet.
+	ReasonProvisioning Reason = "Provisioning"
+	// ReasonWaitingForNode: the first database pod is not scheduled yet;
+	// with placement.exclusive, possibly because every fitting node is busy
+	// with another benchmark (the message names them). Not a failure.
+	ReasonWaitingForNode Reason = "WaitingForNode"
+	// ReasonWaitingForPods: database pods are starting.
+	ReasonWaitingForPods Reason = "WaitingForPods"
+	// ReasonBootstrapping: the bootstrap Job is running.
+	ReasonBootstrapping Reason = "Bootstrapping"
+	// ReasonReady: every process is running and bootstrapped.
+	ReasonReady Reason = "Ready"
+)
+
+// Reasons of the Complete and Failed conditions while the run is going, and
+// after success.
+const (
+	// ReasonRunning: the run has not ended.
+	ReasonRunning Reason = "Running"
+	// ReasonSucceeded: every phase finished.
+	ReasonSucceeded Reason = "Succeeded"
+)
+
+// Reasons of the ValidatorApplied condition.
+const (
+	// ReasonApplying: the collMod Job is running.
+	ReasonApplying Reason = "Applying"
+	// ReasonApplied: the validator is in place.
+	ReasonApplied Reason = "Applied"
+)
+
+// Reasons of events that mark a step without a condition of their own.
+// (Each run phase transition is also an event, with the new RunPhase as
+// its reason.)
+const (
+	EventNodeSelected      Reason = "NodeSelected"
+	EventBootstrapped      Reason = "Bootstrapped"
+	EventTopologyReady     Reason = "TopologyReady"
+	EventApplyingValidator Reason = "ApplyingValidator"
+	EventValidatorApplied  Reason = "ValidatorApplied"
+	EventPhaseStarted      Reason = "PhaseStarted"
+	EventPhaseCompleted    Reason = "PhaseCompleted"
+	EventDiagnosticsStored Reason = "DiagnosticsStored"
+	EventCleanedUp         Reason = "CleanedUp"
+)
+
+// FailureReasons lists the reasons a Failed condition may carry, for tools
+// and for tests that keep the README's table complete.
+func FailureReasons() []Reason {
+	return []Reason{
+		ReasonNodeNotFound, ReasonInsufficientResources, ReasonTopologyFailed, ReasonTopologyLost, ReasonTimeout,
+		ReasonBootstrapFailed, ReasonValidatorFailed, ReasonPhaseFailed, ReasonResultInvalid,
+	}
+}
