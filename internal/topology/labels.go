@@ -12,7 +12,11 @@ const (
 	LabelComponent = "app.kubernetes.io/component"
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 
-	LabelRun      = "bench.mongobench.io/run"
+	LabelRun = "bench.mongobench.io/run"
+	// LabelRunUID carries the run's UID: run names repeat across
+	// namespaces (and over time), so exclusive placement tells runs apart
+	// by it.
+	LabelRunUID   = "bench.mongobench.io/run-uid"
 	LabelRole     = "bench.mongobench.io/role"
 	LabelDatabase = "bench.mongobench.io/database"
 	LabelPhase    = "bench.mongobench.io/phase"
@@ -32,6 +36,8 @@ const (
 	ComponentValidator = "validator"
 	ComponentNetwork   = "network"
 	ComponentRBAC      = "rbac"
+	// ComponentDiagnostics labels the ConfigMap of a run's diagnostics.
+	ComponentDiagnostics = "diagnostics"
 )
 
 // RunLabels are the labels every object of a run carries.
@@ -42,6 +48,7 @@ func RunLabels(run *benchv1.BenchmarkRun, component string) map[string]string {
 		LabelComponent: component,
 		LabelManagedBy: ManagedBy,
 		LabelRun:       run.Name,
+		LabelRunUID:    string(run.UID),
 	}
 }
 

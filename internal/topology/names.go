@@ -97,6 +97,10 @@ func BootstrapJobName(run *benchv1.BenchmarkRun) string { return run.Name + "-bo
 // ValidatorJobName names the Job applying spec.collection.
 func ValidatorJobName(run *benchv1.BenchmarkRun) string { return run.Name + "-validator" }
 
+// DiagnosticsConfigMapName names the ConfigMap keeping a finished run's
+// evidence (logs of failed containers, YCSB reports).
+func DiagnosticsConfigMapName(run *benchv1.BenchmarkRun) string { return run.Name + "-diagnostics" }
+
 // PhaseJobName names a phase's loader Job: <run>-<phase>, lower-cased
 // because phase names may use capitals (S2) and Job names may not.
 func PhaseJobName(run *benchv1.BenchmarkRun, phase string) string {

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -26,17 +27,27 @@ const (
 // DefaultStorageSize is used when a run's storage size is unset.
 var DefaultStorageSize = resource.MustParse("10Gi")
 
-// Pod builds the pod of process p. pinnedHostname, when not empty, pins the
-// pod with a kubernetes.io/hostname node selector (it goes through the
-// scheduler, so resource fit is still checked — unlike spec.nodeName).
-func Pod(run *benchv1.BenchmarkRun, p Process, pinnedHostname string, cfg Config) *corev1.Pod {
+// NodePlacement is where the controller lets a database pod go.
+type NodePlacement struct {
+	// Hostname, when not empty, pins the pod with a kubernetes.io/hostname
+	// node selector (it goes through the scheduler, so resource fit is
+	// still checked — unlike spec.nodeName).
+	Hostname string
+	// Candidates, when not empty, restricts an unpinned pod (the anchor) to
+	// the nodes with these kubernetes.io/hostname labels: those that can
+	// hold the whole topology, found by the controller's pre-flight check.
+	Candidates []string
+}
+
+// Pod builds the pod of process p, placed as np says.
+func Pod(run *benchv1.BenchmarkRun, p Process, np NodePlacement, cfg Config) *corev1.Pod {
 	topo := run.Spec.Topology
 	nodeSelector := map[string]string{}
 	for k, v := range run.Spec.Placement.NodeSelector {
 		nodeSelector[k] = v
 	}
-	if pinnedHostname != "" {
-		nodeSelector[HostnameLabel] = pinnedHostname
+	if np.Hostname != "" {
+		nodeSelector[HostnameLabel] = np.Hostname
 	}
 	if len(nodeSelector) == 0 {
 		nodeSelector = nil
@@ -62,6 +73,7 @@ func Pod(run *benchv1.BenchmarkRun, p Process, pinnedHostname string, cfg Config
 			Hostname:                      p.Name,
 			Subdomain:                     HeadlessServiceName(run),
 			NodeSelector:                  nodeSelector,
+			Affinity:                      databaseAffinity(run, np),
 			Tolerations:                   run.Spec.Placement.Tolerations,
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			SecurityContext:               restrictedPodSecurity(MongoUID),
@@ -98,6 +110,62 @@ func Pod(run *benchv1.BenchmarkRun, p Process, pinnedHostname string, cfg Config
 		},
 	}
 	return pod
+}
+
+// Exclusive reports whether a run keeps other benchmarks off its node
+// (placement.exclusive, default true).
+func Exclusive(run *benchv1.BenchmarkRun) bool {
+	return run.Spec.Placement.Exclusive == nil || *run.Spec.Placement.Exclusive
+}
+
+// databaseAffinity is the scheduling constraint of a database pod:
+//   - exclusive runs: required pod anti-affinity, in every namespace,
+//     against the pods of any other run (database pods, loaders, Jobs).
+//     The scheduler enforces required anti-affinity both ways, so while
+//     these pods run, no other run's pod is placed on their node either,
+//     and two runs created at the same moment are serialised by the
+//     scheduler itself rather than by a queue of ours;
+//   - np.Candidates: required node affinity to the nodes big enough for
+//     the whole topology, so the anchor does not land where its followers
+//     cannot fit.
+func databaseAffinity(run *benchv1.BenchmarkRun, np NodePlacement) *corev1.Affinity {
+	var a corev1.Affinity
+	if Exclusive(run) {
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: LabelRunUID, Operator: metav1.LabelSelectorOpExists},
+				{Key: LabelRunUID, Operator: metav1.LabelSelectorOpNotIn, Values: []string{string(run.UID)}},
+			}},
+			NamespaceSelector: &metav1.LabelSelector{}, // every namespace
+			TopologyKey:       HostnameLabel,
+		}}}
+	}
+	if np.Hostname == "" && len(np.Candidates) > 0 {
+		a.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: HostnameLabel, Operator: corev1.NodeSelectorOpIn, Values: np.Candidates},
+			}}},
+		}}
+	}
+	if a.PodAntiAffinity == nil && a.NodeAffinity == nil {
+		return nil
+	}
+	return &a
+}
+
+// Requests are the resources a process's pod asks of its node: the
+// requests, or the limits where no request is set (the API server's
+// defaulting does the same).
+func Requests(run *benchv1.BenchmarkRun, p Process) corev1.ResourceList {
+	res := processResources(run, p)
+	out := corev1.ResourceList{}
+	for name, q := range res.Limits {
+		out[name] = q.DeepCopy()
+	}
+	for name, q := range res.Requests {
+		out[name] = q.DeepCopy()
+	}
+	return out
 }
 
 // Args are the process's command-line arguments for the mongo image's

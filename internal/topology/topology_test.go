@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -85,11 +86,11 @@ func TestPodIsRestrictedAndPinned(t *testing.T) {
 	run := sharded(2)
 	run.Spec.Placement = benchv1.PlacementSpec{NodeSelector: map[string]string{"disk": "ssd"}, Tolerations: []corev1.Toleration{{Key: "bench", Operator: corev1.TolerationOpExists}}}
 	ps := Processes(run)
-	first := Pod(run, ps[0], "", cfg)
+	first := Pod(run, ps[0], NodePlacement{}, cfg)
 	if !reflect.DeepEqual(first.Spec.NodeSelector, map[string]string{"disk": "ssd"}) {
 		t.Errorf("anchor pod selector %v", first.Spec.NodeSelector)
 	}
-	pod := Pod(run, ps[1], "node-7", cfg)
+	pod := Pod(run, ps[1], NodePlacement{Hostname: "node-7"}, cfg)
 	if want := map[string]string{"disk": "ssd", HostnameLabel: "node-7"}; !reflect.DeepEqual(pod.Spec.NodeSelector, want) {
 		t.Errorf("pinned selector %v, want %v", pod.Spec.NodeSelector, want)
 	}
@@ -132,13 +133,13 @@ func TestPodIsRestrictedAndPinned(t *testing.T) {
 	if c.Resources.Requests.Cpu().String() != "1" {
 		t.Errorf("shard resources %v", c.Resources)
 	}
-	wantLabels := map[string]string{LabelName: "mongobench", LabelInstance: "ms", LabelComponent: "shard", LabelManagedBy: "mongobench", LabelRun: "ms", LabelRole: "shard", LabelDatabase: "true"}
+	wantLabels := map[string]string{LabelName: "mongobench", LabelInstance: "ms", LabelComponent: "shard", LabelManagedBy: "mongobench", LabelRun: "ms", LabelRunUID: "uid-1", LabelRole: "shard", LabelDatabase: "true"}
 	if !reflect.DeepEqual(pod.Labels, wantLabels) {
 		t.Errorf("labels %v", pod.Labels)
 	}
 	checkOwner(t, pod)
 	// mongos: no data volume, no shard resources.
-	mongos := Pod(run, ps[3], "node-7", cfg)
+	mongos := Pod(run, ps[3], NodePlacement{Hostname: "node-7"}, cfg)
 	if len(mongos.Spec.Volumes) != 1 || mongos.Spec.Containers[0].Resources.Requests != nil {
 		t.Errorf("mongos volumes %v resources %v", mongos.Spec.Volumes, mongos.Spec.Containers[0].Resources)
 	}
@@ -168,7 +169,7 @@ func TestStorage(t *testing.T) {
 		run := sharded(1)
 		run.Spec.Topology.Storage = benchv1.StorageSpec{Medium: c.medium, Size: &size, StorageClassName: ptr.To("fast")}
 		shard := Processes(run)[1]
-		pod := Pod(run, shard, "n", cfg)
+		pod := Pod(run, shard, NodePlacement{Hostname: "n"}, cfg)
 		var data corev1.Volume
 		for _, v := range pod.Spec.Volumes {
 			if v.Name == dataVolume {
@@ -381,5 +382,95 @@ func TestJobRBACIsMinimal(t *testing.T) {
 	}
 	if *JobServiceAccount(run).AutomountServiceAccountToken {
 		t.Error("the service account must not mount tokens by default; only the Jobs opt in")
+	}
+}
+
+func TestDatabaseAffinity(t *testing.T) {
+	antiAffinity := func(a *corev1.Affinity) string {
+		if a == nil || a.PodAntiAffinity == nil {
+			return ""
+		}
+		terms := a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		if len(terms) != 1 || terms[0].TopologyKey != HostnameLabel || terms[0].NamespaceSelector == nil || len(terms[0].NamespaceSelector.MatchLabels)+len(terms[0].NamespaceSelector.MatchExpressions) != 0 {
+			return fmt.Sprintf("bad terms %+v", terms)
+		}
+		sel, err := metav1.LabelSelectorAsSelector(terms[0].LabelSelector)
+		if err != nil {
+			return err.Error()
+		}
+		return sel.String()
+	}
+	nodeAffinity := func(a *corev1.Affinity) string {
+		if a == nil || a.NodeAffinity == nil {
+			return ""
+		}
+		terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		if len(terms) != 1 || len(terms[0].MatchExpressions) != 1 {
+			return fmt.Sprintf("bad terms %+v", terms)
+		}
+		e := terms[0].MatchExpressions[0]
+		return fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values)
+	}
+	cases := []struct {
+		name      string
+		exclusive *bool
+		np        NodePlacement
+		anti      string
+		node      string
+	}{
+		{"exclusive by default", nil, NodePlacement{}, "bench.mongobench.io/run-uid,bench.mongobench.io/run-uid notin (uid-1)", ""},
+		{"exclusive, pinned", ptr.To(true), NodePlacement{Hostname: "h1", Candidates: []string{"h1", "h2"}}, "bench.mongobench.io/run-uid,bench.mongobench.io/run-uid notin (uid-1)", ""},
+		{"exclusive, anchor with candidates", nil, NodePlacement{Candidates: []string{"h1", "h2"}}, "bench.mongobench.io/run-uid,bench.mongobench.io/run-uid notin (uid-1)", "kubernetes.io/hostname In [h1 h2]"},
+		{"shared", ptr.To(false), NodePlacement{}, "", ""},
+		{"shared, anchor with candidates", ptr.To(false), NodePlacement{Candidates: []string{"h2"}}, "", "kubernetes.io/hostname In [h2]"},
+	}
+	for _, c := range cases {
+		run := sharded(2)
+		run.Spec.Placement.Exclusive = c.exclusive
+		for _, p := range Processes(run) {
+			pod := Pod(run, p, c.np, cfg)
+			if got := antiAffinity(pod.Spec.Affinity); got != c.anti {
+				t.Errorf("%s: %s: pod anti-affinity %q, want %q", c.name, p.Name, got, c.anti)
+			}
+			if got := nodeAffinity(pod.Spec.Affinity); got != c.node {
+				t.Errorf("%s: %s: node affinity %q, want %q", c.name, p.Name, got, c.node)
+			}
+			if c.anti == "" && c.node == "" && pod.Spec.Affinity != nil {
+				t.Errorf("%s: affinity %+v, want none", c.name, pod.Spec.Affinity)
+			}
+			if pod.Labels[LabelRunUID] != "uid-1" {
+				t.Errorf("%s: %s lacks the run-uid label: %v", c.name, p.Name, pod.Labels)
+			}
+		}
+	}
+	// Loader pods carry the label too, so other runs' database pods avoid
+	// the nodes where this run's loaders are active.
+	run := issueExample()
+	if got := PhaseJob(run, &run.Spec.Phases[0], time.Hour, cfg).Spec.Template.Labels[LabelRunUID]; got != "uid-1" {
+		t.Errorf("loader pod run-uid label %q", got)
+	}
+}
+
+func TestRequests(t *testing.T) {
+	run := sharded(2)
+	run.Spec.Topology.Resources = corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("3Gi")},
+	}
+	run.Spec.Topology.MongosResources = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}}
+	ps := Processes(run)
+	got := map[string]string{}
+	for _, p := range ps {
+		r := Requests(run, p)
+		got[p.Name] = fmt.Sprintf("cpu=%s memory=%s", r.Cpu(), r.Memory())
+	}
+	want := map[string]string{
+		"ms-cfg":    "cpu=0 memory=0",
+		"ms-shard0": "cpu=2 memory=3Gi", // request wins over limit; a limit alone counts as the request
+		"ms-shard1": "cpu=2 memory=3Gi",
+		"ms-mongos": "cpu=500m memory=0",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("requests %v, want %v", got, want)
 	}
 }
