@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Provides the envtest binaries (etcd, kube-apiserver, kubectl) in
-# bin/k8s/<version>-linux-amd64, the layout setup-envtest and our suites use.
+# bin/k8s/<version>-linux-amd64, the layout setup-envtest and our suites use,
+# and beside them kube-scheduler: placement tests run the real scheduler
+# against the envtest API server (exclusive nodes are the scheduler's job).
 #
 # Offline machines (CI here) cannot download them, so they are built from Go
 # module sources: etcd from go.etcd.io/etcd/server/v3, kube-apiserver and
@@ -22,27 +24,30 @@ assets="$root/bin/k8s/$K8S_VERSION-$os-$arch"
 cached="$cache/k8s/$K8S_VERSION-$os-$arch"
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false CGO_ENABLED=0
 
-have() { [ -x "$1/etcd" ] && [ -x "$1/kube-apiserver" ] && [ -x "$1/kubectl" ]; }
+binaries="etcd kube-apiserver kubectl kube-scheduler"
+have() { for b in $binaries; do [ -x "$1/$b" ] || return 1; done; }
 
 if have "$assets"; then echo "$assets"; exit 0; fi
 
 if ! have "$cached"; then
   mkdir -p "$cached"
-  # Online machines: setup-envtest may download the published binaries.
+  # Online machines: setup-envtest may download the published binaries
+  # (it has no kube-scheduler: that one is always built below).
   if [ "${ENVTEST_TRY_DOWNLOAD:-1}" = 1 ] && [ -x "$root/bin/setup-envtest" ]; then
-    if dir=$("$root/bin/setup-envtest" use "$K8S_VERSION" --bin-dir "$cache/setup-envtest" -p path 2>/dev/null) && have "$dir"; then
+    if dir=$("$root/bin/setup-envtest" use "$K8S_VERSION" --bin-dir "$cache/setup-envtest" -p path 2>/dev/null) &&
+      [ -x "$dir/etcd" ] && [ -x "$dir/kube-apiserver" ] && [ -x "$dir/kubectl" ]; then
       cp "$dir"/etcd "$dir"/kube-apiserver "$dir"/kubectl "$cached/"
     fi
   fi
 fi
 
 if ! have "$cached"; then
-  echo ">> building envtest binaries for Kubernetes $K8S_VERSION and etcd $ETCD_VERSION from module sources (one-time, ~7 min)" >&2
+  echo ">> building the envtest binaries missing from $cached for Kubernetes $K8S_VERSION and etcd $ETCD_VERSION from module sources (one-time, ~7 min)" >&2
   src="$cache/src/envtest-$K8S_VERSION"
   rm -rf "$src" && mkdir -p "$src/etcd" "$src/kube"
 
   # etcd: a main calling etcdmain.Main, exactly what the etcd binary does.
-  (
+  [ -x "$cached/etcd" ] || (
     cd "$src/etcd"
     go mod init mongobench.local/etcd >/dev/null 2>&1
     go mod edit -require="go.etcd.io/etcd/server/v3@$ETCD_VERSION"
@@ -62,7 +67,7 @@ GO
     mv "$cached/etcd.tmp" "$cached/etcd"
   )
 
-  # kube-apiserver and kubectl: k8s.io/kubernetes replaces its staging
+  # kube-apiserver, kubectl and kube-scheduler: k8s.io/kubernetes replaces its staging
   # modules with ./staging paths that do not exist in the module zip; pin
   # each to the published v0.<minor>.<patch> tag instead.
   (
@@ -81,6 +86,7 @@ package tools
 
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 	_ "k8s.io/kubernetes/cmd/kubectl"
 )
 GO
@@ -91,13 +97,14 @@ GO
     for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
       ldflags="$ldflags -X $p.gitVersion=v$K8S_VERSION -X $p.gitMajor=$major -X $p.gitMinor=$minor"
     done
-    go build -trimpath -ldflags "$ldflags" -o "$cached/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
-    go build -trimpath -ldflags "$ldflags" -o "$cached/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl
-    mv "$cached/kube-apiserver.tmp" "$cached/kube-apiserver"
-    mv "$cached/kubectl.tmp" "$cached/kubectl"
+    for b in kube-apiserver kubectl kube-scheduler; do
+      [ -x "$cached/$b" ] && continue
+      go build -trimpath -ldflags "$ldflags" -o "$cached/$b.tmp" "k8s.io/kubernetes/cmd/$b"
+      mv "$cached/$b.tmp" "$cached/$b"
+    done
   )
 fi
 
 mkdir -p "$assets"
-for b in etcd kube-apiserver kubectl; do ln -sf "$cached/$b" "$assets/$b"; done
+for b in $binaries; do ln -sf "$cached/$b" "$assets/$b"; done
 echo "$assets"
