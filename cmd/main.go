@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -78,9 +79,17 @@ func main() {
 		log.Error(err, "unable to create the manager")
 		os.Exit(1)
 	}
+	// Container logs for failed runs' diagnostics come through the pods/log
+	// subresource: still only the Kubernetes API.
+	pods, err := corev1client.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		log.Error(err, "unable to create the pods/log client")
+		os.Exit(1)
+	}
 	rec := &controllers.BenchmarkRunReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
+		Logs:      controllers.PodLogs{Pods: pods},
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("mongobench"),
 		Clock:     clock.RealClock{},

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -33,9 +36,12 @@ type BenchmarkRunReconciler struct {
 	client.Client
 	// APIReader reads objects the manager does not cache (Nodes).
 	APIReader client.Reader
-	Scheme    *runtime.Scheme
-	Recorder  events.EventRecorder
-	Clock     clock.PassiveClock
+	// Logs reads container logs for a failed run's diagnostics (the
+	// pods/log subresource); nil keeps the diagnostics without logs.
+	Logs     LogReader
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
 
 	Topology topology.Config
 	Limits   Limits
@@ -48,7 +54,8 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods;services;persistentvolumeclaims;serviceaccounts,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get
+// +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
@@ -73,6 +80,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	log := logf.FromContext(ctx).WithValues("run", req.NamespacedName.String())
 
 	defer func() {
 		if retErr == nil {
@@ -81,27 +89,41 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		if !equality.Semantic.DeepEqual(before.Status, run.Status) {
 			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
 			if err := r.Status().Patch(ctx, run, patch); err != nil {
-				retErr = errors.Join(retErr, fmt.Errorf("patch status of %s: %w", req.NamespacedName, err))
+				if apierrors.IsConflict(err) && retErr == nil {
+					// Someone (often our own previous patch, not yet in the
+					// cache) changed the run: the watch event of that change
+					// brings a fresh copy; the steps are idempotent, so
+					// nothing is lost by starting over. Not an error.
+					log.V(1).Info("status patch conflicted; reconciling again", "phase", before.Status.Phase)
+					res, retErr = ctrl.Result{RequeueAfter: conflictRequeue}, nil
+					return
+				}
+				// Never a result together with an error: controller-runtime
+				// ignores the result then, and says so in a warning.
+				res, retErr = ctrl.Result{}, errors.Join(retErr, fmt.Errorf("patch status of %s: %w", req.NamespacedName, err))
 				return
 			}
 		}
+		if before.Status.Phase != run.Status.Phase {
+			log.Info("run phase changed", "phase", run.Status.Phase, "from", before.Status.Phase, "reason", phaseReason(run))
+		}
 		// Events only after the status that explains them is stored.
 		for _, e := range s.events {
-			typ := corev1.EventTypeNormal
-			if e.warning {
-				typ = corev1.EventTypeWarning
-			}
-			r.Recorder.Eventf(run, nil, typ, e.reason, "Reconcile", "%s", e.message)
+			r.record(ctx, run, e)
 		}
 	}()
 
 	if terminal(before) {
 		// Destructive cleanup only ever follows a terminal state that is
 		// already stored: acting on one that a conflicting status patch
-		// then fails to store would delete a live run's pods.
+		// then fails to store would delete a live run's pods. The evidence
+		// is kept first, whatever the cleanup policy.
+		if err := r.storeDiagnostics(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{}, r.cleanup(ctx, s)
 	}
-	steps := []step{r.start, r.checkTimeout, r.provision, r.bootstrap, r.watchTopology, r.runPhases, r.succeed}
+	steps := []step{r.start, r.checkTimeout, r.ensureIdentity, r.preflight, r.provision, r.bootstrap, r.watchTopology, r.runPhases, r.succeed}
 	for _, st := range steps {
 		proceed, err := st(ctx, s)
 		if err != nil {
@@ -118,17 +140,46 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
 }
 
+// conflictRequeue is how soon a reconcile whose status patch conflicted
+// runs again, should no watch event come first.
+const conflictRequeue = time.Second
+
+// record emits an event for the run and logs it: events are what `kubectl
+// describe` shows, the log is what an operator's log pipeline keeps.
+func (r *BenchmarkRunReconciler) record(ctx context.Context, run *benchv1.BenchmarkRun, e event) {
+	typ := corev1.EventTypeNormal
+	if e.warning {
+		typ = corev1.EventTypeWarning
+	}
+	msg := eventMessage(e.message)
+	r.Recorder.Eventf(run, nil, typ, string(e.reason), "Reconcile", "%s", msg)
+	logf.FromContext(ctx).Info("event", "run", client.ObjectKeyFromObject(run).String(), "phase", run.Status.Phase,
+		"reason", e.reason, "type", typ, "message", msg)
+}
+
+// phaseReason is the reason of the condition that best explains the run's
+// phase, for logs.
+func phaseReason(run *benchv1.BenchmarkRun) string {
+	for _, t := range []string{benchv1.ConditionFailed, benchv1.ConditionComplete, benchv1.ConditionTopologyReady} {
+		if c := meta.FindStatusCondition(run.Status.Conditions, t); c != nil && (c.Status == metav1.ConditionTrue || t == benchv1.ConditionTopologyReady) {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
 // start records the start of a run.
 func (r *BenchmarkRunReconciler) start(_ context.Context, s *runState) (bool, error) {
 	st := &s.run.Status
 	if st.StartTime == nil {
 		now := metav1.NewTime(s.now)
 		st.StartTime = &now
-		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "Provisioning", "creating the MongoDB pods")
-		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, "Running", "the run has not finished")
-		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, "Running", "the run has not failed")
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonProvisioning, "creating the MongoDB pods")
+		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunning, "the run has not finished")
+		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the run has not failed")
 	}
-	s.setPhase(benchv1.RunProvisioning)
+	// Pending until the first database pod has a node (provision).
+	s.setPhase(benchv1.RunPending)
 	return true, nil
 }
 
@@ -146,7 +197,7 @@ func (r *BenchmarkRunReconciler) checkTimeout(_ context.Context, s *runState) (b
 	if s.run.Status.CurrentPhase != "" {
 		where += " (phase " + s.run.Status.CurrentPhase + ")"
 	}
-	s.fail("Timeout", "the run exceeded its timeout of %s while %s", s.run.Spec.Timeout.Duration, where)
+	s.fail(benchv1.ReasonTimeout, "the run exceeded its timeout of %s while %s", s.run.Spec.Timeout.Duration, where)
 	return false, nil
 }
 
@@ -159,8 +210,8 @@ func (r *BenchmarkRunReconciler) succeed(_ context.Context, s *runState) (bool, 
 	s.run.Status.CurrentPhase = ""
 	now := metav1.NewTime(s.now)
 	s.run.Status.CompletionTime = &now
-	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, "Succeeded", fmt.Sprintf("all %d phases finished", len(s.run.Spec.Phases)))
-	s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, "Succeeded", "the run succeeded")
+	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, benchv1.ReasonSucceeded, fmt.Sprintf("all %d phases finished", len(s.run.Spec.Phases)))
+	s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonSucceeded, "the run succeeded")
 	return true, nil
 }
 

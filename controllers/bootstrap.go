@@ -30,7 +30,7 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 	}
 	if run.Status.Topology.ServerVersion == "" {
 		if !dataReady {
-			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForPods", msg)
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
 			return false, nil
 		}
 		job := s.jobs[topology.BootstrapJobName(run)]
@@ -38,19 +38,19 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 			if err := r.create(ctx, topology.BootstrapJob(run, r.Topology)); err != nil {
 				return false, err
 			}
-			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "Bootstrapping", msg+"; bootstrap Job started")
-			s.eventf("Bootstrapping", "started Job %s to initiate replica sets, add shards and shard the collection", topology.BootstrapJobName(run))
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonBootstrapping, msg+"; bootstrap Job started")
+			s.eventf(benchv1.ReasonBootstrapping, "started Job %s to initiate replica sets, add shards and shard the collection", topology.BootstrapJobName(run))
 			return false, nil
 		}
-		if !r.jobDone(s, job, "BootstrapFailed", "bootstrap", true) {
-			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "Bootstrapping", msg+"; bootstrap Job running")
+		if !r.jobDone(s, job, benchv1.ReasonBootstrapFailed, "bootstrap", true) {
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonBootstrapping, msg+"; bootstrap Job running")
 			return false, nil
 		}
 		cm := s.configMaps[topology.ResultConfigMapName(job.Name, 0)]
 		raw := cm.Data[results.BootstrapConfigMapKey]
 		rep, err := results.DecodeBootstrap([]byte(raw))
 		if err != nil {
-			s.fail("BootstrapFailed", "bootstrap Job %s reported an unusable result in ConfigMap %s: %v", job.Name, cm.Name, err)
+			s.fail(benchv1.ReasonBootstrapFailed, "bootstrap Job %s reported an unusable result in ConfigMap %s: %v", job.Name, cm.Name, err)
 			return false, nil
 		}
 		t := run.Status.Topology
@@ -65,22 +65,22 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 		if len(chunks) > 0 {
 			detail = fmt.Sprintf("; %s sharded on %s, chunks %s", rep.Namespace, rep.ShardKey, strings.Join(chunks, " "))
 		}
-		s.eventf("Bootstrapped", "MongoDB %s%s", rep.ServerVersion, detail)
+		s.eventf(benchv1.EventBootstrapped, "MongoDB %s%s", rep.ServerVersion, detail)
 	}
 	if !all {
-		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForPods", msg)
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
 		return false, nil
 	}
-	s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionTrue, "Ready",
+	s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionTrue, benchv1.ReasonReady,
 		fmt.Sprintf("%d MongoDB processes ready on node %s, MongoDB %s", len(procs), run.Status.NodeName, run.Status.Topology.ServerVersion))
-	s.eventf("TopologyReady", "%d MongoDB processes ready on node %s", len(procs), run.Status.NodeName)
+	s.eventf(benchv1.EventTopologyReady, "%d MongoDB processes ready on node %s", len(procs), run.Status.NodeName)
 	return true, nil
 }
 
 // jobDone reads a Job's state. It fails the run (with reason) if the Job
 // failed or its pods cannot run, and reports true once the Job completed
 // and, when withResults, every result ConfigMap its pods write is present.
-func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason, what string, withResults bool) bool {
+func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason benchv1.Reason, what string, withResults bool) bool {
 	if jobCondition(job, batchv1.JobFailed) != nil {
 		s.fail(reason, "%s failed: %s", what, jobFailure(job, s.jobPods(job)))
 		return false
@@ -154,11 +154,16 @@ func (r *BenchmarkRunReconciler) watchTopology(_ context.Context, s *runState) (
 		pod := s.pods[p.Name]
 		switch {
 		case pod == nil:
-			s.fail("TopologyLost", "topology lost: pod %s disappeared", p.Name)
+			s.fail(benchv1.ReasonTopologyLost, "topology lost: pod %s disappeared", p.Name)
 		case pod.DeletionTimestamp != nil:
-			s.fail("TopologyLost", "topology lost: pod %s is being deleted", p.Name)
+			s.fail(benchv1.ReasonTopologyLost, "topology lost: pod %s is being deleted", p.Name)
 		case restarts(pod) > baseline[p.Name]:
-			s.fail("TopologyLost", "topology lost: pod %s restarted (%s)", p.Name, lastTermination(pod))
+			// The cause in parentheses, the message's last lines after it.
+			cause, detail := "no exit recorded", ""
+			if t := lastExitState(pod); t != nil {
+				cause, detail = exitCode(t), exitDetail(t)
+			}
+			s.fail(benchv1.ReasonTopologyLost, "topology lost: pod %s restarted (%s)%s", p.Name, cause, detail)
 		}
 		if terminal(run) {
 			return false, nil

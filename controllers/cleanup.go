@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,7 +13,8 @@ import (
 )
 
 // cleanup applies spec.cleanup once a run has ended. Results live in the
-// run's status by then, so deleting result ConfigMaps loses nothing. It is
+// run's status by then, so deleting result ConfigMaps loses nothing, and
+// the diagnostics ConfigMap, stored before, is always kept. It is
 // idempotent: each reconcile deletes whatever is still there.
 func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error {
 	run := s.run
@@ -37,7 +36,9 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 		objs = append(objs, j)
 	}
 	for _, c := range s.configMaps {
-		objs = append(objs, c)
+		if c.Name != topology.DiagnosticsConfigMapName(run) {
+			objs = append(objs, c)
+		}
 	}
 	for _, v := range s.services {
 		objs = append(objs, v)
@@ -45,16 +46,14 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 	for _, c := range s.claims {
 		objs = append(objs, c)
 	}
-	name := topology.JobServiceAccountName(run)
-	meta := metav1.ObjectMeta{Name: name, Namespace: run.Namespace}
-	if s.rbac["RoleBinding/"+name] {
-		objs = append(objs, &rbacv1.RoleBinding{ObjectMeta: meta})
+	for _, o := range s.roleBindings {
+		objs = append(objs, o)
 	}
-	if s.rbac["Role/"+name] {
-		objs = append(objs, &rbacv1.Role{ObjectMeta: meta})
+	for _, o := range s.roles {
+		objs = append(objs, o)
 	}
-	if s.rbac["ServiceAccount/"+name] {
-		objs = append(objs, &corev1.ServiceAccount{ObjectMeta: meta})
+	for _, o := range s.serviceAccounts {
+		objs = append(objs, o)
 	}
 	if len(objs) == 0 {
 		return nil
@@ -72,8 +71,8 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 		deleted++
 	}
 	if deleted > 0 {
-		r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "CleanedUp", "Cleanup",
-			"deleted %d objects of the run (cleanup: %s); results stay in status", deleted, run.Spec.Cleanup)
+		r.record(ctx, run, event{reason: benchv1.EventCleanedUp,
+			message: fmt.Sprintf("deleted %d objects of the run (cleanup: %s); results stay in status", deleted, run.Spec.Cleanup)})
 	}
 	return nil
 }

@@ -216,7 +216,7 @@ func TestTimeoutFails(t *testing.T) {
 	run.Spec.Timeout = &metav1.Duration{Duration: 3 * time.Second}
 	k.create(run)
 	// Nobody schedules the pod: the timer, not an event, must end the run.
-	k.waitFailed("slow", "Timeout", "the run exceeded its timeout of 3s while Provisioning")
+	k.waitFailed("slow", "Timeout", "the run exceeded its timeout of 3s while Pending")
 }
 
 func TestTimeoutDuringPhaseFails(t *testing.T) {

@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,20 +37,59 @@ import (
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
-var env *kube.Env
+var (
+	env *kube.Env
+	// kubelet serves pods/log for every node of the fake cluster.
+	kubelet *kube.Kubelet
+	// logs keeps what the managers log (JSON lines), for tests of the
+	// controller's own logging.
+	logs = &logBuffer{}
+)
 
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(zap.New(zap.WriteTo(discard{})))
+	ctrl.SetLogger(zap.New(zap.WriteTo(logs), zap.Level(zapcore.Level(-1)))) // debug: conflicts log at V(1)
+	kubelet = kube.StartKubelet()
+	defer kubelet.Close()
 	kube.Main(m, &env)
 }
 
-type discard struct{}
+// logBuffer is a concurrency-safe log sink.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
 
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines returns the logged lines containing every one of the substrings.
+func (l *logBuffer) lines(substrings ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range strings.Split(l.b.String(), "\n") {
+		match := true
+		for _, s := range substrings {
+			match = match && strings.Contains(line, s)
+		}
+		if match {
+			out = append(out, line)
+		}
+	}
+	return out
+}
 
 // Nodes of the fake cluster. The hostname label differs from the node name
-// on purpose: pods must be pinned by the label, as on some clouds.
+// on purpose: pods must be pinned by the label, as on some clouds. Both are
+// Ready, big enough for every test's topology, and their kubelet is the
+// fake one (pods/log works).
 var nodes = map[string]string{"node-a": "host-a", "node-b": "host-b"}
+
+// nodeSize is the allocatable of the fake cluster's nodes.
+var nodeSize = kube.Resources("32", "128Gi")
 
 const loaderImage = "example.com/mongobench-loader:test"
 
@@ -137,6 +178,7 @@ func startManager(t *testing.T, count *counters, limits controllers.Limits) *man
 	rec := &controllers.BenchmarkRunReconciler{
 		Client:    countingClient{mgr.GetClient(), &count.writes},
 		APIReader: mgr.GetAPIReader(),
+		Logs:      controllers.PodLogs{Pods: corev1client.NewForConfigOrDie(env.Config)},
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("mongobench"),
 		Clock:     clock.RealClock{},
@@ -192,18 +234,53 @@ func newCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for name, host := range nodes {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{topology.HostnameLabel: host}}}
-		if err := c.Create(ctx, n); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
+		ensureNode(t, c, name, map[string]string{topology.HostnameLabel: host}, nodeSize)
 	}
+	ctx := context.Background()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}
 	if err := c.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
 	return &cluster{t: t, c: c, ns: ns.Name}
+}
+
+// ensureNode creates a Ready node with the given labels and allocatable
+// resources whose kubelet is the fake one (idempotent).
+func ensureNode(t *testing.T, c client.Client, name string, labels map[string]string, allocatable corev1.ResourceList) {
+	t.Helper()
+	ctx := context.Background()
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if err := c.Create(ctx, n); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n.Status = kubelet.NodeStatus(allocatable)
+	if err := c.Status().Update(ctx, n); err != nil {
+		t.Fatalf("node %s status: %v", name, err)
+	}
+	// The API server taints a new node not-ready; the node lifecycle
+	// controller, which envtest lacks, lifts it once the node is Ready.
+	// An existing node gains the labels asked for.
+	update := len(n.Spec.Taints) > 0
+	n.Spec.Taints = nil
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	for k, v := range labels {
+		if n.Labels[k] != v {
+			n.Labels[k], update = v, true
+		}
+	}
+	if update {
+		if err := c.Update(ctx, n); err != nil {
+			t.Fatalf("node %s: %v", name, err)
+		}
+	}
 }
 
 func (k *cluster) ctx() context.Context { return context.Background() }
@@ -612,6 +689,19 @@ func (k *cluster) finishPhase(run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec) {
 // the namespace until stopped: DB pods come up, Jobs complete with known
 // results. Used by the restart and scale tests.
 func (k *cluster) autopilot() (stop func()) {
+	return k.autopilotWith(autopilotOptions{})
+}
+
+// autopilotOptions change the autopilot's roles.
+type autopilotOptions struct {
+	// realScheduler: a kube-scheduler binds pods; the autopilot only plays
+	// the kubelet (including removing deleted pods) and the Job controller.
+	realScheduler bool
+	// holdPhases: leave loader Jobs to the test (finishPhase).
+	holdPhases bool
+}
+
+func (k *cluster) autopilotWith(opts autopilotOptions) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -619,7 +709,7 @@ func (k *cluster) autopilot() (stop func()) {
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			if err := k.autopilotStep(ctx, done); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
+			if err := k.autopilotStep(ctx, done, opts); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
 				k.t.Errorf("autopilot: %v", err)
 				return
 			}
@@ -629,14 +719,25 @@ func (k *cluster) autopilot() (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool) error {
+func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts autopilotOptions) error {
 	var pods corev1.PodList
 	if err := k.c.List(ctx, &pods, client.InNamespace(k.ns), client.MatchingLabels{topology.LabelDatabase: "true"}); err != nil {
 		return err
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil && opts.realScheduler {
+			// The kubelet stops a deleted pod and the pod goes away; until
+			// then the scheduler still counts it on its node.
+			if err := k.c.Delete(ctx, p, client.GracePeriodSeconds(0)); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			continue
+		}
 		if p.DeletionTimestamp != nil || podIsReady(p) {
+			continue
+		}
+		if p.Spec.NodeName == "" && opts.realScheduler {
 			continue
 		}
 		if p.Spec.NodeName == "" {
@@ -678,6 +779,9 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool) error
 			b, _ := results.EncodeBootstrap(bootstrapReport(run))
 			k.writeResultCM(run, j.Name, 0, nil, map[string]string{results.BootstrapConfigMapKey: string(b)})
 		case topology.ComponentLoader:
+			if opts.holdPhases {
+				continue
+			}
 			for _, ph := range run.Spec.Phases {
 				if topology.PhaseJobName(run, ph.Name) == j.Name {
 					for l := 0; l < int(run.Spec.Loaders); l++ {

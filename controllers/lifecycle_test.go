@@ -121,14 +121,22 @@ func TestStandaloneLifecycle(t *testing.T) {
 			t.Errorf("service %s missing", name)
 		}
 	}
-	r := k.waitRun("sa", "provisioning", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.RunProvisioning })
-	if c := cond(r, benchv1.ConditionTopologyReady); c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "mongod not ready") {
-		t.Errorf("TopologyReady %+v", c)
+	// Pending until the scheduler places the anchor pod.
+	r := k.waitRun("sa", "waiting for a node", func(r *benchv1.BenchmarkRun) bool {
+		c := cond(r, benchv1.ConditionTopologyReady)
+		return c != nil && c.Reason == string(benchv1.ReasonWaitingForNode)
+	})
+	if c := cond(r, benchv1.ConditionTopologyReady); r.Status.Phase != benchv1.RunPending || c.Status != metav1.ConditionFalse ||
+		!strings.Contains(c.Message, "waiting for pod sa-mongod to be scheduled") || !strings.Contains(c.Message, "mongod not ready") {
+		t.Errorf("phase %s, TopologyReady %+v", r.Status.Phase, c)
 	}
 	// No bootstrap before the pod is ready.
 	k.schedule(pod, "node-a")
 	k.markRunning("sa-mongod", false, 0)
-	k.waitRun("sa", "node recorded", func(r *benchv1.BenchmarkRun) bool { return r.Status.NodeName == "node-a" })
+	r = k.waitRun("sa", "node recorded", func(r *benchv1.BenchmarkRun) bool { return r.Status.NodeName == "node-a" })
+	if r.Status.Phase != benchv1.RunProvisioning {
+		t.Errorf("phase %s once the node is known, want Provisioning", r.Status.Phase)
+	}
 	if k.exists(&batchv1.Job{}, "sa-bootstrap") {
 		t.Fatal("bootstrap Job created before the mongod is ready")
 	}
@@ -188,6 +196,8 @@ func TestStandaloneLifecycle(t *testing.T) {
 
 func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
+	// The pre-flight check wants a node of the pool the run selects.
+	ensureNode(t, k.c, "node-b", map[string]string{"pool": "bench"}, nodeSize)
 	startManager(t, &counters{}, testLimits)
 	run := newRun("ms", benchv1.TopologySharded, 4, 3)
 	run.Spec.Placement.NodeSelector = map[string]string{"pool": "bench"}

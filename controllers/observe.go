@@ -25,7 +25,8 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 	s := &runState{
 		run: run, now: r.Clock.Now(),
 		pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{},
-		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{}, rbac: map[string]bool{},
+		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{},
+		serviceAccounts: map[string]*corev1.ServiceAccount{}, roles: map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
 	}
 	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{topology.LabelRun: run.Name}}
 	list := func(l client.ObjectList, keep func(client.Object) bool, add func(client.Object)) error {
@@ -47,9 +48,9 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		list(&corev1.ConfigMapList{}, owned, func(o client.Object) { s.configMaps[o.GetName()] = o.(*corev1.ConfigMap) }),
 		list(&corev1.ServiceList{}, owned, func(o client.Object) { s.services[o.GetName()] = o.(*corev1.Service) }),
 		list(&corev1.PersistentVolumeClaimList{}, owned, func(o client.Object) { s.claims[o.GetName()] = o.(*corev1.PersistentVolumeClaim) }),
-		list(&corev1.ServiceAccountList{}, owned, func(o client.Object) { s.rbac["ServiceAccount/"+o.GetName()] = true }),
-		list(&rbacv1.RoleList{}, owned, func(o client.Object) { s.rbac["Role/"+o.GetName()] = true }),
-		list(&rbacv1.RoleBindingList{}, owned, func(o client.Object) { s.rbac["RoleBinding/"+o.GetName()] = true }),
+		list(&corev1.ServiceAccountList{}, owned, func(o client.Object) { s.serviceAccounts[o.GetName()] = o.(*corev1.ServiceAccount) }),
+		list(&rbacv1.RoleList{}, owned, func(o client.Object) { s.roles[o.GetName()] = o.(*rbacv1.Role) }),
+		list(&rbacv1.RoleBindingList{}, owned, func(o client.Object) { s.roleBindings[o.GetName()] = o.(*rbacv1.RoleBinding) }),
 	)
 	if err != nil {
 		return nil, err

@@ -36,22 +36,22 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			if err := r.create(ctx, topology.PhaseJob(run, ph, r.phaseDeadline(s, ph), r.Topology)); err != nil {
 				return false, err
 			}
-			s.eventf("PhaseStarted", "phase %s (%s, %d loader(s) × %d threads) started as Job %s", ph.Name, ph.Type, max(run.Spec.Loaders, 1), max(ph.Threads, 1), name)
+			s.eventf(benchv1.EventPhaseStarted, "phase %s (%s, %d loader(s) × %d threads) started as Job %s", ph.Name, ph.Type, max(run.Spec.Loaders, 1), max(ph.Threads, 1), name)
 			return false, nil
 		}
-		if !r.jobDone(s, job, "PhaseFailed", "phase "+ph.Name, true) {
+		if !r.jobDone(s, job, benchv1.ReasonPhaseFailed, "phase "+ph.Name, true) {
 			return false, nil
 		}
 		res, err := r.collect(s, ph, name)
 		if err != nil {
-			s.fail("ResultInvalid", "phase %s: %v", ph.Name, err)
+			s.fail(benchv1.ReasonResultInvalid, "phase %s: %v", ph.Name, err)
 			return false, nil
 		}
 		run.Status.Results = append(run.Status.Results, res)
 		if ph.Type == benchv1.PhaseRun {
 			run.Status.Summary = &benchv1.RunSummary{Phase: ph.Name, Throughput: res.Throughput, P99Micros: res.P99Micros}
 		}
-		s.eventf("PhaseCompleted", "phase %s: %d operations in %s, %.2f ops/s, p99 %d µs, %d errors",
+		s.eventf(benchv1.EventPhaseCompleted, "phase %s: %d operations in %s, %.2f ops/s, p99 %d µs, %d errors",
 			ph.Name, res.Operations, time.Duration(res.RuntimeMillis)*time.Millisecond, res.Throughput, res.P99Micros, errorsOf(res))
 	}
 	return true, nil
@@ -86,17 +86,17 @@ func (r *BenchmarkRunReconciler) applyValidator(ctx context.Context, s *runState
 		if err := r.create(ctx, topology.ValidatorJob(run, r.Topology)); err != nil {
 			return false, err
 		}
-		s.setCondition(benchv1.ConditionValidatorApplied, metav1.ConditionFalse, "Applying", "Job "+name+" applies spec.collection with collMod")
-		s.eventf("ApplyingValidator", "started Job %s to apply the collection validator", name)
+		s.setCondition(benchv1.ConditionValidatorApplied, metav1.ConditionFalse, benchv1.ReasonApplying, "Job "+name+" applies spec.collection with collMod")
+		s.eventf(benchv1.EventApplyingValidator, "started Job %s to apply the collection validator", name)
 		return false, nil
 	}
 	// collMod reports through its exit code only: no result ConfigMap.
-	if !r.jobDone(s, job, "ValidatorFailed", "applying spec.collection", false) {
+	if !r.jobDone(s, job, benchv1.ReasonValidatorFailed, "applying spec.collection", false) {
 		return false, nil
 	}
-	s.setCondition(benchv1.ConditionValidatorApplied, metav1.ConditionTrue, "Applied",
+	s.setCondition(benchv1.ConditionValidatorApplied, metav1.ConditionTrue, benchv1.ReasonApplied,
 		fmt.Sprintf("validationLevel %s, validationAction %s", run.Spec.Collection.ValidationLevel, run.Spec.Collection.ValidationAction))
-	s.eventf("ValidatorApplied", "collection validator applied")
+	s.eventf(benchv1.EventValidatorApplied, "collection validator applied")
 	return true, nil
 }
 

@@ -119,39 +119,65 @@ func allStatuses(pod *corev1.Pod) []corev1.ContainerStatus {
 
 // lastTermination describes the most recent container exit of a pod.
 func lastTermination(pod *corev1.Pod) string {
-	for _, cs := range pod.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
-			return termination(t)
-		}
-		if t := cs.LastTerminationState.Terminated; t != nil {
-			return termination(t)
-		}
+	if t := lastExitState(pod); t != nil {
+		return termination(t)
 	}
 	return ""
 }
 
+// lastExit is lastTermination without the message.
+func lastExit(pod *corev1.Pod) string {
+	if t := lastExitState(pod); t != nil {
+		return exitCode(t)
+	}
+	return "no exit recorded"
+}
+
+func lastExitState(pod *corev1.Pod) *corev1.ContainerStateTerminated {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.ExitCode != 0 {
+			return t
+		}
+		if t := cs.LastTerminationState.Terminated; t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
 // termination formats a container exit: "exit code 1 (Error): <message>".
 // The message is the termination log (the loader writes its fatal error
-// there) or, with FallbackToLogsOnError, the log's last lines.
+// there) or, with FallbackToLogsOnError, the log's last lines: a condition
+// quotes at most its last lines (tailDetail), the diagnostics hold it all.
 func termination(t *corev1.ContainerStateTerminated) string {
 	if t == nil {
 		return "no exit recorded"
 	}
+	return exitCode(t) + exitDetail(t)
+}
+
+// exitDetail quotes a container exit's message after its cause: ": <the
+// message>" when it is one line, "; last lines:\n…" when it is a log tail.
+func exitDetail(t *corev1.ContainerStateTerminated) string {
+	m := strings.TrimSpace(t.Message)
+	if m == "" {
+		return ""
+	}
+	d := tailDetail(m)
+	if strings.Contains(d, "\n") {
+		return "; last lines:\n" + d
+	}
+	return ": " + d
+}
+
+// exitCode is the cause of a container exit without its message:
+// "exit code 137 (OOMKilled)".
+func exitCode(t *corev1.ContainerStateTerminated) string {
 	s := "exit code " + strconv.Itoa(int(t.ExitCode))
 	if t.Reason != "" {
 		s += " (" + t.Reason + ")"
 	}
-	if m := strings.TrimSpace(t.Message); m != "" {
-		s += ": " + truncate(m, 1024)
-	}
 	return s
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // formatRequests lists a pod's total resource requests: "cpu=2, memory=4Gi".
@@ -201,16 +227,27 @@ func jobFailure(job *batchv1.Job, pods []*corev1.Pod) string {
 		}
 		return fmt.Sprintf("Job %s ran longer than its deadline of %s", job.Name, time.Duration(d)*time.Second)
 	}
-	var parts []string
+	// The first failed pod is quoted (its message's last lines); the others
+	// are named with their exit only, so the condition stays readable with
+	// 64 failed loaders. Their full messages are in the diagnostics.
+	var first string
+	var others []string
 	sort.Slice(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
 	for _, p := range pods {
 		if p.Status.Phase != corev1.PodFailed {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("pod %s (index %s): %s", p.Name, completionIndex(p), lastTermination(p)))
+		if first == "" {
+			first = fmt.Sprintf("pod %s (index %s): %s", p.Name, completionIndex(p), lastTermination(p))
+			continue
+		}
+		others = append(others, fmt.Sprintf("%s (index %s, %s)", p.Name, completionIndex(p), lastExit(p)))
 	}
-	if len(parts) > 0 {
-		return truncate(strings.Join(parts, "; "), 2048)
+	if first != "" {
+		if len(others) > 0 {
+			first = truncateBytes(fmt.Sprintf("%d pods failed, first %s; also %s", len(others)+1, first, strings.Join(others, ", ")), 2*maxDetailBytes)
+		}
+		return first
 	}
 	if c != nil {
 		return fmt.Sprintf("Job %s failed: %s: %s", job.Name, c.Reason, c.Message)

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,27 +15,44 @@ import (
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
-// provision creates the run's identity for Jobs, its Services and volumes,
-// and its MongoDB pods, all on one node: the first ("anchor") pod is placed
-// by the scheduler (or on placement.nodeName), the others follow it with a
-// kubernetes.io/hostname selector. Once the topology is ready, nothing is
-// re-created: a pod lost after that is a lost benchmark (watchTopology).
-func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bool, error) {
+// ensureIdentity creates the run's Services (stable DNS names, the entry
+// point) and the identity its Jobs use to write their result ConfigMaps.
+func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
-	if err := r.ensureJobIdentity(ctx, s); err != nil {
-		return false, err
+	var objs []client.Object
+	if sa := topology.JobServiceAccount(run); s.serviceAccounts[sa.Name] == nil {
+		objs = append(objs, sa)
+	}
+	if role := topology.JobRole(run); s.roles[role.Name] == nil {
+		objs = append(objs, role)
+	}
+	if rb := topology.JobRoleBinding(run); s.roleBindings[rb.Name] == nil {
+		objs = append(objs, rb)
 	}
 	for _, svc := range []*corev1.Service{topology.HeadlessService(run), topology.EntryService(run)} {
 		if s.services[svc.Name] == nil {
-			if err := r.create(ctx, svc); err != nil {
-				return false, err
-			}
+			objs = append(objs, svc)
 		}
 	}
+	for _, o := range objs {
+		if err := r.create(ctx, o); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// provision creates the run's volumes and MongoDB pods, all on one node:
+// the first ("anchor") pod is placed by the scheduler (or on
+// placement.nodeName), the others follow it with a kubernetes.io/hostname
+// selector. Until the anchor is scheduled the run stays Pending. Once the
+// topology is ready, nothing is re-created: a pod lost after that is a lost
+// benchmark (watchTopology).
+func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
 	if conditionTrue(run, benchv1.ConditionTopologyReady) {
 		return true, nil
 	}
-
 	procs := topology.Processes(run)
 	for _, p := range procs {
 		if topology.NeedsClaim(run, p) && s.claims[topology.DataClaimName(p)] == nil {
@@ -43,49 +61,93 @@ func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bo
 			}
 		}
 	}
-
 	node := nodeName(run, s.pods[procs[0].Name])
-	var hostname string
-	if node != "" && s.missingPod(procs) {
+	if err := r.createPods(ctx, s, procs, node); err != nil || terminal(run) {
+		return false, err
+	}
+	if node != "" {
+		s.setPhase(benchv1.RunProvisioning)
+		if run.Status.NodeName == "" {
+			run.Status.NodeName = node
+			s.eventf(benchv1.EventNodeSelected, "every MongoDB pod of this run runs on node %s", node)
+		}
+	}
+	waiting, err := r.waitingForNode(ctx, s, procs[0])
+	if err != nil {
+		return false, err
+	}
+	if r.failOnPodProblems(s, procs, waiting != "") {
+		return false, nil
+	}
+	s.recordProcesses(procs, r.Topology.ClusterDomain)
+	if node == "" {
+		_, _, msg := readiness(s, procs)
+		if waiting == "" {
+			waiting = fmt.Sprintf("waiting for pod %s to be scheduled (the other pods follow it to its node)", procs[0].Name)
+		}
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForNode, waiting+"; "+msg)
+		return false, nil
+	}
+	return true, nil
+}
+
+// createPods creates the missing MongoDB pods: the anchor first (placed by
+// the scheduler among the pre-flight's candidates), the others once the
+// anchor's node is known.
+func (r *BenchmarkRunReconciler) createPods(ctx context.Context, s *runState, procs []topology.Process, node string) error {
+	if !s.missingPod(procs) {
+		return nil
+	}
+	np := topology.NodePlacement{Candidates: s.candidates}
+	if node != "" {
 		// Read the Node only when a pod still has to be pinned to it: once
 		// every pod exists, a reconcile does no uncached read.
 		h, ok, err := r.hostname(ctx, s, node)
 		if err != nil || !ok {
-			return false, err
+			return err
 		}
-		hostname = h
-	}
-	if node != "" && run.Status.NodeName == "" {
-		run.Status.NodeName = node
-		s.eventf("NodeSelected", "every MongoDB pod of this run runs on node %s", node)
+		np.Hostname = h
 	}
 	for i, p := range procs {
 		if s.pods[p.Name] != nil {
 			continue
 		}
 		if node == "" && i > 0 {
-			continue // wait until the anchor is scheduled
+			break // wait until the anchor is scheduled
 		}
-		// The anchor without a node: the scheduler picks it (hostname "").
-		if err := r.create(ctx, topology.Pod(run, p, hostname, r.Topology)); err != nil {
-			return false, err
+		if err := r.create(ctx, topology.Pod(s.run, p, np, r.Topology)); err != nil {
+			return err
 		}
 		if node == "" {
-			s.eventf("Provisioning", "created %s; the other MongoDB pods follow it to its node once it is scheduled", p.Name)
+			s.eventf(benchv1.ReasonProvisioning, "created %s; the other MongoDB pods follow it to its node once it is scheduled", p.Name)
 		}
 	}
+	return nil
+}
 
-	if r.failOnPodProblems(s, procs) {
-		return false, nil
+// waitingForNode explains an exclusive run's anchor pod that the scheduler
+// cannot place because every node that fits is busy with other benchmarks
+// (its required anti-affinity). That is waiting, not failing: bounded by
+// spec.timeout, never by the unschedulable timeout. It returns "" when the
+// anchor is not waiting for that reason.
+func (r *BenchmarkRunReconciler) waitingForNode(ctx context.Context, s *runState, anchor topology.Process) (string, error) {
+	msg, ok := unschedulable(s.pods[anchor.Name])
+	if !ok || !topology.Exclusive(s.run) {
+		return "", nil
 	}
-	s.recordProcesses(procs, r.Topology.ClusterDomain)
-	if node == "" {
-		_, _, msg := readiness(s, procs)
-		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, "WaitingForNode",
-			fmt.Sprintf("waiting for pod %s to be scheduled (the other pods follow it to its node); %s", procs[0].Name, msg))
-		return false, nil
+	busy, err := r.busyNodes(ctx, s.run)
+	if err != nil {
+		return "", err
 	}
-	return true, nil
+	switch {
+	case len(busy) > 0:
+		return "waiting for a node free of other benchmarks (placement.exclusive): " + describeBusy(busy), nil
+	case strings.Contains(msg, "anti-affinity"):
+		// Busy with runs this manager cannot see (another namespace of a
+		// namespace-scoped install): the scheduler's word is enough.
+		return "waiting for a node free of other benchmarks (placement.exclusive): " + msg, nil
+	}
+	return "", nil
 }
 
 // nodeName is the node the run's pods live on: the one recorded in status,
@@ -128,7 +190,7 @@ func (r *BenchmarkRunReconciler) hostname(ctx context.Context, s *runState, name
 		// kubernetes.io/hostname == node name.
 		return name, true, nil
 	case apierrors.IsNotFound(err) && s.run.Spec.Placement.NodeName != "" && s.run.Status.NodeName == "":
-		s.fail("NodeNotFound", "placement.nodeName %q: no such node", name)
+		s.fail(benchv1.ReasonNodeNotFound, "placement.nodeName %q: no such node", name)
 		return "", false, nil
 	case apierrors.IsNotFound(err):
 		// The node vanished under a running topology: its pods will fail.
@@ -138,39 +200,23 @@ func (r *BenchmarkRunReconciler) hostname(ctx context.Context, s *runState, name
 	}
 }
 
-// ensureJobIdentity creates the ServiceAccount, Role and RoleBinding the
-// run's Jobs use to write their result ConfigMaps.
-func (r *BenchmarkRunReconciler) ensureJobIdentity(ctx context.Context, s *runState) error {
-	objs := []struct {
-		kind string
-		obj  client.Object
-	}{
-		{"ServiceAccount", topology.JobServiceAccount(s.run)},
-		{"Role", topology.JobRole(s.run)},
-		{"RoleBinding", topology.JobRoleBinding(s.run)},
-	}
-	for _, o := range objs {
-		if s.rbac[o.kind+"/"+o.obj.GetName()] {
-			continue
-		}
-		if err := r.create(ctx, o.obj); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // failOnPodProblems fails the run when a MongoDB pod cannot make progress
-// (unschedulable, image not pullable, crash-looping); it reports whether it did.
-func (r *BenchmarkRunReconciler) failOnPodProblems(s *runState, procs []topology.Process) bool {
-	for _, p := range procs {
+// (unschedulable, image not pullable, crash-looping); it reports whether it
+// did. anchorWaits exempts the anchor pod from the unschedulable timeout
+// while it waits for a node free of other benchmarks.
+func (r *BenchmarkRunReconciler) failOnPodProblems(s *runState, procs []topology.Process, anchorWaits bool) bool {
+	for i, p := range procs {
 		pod := s.pods[p.Name]
 		if pod == nil {
 			continue
 		}
-		pr := podProblem(pod, s.now, r.Limits)
+		lim := r.Limits
+		if i == 0 && anchorWaits {
+			lim.Unschedulable = math.MaxInt64
+		}
+		pr := podProblem(pod, s.now, lim)
 		if pr.fatal != "" {
-			s.fail("TopologyFailed", "%s", pr.fatal)
+			s.fail(benchv1.ReasonTopologyFailed, "%s", pr.fatal)
 			return true
 		}
 		if pr.wait > 0 {

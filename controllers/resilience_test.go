@@ -143,4 +143,13 @@ func TestManyConcurrentRuns(t *testing.T) {
 	if rc := float64(reconciles) / runs; rc > 120 {
 		t.Errorf("%.1f reconciles per run: the controller hot-loops", rc)
 	}
+	// Fifty runs make status patches collide; a conflict requeues quietly
+	// (debug level) and no reconcile returns both a result and an error.
+	t.Logf("%d status patch conflicts logged at debug level", len(logs.lines("conflict")))
+	if got := logs.lines("Reconciler returned both"); len(got) > 0 {
+		t.Errorf("controller-runtime warned %d times, e.g. %s", len(got), got[0])
+	}
+	if got := logs.lines(`"level":"error"`, "the object has been modified"); len(got) > 0 {
+		t.Errorf("%d conflicts logged as errors, e.g. %s", len(got), got[0])
+	}
 }

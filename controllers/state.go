@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,9 +24,13 @@ type runState struct {
 	configMaps map[string]*corev1.ConfigMap
 	services   map[string]*corev1.Service
 	claims     map[string]*corev1.PersistentVolumeClaim
-	// rbac holds the names of the run's ServiceAccount/Role/RoleBinding
-	// that exist, keyed "kind/name".
-	rbac map[string]bool
+	// The run's Jobs' identity: its ServiceAccount, Role and RoleBinding.
+	serviceAccounts map[string]*corev1.ServiceAccount
+	roles           map[string]*rbacv1.Role
+	roleBindings    map[string]*rbacv1.RoleBinding
+
+	// candidates restricts the anchor pod to these hostnames (preflight).
+	candidates []string
 
 	// requeue is the shortest wait a step asked for (0 = none): deadlines
 	// that no watch event would announce (timeouts, grace periods).
@@ -36,7 +41,7 @@ type runState struct {
 
 type event struct {
 	warning bool
-	reason  string
+	reason  benchv1.Reason
 	message string
 }
 
@@ -50,19 +55,19 @@ func (s *runState) wakeAfter(d time.Duration) {
 	}
 }
 
-func (s *runState) eventf(reason, format string, args ...any) {
+func (s *runState) eventf(reason benchv1.Reason, format string, args ...any) {
 	s.events = append(s.events, event{reason: reason, message: fmt.Sprintf(format, args...)})
 }
 
-func (s *runState) warnf(reason, format string, args ...any) {
+func (s *runState) warnf(reason benchv1.Reason, format string, args ...any) {
 	s.events = append(s.events, event{warning: true, reason: reason, message: fmt.Sprintf(format, args...)})
 }
 
 // setCondition sets a condition (its transition time moves only when its
 // status does).
-func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reason, message string) {
+func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reason benchv1.Reason, message string) {
 	meta.SetStatusCondition(&s.run.Status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: s.run.Generation,
+		Type: typ, Status: status, Reason: string(reason), Message: message, ObservedGeneration: s.run.Generation,
 	})
 }
 
@@ -73,11 +78,11 @@ func (s *runState) setPhase(p benchv1.RunPhase) {
 		return
 	}
 	s.run.Status.Phase = next
-	s.eventf(string(next), "Run is %s", next)
+	s.eventf(benchv1.Reason(next), "Run is %s", next)
 }
 
 // fail ends the run: phase Failed with a reason a person understands.
-func (s *runState) fail(reason, format string, args ...any) {
+func (s *runState) fail(reason benchv1.Reason, format string, args ...any) {
 	if terminal(s.run) {
 		return
 	}

@@ -1,0 +1,261 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// preflight checks, before the first database pod exists, that some node
+// can hold the whole topology: every database pod of a run goes to one
+// node, so a topology that fits no node would otherwise fail minutes later
+// as "unschedulable" on whichever node its first pod happened to get. It
+// fails the run at once when no node is big enough, and otherwise
+// restricts the anchor pod to the nodes that are (s.candidates).
+//
+// It reads Nodes uncached, and only until the anchor pod exists.
+func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	procs := topology.Processes(run)
+	if conditionTrue(run, benchv1.ConditionTopologyReady) || s.pods[procs[0].Name] != nil {
+		return true, nil
+	}
+	var list corev1.NodeList
+	if err := r.APIReader.List(ctx, &list); err != nil {
+		if apierrors.IsForbidden(err) {
+			// A namespace-scoped install may not list Nodes: the scheduler
+			// still enforces fit, only later.
+			logf.FromContext(ctx).V(1).Info("cannot list nodes; skipping the pre-flight fit check", "run", client.ObjectKeyFromObject(run).String())
+			return true, nil
+		}
+		return false, fmt.Errorf("list nodes: %w", err)
+	}
+	need := corev1.ResourceList{}
+	for _, p := range procs {
+		addResources(need, topology.Requests(run, p))
+	}
+	fit := checkFit(run, list.Items, need, logf.FromContext(ctx))
+	switch {
+	case run.Spec.Placement.NodeName != "" && !fit.named:
+		s.fail(benchv1.ReasonNodeNotFound, "placement.nodeName %q: no such node", run.Spec.Placement.NodeName)
+		return false, nil
+	case len(fit.candidates) == 0:
+		s.fail(benchv1.ReasonInsufficientResources, "%s", fit.explain(len(procs), need))
+		return false, nil
+	case len(fit.candidates) < fit.eligible:
+		s.candidates = fit.candidates
+	}
+	return true, nil
+}
+
+// fitResult is the outcome of the pre-flight check.
+type fitResult struct {
+	// named: placement.nodeName names an existing node.
+	named bool
+	// eligible counts the Ready, schedulable nodes matching the placement.
+	eligible int
+	// candidates are the kubernetes.io/hostname labels of the eligible nodes
+	// with enough allocatable resources, sorted.
+	candidates []string
+	// largest is the eligible node closest to fitting.
+	largest *corev1.Node
+}
+
+// checkFit finds the nodes that can hold a topology needing need.
+func checkFit(run *benchv1.BenchmarkRun, nodes []corev1.Node, need corev1.ResourceList, log logr.Logger) fitResult {
+	var res fitResult
+	bestScore := -1.0
+	for i := range nodes {
+		n := &nodes[i]
+		if run.Spec.Placement.NodeName != "" {
+			if n.Name != run.Spec.Placement.NodeName {
+				continue
+			}
+			res.named = true
+		}
+		if !eligible(run, n, log) {
+			continue
+		}
+		res.eligible++
+		score := fitScore(n.Status.Allocatable, need)
+		if score > bestScore {
+			bestScore, res.largest = score, n
+		}
+		if score >= 1 {
+			res.candidates = append(res.candidates, hostnameOf(n))
+		}
+	}
+	sort.Strings(res.candidates)
+	return res
+}
+
+// explain says why no node fits.
+func (f fitResult) explain(pods int, need corev1.ResourceList) string {
+	msg := fmt.Sprintf("the topology's %d database pods request %s in total, and all of them run on one node", pods, formatResources(need))
+	if f.largest == nil {
+		return msg + ", but no Ready, schedulable node matches the run's placement (nodeName, nodeSelector, tolerations)"
+	}
+	return fmt.Sprintf("%s; no Ready, schedulable node matching the run's placement has that much allocatable (%d such nodes; the largest, %s, has %s)",
+		msg, f.eligible, f.largest.Name, formatResources(onlyNamed(f.largest.Status.Allocatable, need)))
+}
+
+// eligible: Ready, not cordoned, matching the run's node selector, and
+// with no NoSchedule/NoExecute taint the run does not tolerate.
+func eligible(run *benchv1.BenchmarkRun, n *corev1.Node, log logr.Logger) bool {
+	if n.Spec.Unschedulable || n.DeletionTimestamp != nil {
+		return false
+	}
+	ready := false
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			ready = c.Status == corev1.ConditionTrue
+		}
+	}
+	if !ready {
+		return false
+	}
+	if !labels.SelectorFromSet(run.Spec.Placement.NodeSelector).Matches(labels.Set(n.Labels)) {
+		return false
+	}
+	for i := range n.Spec.Taints {
+		taint := &n.Spec.Taints[i]
+		if taint.Effect == corev1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		tolerated := slices.ContainsFunc(run.Spec.Placement.Tolerations, func(t corev1.Toleration) bool {
+			return t.ToleratesTaint(log, taint, false)
+		})
+		if !tolerated {
+			return false
+		}
+	}
+	return true
+}
+
+// fitScore is min over the needed resources of allocatable/needed: ≥ 1
+// means the node can hold it all.
+func fitScore(allocatable, need corev1.ResourceList) float64 {
+	score := 1e300
+	for name, q := range need {
+		if q.IsZero() {
+			continue
+		}
+		a := allocatable[name]
+		score = min(score, a.AsApproximateFloat64()/q.AsApproximateFloat64())
+	}
+	return score
+}
+
+func hostnameOf(n *corev1.Node) string {
+	if h := n.Labels[topology.HostnameLabel]; h != "" {
+		return h
+	}
+	return n.Name
+}
+
+func addResources(total, add corev1.ResourceList) {
+	for name, q := range add {
+		sum := total[name]
+		sum.Add(q)
+		total[name] = sum
+	}
+}
+
+// onlyNamed keeps the resources of list that need names.
+func onlyNamed(list, need corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for name := range need {
+		if q, ok := list[name]; ok {
+			out[name] = q
+		} else {
+			out[name] = resource.Quantity{}
+		}
+	}
+	return out
+}
+
+// formatResources lists resources sorted by name: "cpu=2, memory=4Gi".
+func formatResources(list corev1.ResourceList) string {
+	if len(list) == 0 {
+		return "no resources"
+	}
+	names := make([]string, 0, len(list))
+	for n := range list {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		q := list[corev1.ResourceName(n)]
+		parts = append(parts, n+"="+q.String())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// busyNodes maps each node to the other runs ("namespace/name") whose
+// database pods, loaders or Jobs are active on it: what an exclusive run
+// waits for. It reads the manager's cache (pods labelled as ours), so in a
+// namespace-scoped install it sees only that namespace; the scheduler
+// still enforces exclusivity everywhere.
+func (r *BenchmarkRunReconciler) busyNodes(ctx context.Context, run *benchv1.BenchmarkRun) (map[string][]string, error) {
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.HasLabels{topology.LabelRunUID}); err != nil {
+		return nil, fmt.Errorf("list pods of other runs: %w", err)
+	}
+	busy := map[string][]string{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Labels[topology.LabelRunUID] == string(run.UID) || p.Spec.NodeName == "" || p.DeletionTimestamp != nil ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		other := p.Namespace + "/" + p.Labels[topology.LabelRun]
+		if !slices.Contains(busy[p.Spec.NodeName], other) {
+			busy[p.Spec.NodeName] = append(busy[p.Spec.NodeName], other)
+		}
+	}
+	return busy, nil
+}
+
+// describeBusy: "node-a (used by bench/r1, bench/r2), node-b (used by bench/r3)".
+func describeBusy(busy map[string][]string) string {
+	nodes := make([]string, 0, len(busy))
+	for n := range busy {
+		nodes = append(nodes, n)
+	}
+	sort.Strings(nodes)
+	parts := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		runs := slices.Clone(busy[n])
+		sort.Strings(runs)
+		parts = append(parts, fmt.Sprintf("%s (used by %s)", n, strings.Join(runs, ", ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unschedulable returns the scheduler's message when the pod is Pending
+// as Unschedulable.
+func unschedulable(pod *corev1.Pod) (string, bool) {
+	if pod == nil || pod.Spec.NodeName != "" {
+		return "", false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return c.Message, true
+		}
+	}
+	return "", false
+}
