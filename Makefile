@@ -89,9 +89,10 @@ lint: golangci-lint ## Run golangci-lint.
 ##@ Build
 
 .PHONY: build
-build: ## Build the manager and loader binaries into bin/.
+build: ## Build the manager, loader and kubectl-mongobench (the kubectl plugin; put it on PATH) binaries into bin/.
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/manager ./cmd
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/loader ./cmd/loader
+	CGO_ENABLED=0 go build -trimpath -o $(BIN)/kubectl-mongobench ./cmd/kubectl-mongobench
 
 ##@ Images and clusters (need a Docker engine)
 

@@ -25,8 +25,9 @@
 //   - measure.go, collect.go, status.go: per-worker recording without shared
 //     locks, a once-per-second collector, YCSB's status line.
 //   - client.go: YCSB's Client/ClientThread.
-//   - report.go, javafmt.go, mathx.go: YCSB's text exporter, Java number
-//     formatting and Java-exact constants.
+//   - report.go, javafmt.go, mathx.go: YCSB's text exporter (a Summary of
+//     the numbers printed by WriteSummary, so results stored elsewhere print
+//     the same report), Java number formatting and Java-exact constants.
 //   - memdb: an in-memory DB for tests.
 //
 // # Deviations from YCSB 0.17.0

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -53,18 +54,147 @@ func percentileName(p float64) string {
 	return strconv.FormatInt(j, 10) + suffix + "PercentileLatency(us)"
 }
 
-// WriteReport writes YCSB's text exporter output for the run, line for line
-// in YCSB's format ("[NAME], Metric, value", Java number formatting):
-// [OVERALL] RunTime and Throughput, then for each measurement Operations,
-// AverageLatency, Min, Max, the configured percentiles, and for "<OP>"
-// measurements their Return=<STATUS> counts. Measurements come in the fixed
-// order of Ops, each "<OP>" followed by its "<OP>-FAILED" (YCSB prints them
-// in hash-map order). YCSB's JVM lines (TOTAL_GCS_*, TOTAL_GC_TIME*) are not
-// printed: there is no JVM. CLEANUP has no Return lines, as in YCSB. When
-// buffered inserts were lost in the final flush, an extra line
-// "[INSERT], FailedBufferedInserts, n" says so (YCSB loses such inserts
-// without a word).
+// WriteReport writes YCSB's text exporter output for the run: WriteSummary
+// of r.Summary(percentiles).
 func WriteReport(w io.Writer, r *RunResult, percentiles []float64) error {
+	return WriteSummary(w, r.Summary(percentiles))
+}
+
+// Summary is the content of YCSB's text report, whatever measured it: a
+// loader's run (RunResult.Summary) or results stored elsewhere (the kubectl
+// plugin rebuilds one from a BenchmarkRun's status). Keeping the numbers
+// apart from the printing gives the byte-exact format one home,
+// WriteSummary.
+type Summary struct {
+	// RuntimeMillis is [OVERALL] RunTime(ms).
+	RuntimeMillis int64
+	// Operations is YCSB's opsDone (failed operations included), the
+	// numerator of [OVERALL] Throughput(ops/sec).
+	Operations int64
+	// Ops in report order.
+	Ops []OpSummary
+	// FailedBufferedInserts counts buffered inserts the final flush lost.
+	FailedBufferedInserts int64
+}
+
+// Throughput is [OVERALL] Throughput(ops/sec): 1000·ops/runtime(ms),
+// computed in Java's double arithmetic (Infinity or NaN for a zero
+// runtime), so a summary rebuilt from stored counts prints the value the
+// loader printed.
+func (s *Summary) Throughput() float64 {
+	return 1000.0 * float64(s.Operations) / float64(s.RuntimeMillis)
+}
+
+// OpSummary is one operation type: YCSB's "<OP>" measurement with its
+// Return counts, and its "<OP>-FAILED" measurement when known.
+type OpSummary struct {
+	// Name is YCSB's operation name (READ, UPDATE, ..., CLEANUP).
+	Name string
+	// OK summarises the latencies of successful operations.
+	OK LatencySummary
+	// Failed summarises the latencies of unsuccessful operations; nil when
+	// they are not known (then no "<OP>-FAILED" block is printed).
+	Failed *LatencySummary
+	// Returns counts operations by YCSB status in report order (see
+	// SortedStatusCounts); zero counts are not printed.
+	Returns []StatusCount
+}
+
+// LatencySummary is one measurement block: count, mean, min, max and
+// percentiles, in microseconds.
+type LatencySummary struct {
+	Operations    int64
+	AverageMicros float64
+	MinMicros     int64
+	MaxMicros     int64
+	// Percentiles in print order.
+	Percentiles []PercentileValue
+}
+
+// PercentileValue is one "<p>PercentileLatency(us)" line.
+type PercentileValue struct {
+	Percentile float64
+	Micros     int64
+}
+
+// StatusCount is one "Return=<Status>" line.
+type StatusCount struct {
+	Status string
+	Count  int64
+}
+
+// Summary extracts the report's numbers from the run's histograms, with
+// the given percentiles.
+func (r *RunResult) Summary(percentiles []float64) *Summary {
+	s := &Summary{
+		RuntimeMillis:         r.RuntimeMillis,
+		Operations:            r.Operations,
+		FailedBufferedInserts: r.FailedBufferedInserts,
+	}
+	for _, m := range r.Ops {
+		op := OpSummary{Name: m.Op.String(), OK: latencySummary(m.OK, percentiles)}
+		if m.Failed.Count() > 0 {
+			f := latencySummary(m.Failed, percentiles)
+			op.Failed = &f
+		}
+		for st, n := range m.Statuses {
+			if n > 0 {
+				op.Returns = append(op.Returns, StatusCount{Status: Status(st).String(), Count: n})
+			}
+		}
+		s.Ops = append(s.Ops, op)
+	}
+	return s
+}
+
+func latencySummary(h *results.Histogram, percentiles []float64) LatencySummary {
+	st := h.Stats()
+	l := LatencySummary{Operations: st.Count, AverageMicros: st.Mean, MinMicros: st.Min, MaxMicros: st.Max}
+	for _, p := range percentiles {
+		l.Percentiles = append(l.Percentiles, PercentileValue{Percentile: p, Micros: h.Percentile(p)})
+	}
+	return l
+}
+
+// SortedStatusCounts orders counts keyed by YCSB status name ("OK",
+// "NOT_FOUND", ...) the way the report prints them: YCSB's Status order,
+// then unknown names sorted. Zero counts are dropped.
+func SortedStatusCounts(counts map[string]int64) []StatusCount {
+	rank := func(name string) int {
+		for i, n := range statusNames {
+			if n == name {
+				return i
+			}
+		}
+		return len(statusNames)
+	}
+	var out []StatusCount
+	for name, n := range counts {
+		if n != 0 {
+			out = append(out, StatusCount{Status: name, Count: n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := rank(out[i].Status), rank(out[j].Status)
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i].Status < out[j].Status
+	})
+	return out
+}
+
+// WriteSummary writes YCSB's text exporter output, line for line in YCSB's
+// format ("[NAME], Metric, value", Java number formatting): [OVERALL]
+// RunTime and Throughput, then for each operation its "<OP>" block
+// (Operations, AverageLatency, Min, Max, the percentiles) with its
+// Return=<STATUS> counts, followed by its "<OP>-FAILED" block. Operations
+// come in the summary's order (YCSB prints them in hash-map order). YCSB's
+// JVM lines (TOTAL_GCS_*, TOTAL_GC_TIME*) are not printed: there is no JVM.
+// CLEANUP has no Return lines, as in YCSB. When buffered inserts were lost
+// in the final flush, an extra line "[INSERT], FailedBufferedInserts, n"
+// says so (YCSB loses such inserts without a word).
+func WriteSummary(w io.Writer, s *Summary) error {
 	bw := bufio.NewWriter(w)
 	line := func(name, metric, value string) {
 		// bufio.Writer keeps the first error; Flush below returns it.
@@ -72,35 +202,39 @@ func WriteReport(w io.Writer, r *RunResult, percentiles []float64) error {
 	}
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
 
-	line("OVERALL", "RunTime(ms)", itoa(r.RuntimeMillis))
-	line("OVERALL", "Throughput(ops/sec)", FormatJavaDouble(r.Throughput()))
-	block := func(name string, h *results.Histogram) {
-		s := h.Stats()
-		line(name, "Operations", itoa(s.Count))
-		line(name, "AverageLatency(us)", FormatJavaDouble(s.Mean))
-		line(name, "MinLatency(us)", itoa(s.Min))
-		line(name, "MaxLatency(us)", itoa(s.Max))
-		for _, p := range percentiles {
-			line(name, percentileName(p), itoa(h.Percentile(p)))
+	line("OVERALL", "RunTime(ms)", itoa(s.RuntimeMillis))
+	line("OVERALL", "Throughput(ops/sec)", FormatJavaDouble(s.Throughput()))
+	block := func(name string, l *LatencySummary) {
+		line(name, "Operations", itoa(l.Operations))
+		line(name, "AverageLatency(us)", FormatJavaDouble(l.AverageMicros))
+		line(name, "MinLatency(us)", itoa(l.MinMicros))
+		line(name, "MaxLatency(us)", itoa(l.MaxMicros))
+		for _, p := range l.Percentiles {
+			line(name, percentileName(p.Percentile), itoa(p.Micros))
 		}
 	}
-	for _, m := range r.Ops {
-		if m.OK.Count() > 0 || m.Statuses.Total() > 0 {
-			block(m.Op.String(), m.OK)
-			if m.Op != OpCleanup {
-				for s, n := range m.Statuses {
-					if n > 0 {
-						line(m.Op.String(), "Return="+Status(s).String(), itoa(n))
+	for i := range s.Ops {
+		op := &s.Ops[i]
+		var returns int64
+		for _, r := range op.Returns {
+			returns += r.Count
+		}
+		if op.OK.Operations > 0 || returns > 0 {
+			block(op.Name, &op.OK)
+			if op.Name != OpCleanup.String() {
+				for _, r := range op.Returns {
+					if r.Count > 0 {
+						line(op.Name, "Return="+r.Status, itoa(r.Count))
 					}
 				}
 			}
 		}
-		if m.Failed.Count() > 0 {
-			block(m.Op.FailedName(), m.Failed)
+		if op.Failed != nil && op.Failed.Operations > 0 {
+			block(op.Name+"-FAILED", op.Failed)
 		}
 	}
-	if r.FailedBufferedInserts > 0 {
-		line(OpInsert.String(), "FailedBufferedInserts", itoa(r.FailedBufferedInserts))
+	if s.FailedBufferedInserts > 0 {
+		line(OpInsert.String(), "FailedBufferedInserts", itoa(s.FailedBufferedInserts))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)

@@ -1,0 +1,81 @@
+package plugin
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ExitCode is a command's process exit status. Scripts and CI branch on it,
+// so the values are part of the CLI's contract: never renumber them, only
+// add new ones.
+type ExitCode int
+
+// Exit codes.
+const (
+	// ExitOK: the command did its job; for wait, the run Succeeded.
+	ExitOK ExitCode = 0
+	// ExitFailed: wait saw the run fail (the reason and message are
+	// printed on stderr).
+	ExitFailed ExitCode = 1
+	// ExitNoVerdict: nothing is known about the run's outcome — a usage
+	// error (bad reference, flag or output format), the run does not exist,
+	// the API server could not be asked, or wait timed out. Kept apart from
+	// ExitFailed so CI never mistakes a broken pipeline for a failed
+	// benchmark.
+	ExitNoVerdict ExitCode = 2
+	// ExitRegressed is reserved for wait's regression gate: the run
+	// succeeded but was judged Regressed against its baseline.
+	ExitRegressed ExitCode = 3
+)
+
+// exitCodesHelp documents the codes in the help of every command that
+// returns a verdict.
+const exitCodesHelp = `Exit codes:
+  0  the run succeeded
+  1  the run failed (the Failed condition's reason and message go to stderr)
+  2  no verdict: timed out, usage error (bad reference, flag or output
+     format), the run does not exist, or the API server could not be asked
+  3  reserved: the run succeeded but regressed against its baseline`
+
+// exitError carries the exit code of a failed command with its message.
+type exitError struct {
+	code ExitCode
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit code %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode attaches an exit code to err. A nil err makes a silent exit:
+// the command already said why.
+func withCode(code ExitCode, err error) error { return &exitError{code: code, err: err} }
+
+// usageErrorf is an invalid invocation: exit 2, with a hint to --help.
+func usageErrorf(format string, args ...any) error {
+	return withCode(ExitNoVerdict, &usageError{fmt.Errorf(format, args...)})
+}
+
+// usageError marks errors after which the help hint is worth printing.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// exitCodeOf maps a command's error to its exit code: errors without an
+// explicit code (cobra's flag and argument errors, API errors) have no
+// verdict.
+func exitCodeOf(err error) ExitCode {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitNoVerdict
+}

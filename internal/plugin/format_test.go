@@ -1,0 +1,191 @@
+package plugin
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/ycsb"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func sampleRun() *benchv1.BenchmarkRun {
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo", Namespace: "bench"},
+		Spec:       sampleSpec(),
+		Status:     succeededStatus(),
+	}
+}
+
+// golden compares got with testdata/name (rewritten with -update).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestResultsGolden(t *testing.T) {
+	run := sampleRun()
+	for _, format := range []string{outputTable, outputCSV, outputJSON, outputYCSB} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeResults(&buf, run, run.Status.Results, format, []float64{95, 99}, true); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "results."+format, buf.Bytes())
+		})
+	}
+}
+
+// The CSV and JSON carry the status' numbers unchanged, and ops/s per
+// operation is count / phase runtime.
+func TestResultsMachineFormatsMatchStatus(t *testing.T) {
+	run := sampleRun()
+	var js bytes.Buffer
+	if err := writeResults(&js, run, run.Status.Results, outputJSON, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	var doc resultsDoc
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Kind != resultsKind || doc.Version != resultsVersion || doc.Name != "demo" || doc.Namespace != "bench" || len(doc.Phases) != 2 {
+		t.Fatalf("document header %+v", doc)
+	}
+	for i, ph := range doc.Phases {
+		st := run.Status.Results[i]
+		if ph.Name != st.Name || ph.Count != st.Operations || ph.OpsPerSec != st.Throughput || ph.RuntimeMillis != st.RuntimeMillis || ph.P99Micros != st.P99Micros {
+			t.Errorf("phase %d: %+v vs status %+v", i, ph, st)
+		}
+		for j, op := range ph.Operations {
+			so := st.OperationStats[j]
+			if op.Name != so.Name || op.Count != so.Count || op.Errors != so.Errors || op.AvgMicros != so.AverageMicros ||
+				op.P50Micros != so.P50Micros || op.P95Micros != so.P95Micros || op.P99Micros != so.P99Micros || op.P999Micros != so.P999Micros {
+				t.Errorf("%s/%s: %+v vs status %+v", ph.Name, op.Name, op, so)
+			}
+			if want := float64(int64(float64(so.Count)*1000/float64(st.RuntimeMillis)*100+0.5)) / 100; op.OpsPerSec != want {
+				t.Errorf("%s/%s: ops/s %v, want %v", ph.Name, op.Name, op.OpsPerSec, want)
+			}
+		}
+	}
+
+	var c bytes.Buffer
+	if err := writeResults(&c, run, run.Status.Results, outputCSV, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A header, then per phase an OVERALL row and one row per operation.
+	if want := 1 + 2 + len(run.Status.Results[0].OperationStats) + len(run.Status.Results[1].OperationStats); len(rows) != want {
+		t.Fatalf("%d csv rows, want %d", len(rows), want)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, row := range rows[1:] {
+		if len(row) != len(csvHeader) {
+			t.Fatalf("row %v has %d columns", row, len(row))
+		}
+		count, _ := strconv.ParseFloat(row[col["count"]], 64)
+		rt, _ := strconv.ParseFloat(row[col["runtime_ms"]], 64)
+		ops, _ := strconv.ParseFloat(row[col["ops_per_sec"]], 64)
+		if d := ops - count*1000/rt; d > 0.005 || d < -0.005 {
+			t.Errorf("row %v: ops_per_sec %v != count*1000/runtime_ms", row, ops)
+		}
+	}
+}
+
+// loaderReport is what the loader prints for rr (ycsb.WriteReport).
+func loaderReport(t *testing.T, rr *ycsb.RunResult, pct []float64) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := ycsb.WriteReport(&buf, rr, pct); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// withoutFailedBlocks drops the "[OP-FAILED]" lines, which status cannot
+// rebuild (it keeps no latencies of failed operations).
+func withoutFailedBlocks(report string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(report, "\n") {
+		if !strings.Contains(l, "-FAILED], ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
+// -o ycsb rebuilt from status prints what the loader printed for the same
+// measurements, byte for byte (without the -FAILED blocks).
+func TestYCSBReportMatchesLoader(t *testing.T) {
+	run := sampleRun()
+	for _, pct := range [][]float64{{95, 99}, {50, 95, 99, 99.9}} {
+		for i, rr := range []*ycsb.RunResult{loadRun(), runRun()} {
+			var got bytes.Buffer
+			if err := writeResults(&got, run, run.Status.Results[i:i+1], outputYCSB, pct, false); err != nil {
+				t.Fatal(err)
+			}
+			want := loaderReport(t, rr, pct)
+			if i == 1 && !strings.Contains(want, "[READ-FAILED], Operations, 2") {
+				t.Fatalf("fixture should exercise -FAILED blocks:\n%s", want)
+			}
+			if got.String() != withoutFailedBlocks(want) {
+				t.Errorf("phase %s, percentiles %v:\n%s\nloader printed:\n%s", run.Status.Results[i].Name, pct, got.String(), want)
+			}
+		}
+	}
+
+	// All phases: each report after its header line.
+	var all bytes.Buffer
+	if err := writeResults(&all, run, run.Status.Results, outputYCSB, []float64{95, 99}, true); err != nil {
+		t.Fatal(err)
+	}
+	want := "# run/demo phase=load type=Load loaders=1 threads=4\n" + loaderReport(t, loadRun(), []float64{95, 99}) +
+		"# run/demo phase=run type=Run loaders=1 threads=8\n" + withoutFailedBlocks(loaderReport(t, runRun(), []float64{95, 99}))
+	if all.String() != want {
+		t.Errorf("all phases:\n%s\nwant:\n%s", all.String(), want)
+	}
+	// Every line but the headers is a YCSB "[SECTION], Metric, value" line.
+	for _, l := range strings.Split(strings.TrimSuffix(all.String(), "\n"), "\n") {
+		if !strings.HasPrefix(l, "# ") && (!strings.HasPrefix(l, "[") || strings.Count(l, ", ") != 2) {
+			t.Errorf("line %q is neither a header nor a YCSB line", l)
+		}
+	}
+}
+
+func TestParseStatusPercentiles(t *testing.T) {
+	if got, err := parseStatusPercentiles("99.9, 50"); err != nil || len(got) != 2 || got[0] != 99.9 || got[1] != 50 {
+		t.Errorf("parseStatusPercentiles = %v, %v", got, err)
+	}
+	for _, bad := range []string{"90", "95,99.99", "x", ""} {
+		if _, err := parseStatusPercentiles(bad); err == nil {
+			t.Errorf("parseStatusPercentiles(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/ycsb"
+)
+
+// resultsFlags are the results command's options.
+type resultsFlags struct {
+	output      string
+	phase       string
+	percentiles string
+}
+
+func newResultsCommand(o *options) *cobra.Command {
+	f := &resultsFlags{}
+	cmd := &cobra.Command{
+		Use:   "results run/NAME [-o table|json|csv|ycsb]",
+		Short: "Print a run's results per phase and operation",
+		Long: `Print the results of a BenchmarkRun's finished phases: per phase its
+overall operations, throughput, runtime and p99 over all database calls,
+and per operation type (READ, UPDATE, INSERT, SCAN, READ-MODIFY-WRITE, ...)
+its count, errors, ops/s (count / phase runtime) and latencies in
+microseconds: average, p50, p95, p99, p99.9. Latencies cover successful
+operations, as in YCSB; every percentile comes from histograms merged
+exactly over the phase's loaders.
+
+Output formats (-o):
+  table  aligned columns, like kubectl; the OVERALL row of a phase holds its
+         own numbers, "-" marks values a row does not have.
+  csv    a header row, then per phase an OVERALL row and one row per
+         operation: namespace,run,phase,type,operation,count,errors,
+         ops_per_sec,runtime_ms,avg_us,min_us,max_us,p50_us,p95_us,p99_us,
+         p999_us (runtime_ms is the phase's on every row).
+  json   {"kind": "BenchmarkRunResults", "version": 1, "namespace", "name",
+          "runPhase", "phases": [{"name", "type", "loaders", "threads",
+          "startTime", "completionTime", "runtimeMillis", "count",
+          "opsPerSec", "p99Micros", "stopReason", "lostInserts",
+          "operations": [{"name", "count", "errors", "opsPerSec",
+          "avgMicros", "minMicros", "maxMicros", "p50Micros", "p95Micros",
+          "p99Micros", "p999Micros", "statuses": {"OK": n, ...}}]}]}
+         Fields are only added within a version.
+  ycsb   YCSB's text report per phase ("[OVERALL], RunTime(ms), ...",
+         "[READ], 95thPercentileLatency(us), ...", "[READ], Return=OK, ..."),
+         printed by the loader's own report writer from the merged results,
+         so YCSB parsers keep working. Each report is preceded by a line
+         "# run/NAME phase=P type=T loaders=N threads=N", which does not
+         start with "[" and is skipped by YCSB parsers; with --phase there
+         is no such line and the output is exactly one YCSB report. Status
+         keeps no latencies of failed operations, so there are no
+         "[OP-FAILED]" blocks (the Return= lines count every failure), and
+         AverageLatency is rounded to hundredths.
+
+A run that has not finished shows the phases finished so far (a note on
+stderr says so). Exit codes: 0 printed, 2 usage error (bad reference, -o,
+--phase or --percentiles), the run does not exist, or the API server could
+not be asked.`,
+		Example: `  kubectl mongobench results run/demo
+  kubectl mongobench results run/demo -o csv > demo.csv
+  kubectl mongobench results run/demo -o ycsb --phase run | my-ycsb-parser`,
+		Args: refArg(KindRun),
+		RunE: coded(func(cmd *cobra.Command, args []string) error {
+			ref, err := ParseRef(args[0], KindRun)
+			if err != nil {
+				return usageErrorf("%w", err)
+			}
+			return o.results(cmd.Context(), ref, f)
+		}),
+	}
+	cmd.Flags().StringVarP(&f.output, "output", "o", outputTable, "output format: "+strings.Join(outputFormats, ", "))
+	cmd.Flags().StringVar(&f.phase, "phase", "", "print only this benchmark phase (spec.phases[].name)")
+	cmd.Flags().StringVar(&f.percentiles, "percentiles", ycsb.DefaultPercentiles,
+		"-o ycsb: the percentile lines, as YCSB's hdrhistogram.percentiles (any of 50, 95, 99, 99.9)")
+	return cmd
+}
+
+// results prints a run's results in the chosen format.
+func (o *options) results(ctx context.Context, ref Ref, f *resultsFlags) error {
+	// Flags are checked before the API server is asked, so a typo fails
+	// fast and the same way whether or not a cluster is reachable.
+	if !slices.Contains(outputFormats, f.output) {
+		return usageErrorf("unknown output format %q (want one of %s)", f.output, strings.Join(outputFormats, ", "))
+	}
+	percentiles, err := parseStatusPercentiles(f.percentiles)
+	if err != nil {
+		return usageErrorf("%w", err)
+	}
+	c, err := newAPIClient(o.flags)
+	if err != nil {
+		return err
+	}
+	run, err := c.getRun(ctx, ref.Name)
+	if err != nil {
+		return err
+	}
+	phases := run.Status.Results
+	if f.phase != "" {
+		phases, err = selectPhase(run, f.phase)
+		if err != nil {
+			return err
+		}
+	}
+	if !finished(&run.Status) {
+		fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): showing its finished phases (%s)\n",
+			ref, stateOf(&run.Status), phaseNames(run.Status.Results))
+	}
+	return writeResults(o.streams.Out, run, phases, f.output, percentiles, f.phase == "")
+}
+
+// writeResults prints the phases of run in format out.
+func writeResults(w io.Writer, run *benchv1.BenchmarkRun, phases []benchv1.PhaseResult, out string, percentiles []float64, ycsbHeaders bool) error {
+	if out == outputYCSB {
+		return writeYCSB(w, run, phases, percentiles, ycsbHeaders)
+	}
+	view := run.DeepCopy()
+	view.Status.Results = phases
+	doc := newResultsDoc(view)
+	switch out {
+	case outputJSON:
+		return writeJSON(w, doc)
+	case outputCSV:
+		return writeCSV(w, doc)
+	}
+	return writeTable(w, doc)
+}
+
+// selectPhase finds the named phase's results (names are unique ignoring
+// case, as the API enforces).
+func selectPhase(run *benchv1.BenchmarkRun, name string) ([]benchv1.PhaseResult, error) {
+	for i := range run.Status.Results {
+		if strings.EqualFold(run.Status.Results[i].Name, name) {
+			return run.Status.Results[i : i+1], nil
+		}
+	}
+	ref := Ref{Kind: KindRun, Name: run.Name}
+	for _, p := range run.Spec.Phases {
+		if strings.EqualFold(p.Name, name) {
+			return nil, withCode(ExitNoVerdict, fmt.Errorf("phase %s of %s has no results yet (%s)", p.Name, ref, stateOf(&run.Status)))
+		}
+	}
+	names := make([]string, len(run.Spec.Phases))
+	for i, p := range run.Spec.Phases {
+		names[i] = p.Name
+	}
+	return nil, usageErrorf("%s has no phase %q (its phases: %s)", ref, name, strings.Join(names, ", "))
+}

@@ -1,0 +1,75 @@
+package plugin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// results reads the run from the API server and prints exactly the golden
+// output of the same status, in every format, whatever the reference's
+// spelling.
+func TestResultsFromAPIServer(t *testing.T) {
+	c := newClient(t)
+	// The golden files name namespace "bench" and run "demo".
+	ns := createNamespace(t, c, "bench")
+	run := createRun(t, c, ns, "demo")
+	setStatus(t, c, run, succeededStatus())
+	for _, tc := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"results", "run/demo"}, "results.table"},
+		{[]string{"results", "demo", "-o", "table"}, "results.table"},
+		{[]string{"results", "br/demo", "-o", "csv"}, "results.csv"},
+		{[]string{"results", "benchmarkruns/demo", "-o", "json"}, "results.json"},
+		{[]string{"results", "benchmarkrun/demo", "--output=ycsb"}, "results.ycsb"},
+	} {
+		code, stdout, stderr := runPlugin(t, adminKubeconfig(t), append(tc.args, "-n", ns)...)
+		if code != ExitOK || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr)
+		}
+		want, err := os.ReadFile(filepath.Join("testdata", tc.golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stdout != string(want) {
+			t.Errorf("%v:\n%s\nwant (%s):\n%s", tc.args, stdout, tc.golden, want)
+		}
+	}
+
+	// --phase with -o ycsb is exactly one YCSB report: the loader's.
+	code, stdout, stderr := runPlugin(t, adminKubeconfig(t), "results", "run/demo", "-n", ns, "-o", "ycsb", "--phase", "load")
+	if want := loaderReport(t, loadRun(), []float64{95, 99}); code != ExitOK || stdout != want {
+		t.Errorf("--phase load: exit %d, stderr %q\n%s\nwant:\n%s", code, stderr, stdout, want)
+	}
+}
+
+// A run still going shows what finished, and says so on stderr.
+func TestResultsOfUnfinishedRun(t *testing.T) {
+	c := newClient(t)
+	ns := createNamespace(t, c, "partial-")
+	run := createRun(t, c, ns, "half")
+	st := succeededStatus()
+	setStatus(t, c, run, benchv1.BenchmarkRunStatus{Phase: benchv1.RunRunning, CurrentPhase: "run", Results: st.Results[:1]})
+
+	code, stdout, stderr := runPlugin(t, adminKubeconfig(t), "results", "run/half", "-n", ns)
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if want := "run/half has not finished (phase Running, current phase run): showing its finished phases (load)\n"; stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "load ") || strings.Contains(stdout, "\nrun ") {
+		t.Errorf("table of the load phase only:\n%s", stdout)
+	}
+
+	code, _, stderr = runPlugin(t, adminKubeconfig(t), "results", "run/half", "-n", ns, "--phase", "run")
+	if code != ExitNoVerdict || !strings.Contains(stderr, "error: phase run of run/half has no results yet (phase Running, current phase run)") {
+		t.Errorf("--phase run: exit %d, stderr %q", code, stderr)
+	}
+}
