@@ -106,11 +106,35 @@ func TestMainHelpAndVersion(t *testing.T) {
 	if code, stdout, _, _ := runMain(t, nil, nil, "version"); code != 0 || stdout != "mongobench loader v0.0.0-test\n" {
 		t.Errorf("version: %d %q", code, stdout)
 	}
-	if code, _, stderr, _ := runMain(t, nil, nil, "run", "-h"); code != 0 || !strings.Contains(stderr, "-result-configmap NAME") {
-		t.Errorf("run -h: %d\n%s", code, stderr)
+	for _, cmd := range []string{"load", "run"} {
+		code, _, stderr, _ := runMain(t, nil, nil, cmd, "-h")
+		flags, table, ok := strings.Cut(stderr, "\nProperties (")
+		if code != 0 || !ok || !strings.Contains(flags, "-result-configmap NAME") ||
+			!strings.Contains(table, "\n  readproportion             0.95          share of reads") {
+			t.Errorf("%s -h: %d\n%s", cmd, code, stderr)
+		}
+	}
+	// A flag error prints the flags, not the property table.
+	if code, _, stderr, _ := runMain(t, nil, nil, "run", "-threads", "x"); code != ExitUsage || strings.Contains(stderr, "Properties (") {
+		t.Errorf("flag error: %d\n%s", code, stderr)
 	}
 	if code, _, stderr, termLog := runMain(t, nil, nil); code != ExitUsage || !strings.Contains(stderr, "Commands:") || termLog != "no command given" {
 		t.Errorf("no command: %d %q\n%s", code, termLog, stderr)
+	}
+}
+
+// TestMainWarnings: warnings go to stderr and do not change the outcome
+// (here a usage error from another property, which the typo warning
+// precedes).
+func TestMainWarnings(t *testing.T) {
+	code, _, stderr, termLog := runMain(t, nil, nil, "run", "-p", "readproprotion=0.9", "-p", "requestdistribution=gaussian")
+	if code != ExitUsage || !strings.Contains(termLog, `unknown distribution "gaussian"`) ||
+		!strings.Contains(stderr, "loader: warning: unknown property \"readproprotion\" (did you mean \"readproportion\"?); it is ignored\n") {
+		t.Errorf("exit %d, termination log %q\n%s", code, termLog, stderr)
+	}
+	code, _, stderr, _ = runMain(t, nil, nil, "run", "-p", "mongodb.url=mongodb://127.0.0.1:1/x", "-p", "mongodb.operationtimeout=100ms")
+	if code != ExitFailure || !strings.Contains(stderr, "loader: warning: operationcount is 0 (unlimited) and maxexecutiontime is not set") {
+		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }
 
