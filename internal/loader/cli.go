@@ -158,6 +158,11 @@ func fatal(env Env, termLog string, err error) int {
 	return code
 }
 
+// warn prints a warning that does not stop the command.
+func warn(env Env, msg string) {
+	_, _ = fmt.Fprintf(env.Stderr, "loader: warning: %s\n", msg)
+}
+
 // signalExit converts a cancellation caused by a signal into its exit code.
 func signalExit(ctx context.Context, err error) error {
 	var se SignalError

@@ -73,7 +73,14 @@ func TestMainUsageAndConfigurationErrors(t *testing.T) {
 			"not running in a Kubernetes pod"},
 		{"unwritable result file", nil, []string{"load", "--result", "/nonexistent/dir/r.gz"}, ExitFailure, "--result: open /nonexistent"},
 		{"unreachable server", nil, []string{"load", "-p", url, "-p", "mongodb.operationtimeout=300ms"}, ExitFailure,
-			"load phase: connect to mongodb://127.0.0.1:1/x"},
+			"load phase: cannot reach MongoDB at 127.0.0.1:1 (mongodb.url) after "},
+		{"url: host without a name", nil, []string{"load", "-p", "mongodb.url=mongodb://:27017/ycsb"}, ExitUsage,
+			`mongodb.url: invalid URL "mongodb://:27017/ycsb": host ":27017" has no name`},
+		{"url: bad port", nil, []string{"run", "-p", "mongodb.url=mongodb://host:notaport/"}, ExitUsage,
+			`mongodb.url: invalid URL "mongodb://host:notaport/": host "host:notaport": port "notaport"`},
+		{"url: no host", nil, []string{"load", "-p", "mongodb.url=mongodb://"}, ExitUsage, "must have at least 1 host"},
+		{"url: password hidden", nil, []string{"load", "-p", "mongodb.url=mongodb://u:s3cret@h:1/?authMechanism=NOPE"}, ExitUsage,
+			`mongodb.url: invalid URL "mongodb://u:xxxxx@h:1/?authMechanism=NOPE": error parsing uri: invalid auth mechanism`},
 		{"bootstrap: bad mode", nil, []string{"bootstrap", "--mode", "replicated"}, ExitUsage, `--mode: "replicated": want sharded or standalone`},
 		{"bootstrap: sharded without config server", nil, []string{"bootstrap", "--mode", "sharded", "--mongos", "m:1"}, ExitUsage,
 			"--config-server: want exactly one, got 0"},
@@ -99,11 +106,35 @@ func TestMainHelpAndVersion(t *testing.T) {
 	if code, stdout, _, _ := runMain(t, nil, nil, "version"); code != 0 || stdout != "mongobench loader v0.0.0-test\n" {
 		t.Errorf("version: %d %q", code, stdout)
 	}
-	if code, _, stderr, _ := runMain(t, nil, nil, "run", "-h"); code != 0 || !strings.Contains(stderr, "-result-configmap NAME") {
-		t.Errorf("run -h: %d\n%s", code, stderr)
+	for _, cmd := range []string{"load", "run"} {
+		code, _, stderr, _ := runMain(t, nil, nil, cmd, "-h")
+		flags, table, ok := strings.Cut(stderr, "\nProperties (")
+		if code != 0 || !ok || !strings.Contains(flags, "-result-configmap NAME") ||
+			!strings.Contains(table, "\n  readproportion             0.95          share of reads") {
+			t.Errorf("%s -h: %d\n%s", cmd, code, stderr)
+		}
+	}
+	// A flag error prints the flags, not the property table.
+	if code, _, stderr, _ := runMain(t, nil, nil, "run", "-threads", "x"); code != ExitUsage || strings.Contains(stderr, "Properties (") {
+		t.Errorf("flag error: %d\n%s", code, stderr)
 	}
 	if code, _, stderr, termLog := runMain(t, nil, nil); code != ExitUsage || !strings.Contains(stderr, "Commands:") || termLog != "no command given" {
 		t.Errorf("no command: %d %q\n%s", code, termLog, stderr)
+	}
+}
+
+// TestMainWarnings: warnings go to stderr and do not change the outcome
+// (here a usage error from another property, which the typo warning
+// precedes).
+func TestMainWarnings(t *testing.T) {
+	code, _, stderr, termLog := runMain(t, nil, nil, "run", "-p", "readproprotion=0.9", "-p", "requestdistribution=gaussian")
+	if code != ExitUsage || !strings.Contains(termLog, `unknown distribution "gaussian"`) ||
+		!strings.Contains(stderr, "loader: warning: unknown property \"readproprotion\" (did you mean \"readproportion\"?); it is ignored\n") {
+		t.Errorf("exit %d, termination log %q\n%s", code, termLog, stderr)
+	}
+	code, _, stderr, _ = runMain(t, nil, nil, "run", "-p", "mongodb.url=mongodb://127.0.0.1:1/x", "-p", "mongodb.operationtimeout=100ms")
+	if code != ExitFailure || !strings.Contains(stderr, "loader: warning: operationcount is 0 (unlimited) and maxexecutiontime is not set") {
+		t.Errorf("exit %d\n%s", code, stderr)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -18,6 +19,11 @@ const appName = "mongobench-loader"
 
 // driverDefaultMaxPoolSize is driver v2's default maxPoolSize.
 const driverDefaultMaxPoolSize = 100
+
+// driverDefaultServerSelectionTimeout is driver v2's default
+// serverSelectionTimeoutMS (x/mongo/driver/topology), named in connection
+// errors.
+const driverDefaultServerSelectionTimeout = 30 * time.Second
 
 // Client is the process's connection to MongoDB, shared by every worker
 // thread as YCSB's MongoDbClient shares one static MongoClient: one
@@ -38,8 +44,9 @@ type Client struct {
 }
 
 // NewClient connects to cfg.URL and pings the server (bounded by
-// cfg.OperationTimeout), so that a wrong URL or an unreachable server fails
-// here, with one clear message, rather than as an ERROR per operation. log
+// cfg.OperationTimeout and the driver's server selection timeout), so that
+// a wrong URL or an unreachable server fails here, with one clear message
+// (connectError), rather than as an ERROR per operation. log
 // receives the connection line and the first failed operations (nil:
 // discarded).
 func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) {
@@ -68,17 +75,58 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 	}
 	pctx, cancel := context.WithTimeout(ctx, cfg.OperationTimeout)
 	defer cancel()
+	start := time.Now()
 	if err := client.Ping(pctx, nil); err != nil {
 		_ = c.Close(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("connect to %s: %w", redactURL(cfg.URL), err)
-	}
-	for _, w := range cfg.Warnings {
-		_, _ = fmt.Fprintf(log, "mongodb: warning: %s\n", w)
+		if ctx.Err() != nil { // stopped by a signal: not a failure to explain
+			return nil, fmt.Errorf("connect to %s: %w", urlHosts(cfg.URL), err)
+		}
+		return nil, connectError(cfg, opts.ServerSelectionTimeout, time.Since(start), err)
 	}
 	// YCSB prints "mongo client connection created with <url>".
 	_, _ = fmt.Fprintf(log, "mongodb: connected with %s (database %s, batchsize %d, upsert %t, operation timeout %v)\n",
 		redactURL(cfg.URL), cfg.Database, cfg.BatchSize, cfg.Upsert, cfg.OperationTimeout)
 	return c, nil
+}
+
+// connectError explains a failed first ping: where the loader tried
+// (hosts only: the URL may hold a password), for how long, and, when it
+// gave up waiting, what set the wait. Two bounds apply: the ping's context
+// (mongodb.operationtimeout) and the driver's server selection
+// (serverSelectionTimeoutMS, from the URL or the driver's default); the
+// shorter one ends the wait.
+func connectError(cfg Config, serverSelection *time.Duration, waited time.Duration, err error) error {
+	where := fmt.Sprintf("MongoDB at %s (%s)", urlHosts(cfg.URL), PropURL)
+	waited = roundWait(waited)
+	if !mongo.IsTimeout(err) {
+		// Refused by the server (authentication, TLS, ...): the wait is
+		// not the problem.
+		return fmt.Errorf("cannot connect to %s after %v: %w", where, waited, err)
+	}
+	op := cfg.OperationTimeout
+	opDesc := fmt.Sprintf("%s (%v)", PropOperationTimeout, op)
+	sst := driverDefaultServerSelectionTimeout
+	sstDesc := fmt.Sprintf("serverSelectionTimeoutMS in %s (default %v)", PropURL, sst)
+	if serverSelection != nil && *serverSelection > 0 {
+		sst = *serverSelection
+		sstDesc = fmt.Sprintf("serverSelectionTimeoutMS in %s (%v)", PropURL, sst)
+	}
+	setBy := opDesc + " and " + sstDesc // equal: only raising both waits longer
+	switch {
+	case op < sst:
+		setBy = opDesc
+	case sst < op:
+		setBy = sstDesc
+	}
+	return fmt.Errorf("cannot reach %s after %v: %w; the wait is set by %s", where, waited, err, setBy)
+}
+
+// roundWait rounds a measured wait for a message: "300ms", "30s".
+func roundWait(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(10 * time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // Factory returns the ycsb.DBFactory that hands each worker thread its DB.

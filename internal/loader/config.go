@@ -3,10 +3,13 @@ package loader
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
@@ -50,8 +53,6 @@ type Config struct {
 	// OperationTimeout bounds every driver call: an operation that takes
 	// longer fails with ERROR instead of holding its thread.
 	OperationTimeout time.Duration
-	// Warnings are properties that were accepted but have no effect.
-	Warnings []string
 }
 
 // ConfigFromProperties reads the binding's properties. Unlike YCSB, which
@@ -93,8 +94,8 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 			c.URL = addURLOption(c.URL, o.key, o.value)
 		}
 	}
-	if p.Has(propWaitQueueMultiple) {
-		c.Warnings = append(c.Warnings, propWaitQueueMultiple+" is ignored: the Go driver has no wait queue limit")
+	if err := checkURL(c.URL); err != nil {
+		return c, fmt.Errorf("%s: %w", PropURL, err)
 	}
 	if c.Database, err = urlDatabase(c.URL); err != nil {
 		return c, fmt.Errorf("%s: %w", PropURL, err)
@@ -103,6 +104,77 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 		c.Database = DefaultDatabase
 	}
 	return c, nil
+}
+
+// checkURL rejects, before anything connects, a connection string that the
+// driver would reject when connecting (its own parser decides), and hosts
+// without a name (":27017", which the driver accepts and dials as this
+// machine). Messages show the URL with its password hidden.
+func checkURL(u string) error {
+	invalid := func(format string, args ...any) error {
+		return fmt.Errorf("invalid URL %q: %s", redactURL(u), hidePassword(fmt.Sprintf(format, args...), u))
+	}
+	// Hosts first: the driver's messages for them do not name the host.
+	for _, h := range strings.Split(urlHosts(u), ",") {
+		if err := checkHost(h); err != nil {
+			return invalid("%v", err)
+		}
+	}
+	_, err := connstring.ParseAndValidate(u)
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		// mongodb+srv: the hosts come from DNS, and a failed lookup is the
+		// connection's failure (exit 1), not the command line's.
+		return nil
+	}
+	if err != nil {
+		return invalid("%v", err)
+	}
+	return nil
+}
+
+// checkHost checks one host of a connection string's host list: a name
+// (or IP address, or a percent-encoded Unix socket path) and an optional
+// port between 1 and 65535. Empty entries are the driver's to judge.
+func checkHost(h string) error {
+	if h == "" {
+		return nil
+	}
+	host, err := url.QueryUnescape(h)
+	if err != nil {
+		return fmt.Errorf("host %q: %w", h, err)
+	}
+	if strings.HasSuffix(host, ".sock") {
+		return nil
+	}
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		// No port: the whole entry is the name.
+		name, port = host, ""
+	}
+	if name == "" {
+		return fmt.Errorf("host %q has no name (localhost:27017 is this machine)", h)
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("host %q: port %q is not a number from 1 to 65535", h, port)
+		}
+	}
+	return nil
+}
+
+// hidePassword replaces the connection string's password in msg, should a
+// driver message ever quote it.
+func hidePassword(msg, u string) string {
+	pw := urlPassword(u)
+	if pw == "" {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	if unescaped, err := url.PathUnescape(pw); err == nil && unescaped != "" {
+		msg = strings.ReplaceAll(msg, unescaped, "xxxxx")
+	}
+	return msg
 }
 
 // parseTimeout reads mongodb.operationtimeout: a Go duration ("500ms",
@@ -230,22 +302,70 @@ func urlDatabase(u string) (string, error) {
 
 // redactURL hides the password of a connection string, for messages.
 func redactURL(u string) string {
+	start, end, ok := passwordSpan(u)
+	if !ok {
+		return u
+	}
+	return u[:start] + "xxxxx" + u[end:]
+}
+
+// urlPassword returns the connection string's password as written (still
+// percent-encoded), or "".
+func urlPassword(u string) string {
+	start, end, ok := passwordSpan(u)
+	if !ok {
+		return ""
+	}
+	return u[start:end]
+}
+
+// passwordSpan locates the password in "scheme://user:password@hosts/...".
+func passwordSpan(u string) (start, end int, ok bool) {
 	schemeEnd := strings.Index(u, "://")
 	if schemeEnd < 0 {
-		return u
+		return 0, 0, false
 	}
 	schemeEnd += len("://")
-	hostsEnd := len(u)
-	if i := strings.IndexAny(u[schemeEnd:], "/?"); i >= 0 {
-		hostsEnd = schemeEnd + i
-	}
-	at := strings.LastIndex(u[schemeEnd:hostsEnd], "@")
+	rest := u[schemeEnd:]
+	at := userInfoEnd(rest)
 	if at < 0 {
-		return u
+		return 0, 0, false
 	}
-	user, _, hasPassword := strings.Cut(u[schemeEnd:schemeEnd+at], ":")
-	if !hasPassword {
-		return u
+	colon := strings.Index(rest[:at], ":")
+	if colon < 0 {
+		return 0, 0, false
 	}
-	return u[:schemeEnd] + user + ":xxxxx" + u[schemeEnd+at:]
+	return schemeEnd + colon + 1, schemeEnd + at, true
+}
+
+// userInfoEnd returns the index of the '@' that ends the user info of a
+// connection string without its scheme, or -1. The user info ends at the
+// first '@', as the driver reads it, or at a later '@' before the path: a
+// malformed password (with an unescaped '@', '/' or '?') then counts as
+// user info whole, so that it is hidden whole.
+func userInfoEnd(rest string) int {
+	first := strings.Index(rest, "@")
+	if first < 0 {
+		return -1
+	}
+	end := len(rest)
+	if i := strings.IndexAny(rest[first:], "/?"); i >= 0 {
+		end = first + i
+	}
+	return strings.LastIndex(rest[:end], "@")
+}
+
+// urlHosts returns the host list of a connection string as written
+// ("h1:27017,h2:27017"; for mongodb+srv, the name to look up).
+func urlHosts(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+len("://"):]
+	rest = rest[userInfoEnd(rest)+1:]
+	if end := strings.IndexAny(rest, "/?"); end >= 0 {
+		rest = rest[:end]
+	}
+	return rest
 }

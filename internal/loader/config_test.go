@@ -78,7 +78,7 @@ func TestConfigFromPropertiesErrors(t *testing.T) {
 		{[]string{"mongodb.maxconnections=-1"}, "mongodb.maxconnections"},
 		{[]string{"mongodb.operationtimeout=0"}, "must be positive"},
 		{[]string{"mongodb.operationtimeout=soon"}, "neither a duration"},
-		{[]string{"mongodb.url=mongodb://u:secret@h/%zz"}, "database name"},
+		{[]string{"mongodb.url=mongodb://u:secret@h/%zz"}, `mongodb.url: invalid URL "mongodb://u:xxxxx@h/%zz": error parsing uri: invalid database "%zz"`},
 	} {
 		_, err := ConfigFromProperties(props(t, tc.kv...))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -90,10 +90,34 @@ func TestConfigFromPropertiesErrors(t *testing.T) {
 	}
 }
 
-func TestConfigWarnsAboutIgnoredProperties(t *testing.T) {
-	c, err := ConfigFromProperties(props(t, "mongodb.threadsAllowedToBlockForConnectionMultiplier=5"))
-	if err != nil || len(c.Warnings) != 1 {
-		t.Fatalf("warnings %v, err %v", c.Warnings, err)
+// TestConfigRejectsMalformedURLs: what the driver would reject when
+// connecting, and hosts without a name, are rejected before connecting,
+// naming mongodb.url, with the password hidden.
+func TestConfigRejectsMalformedURLs(t *testing.T) {
+	for url, want := range map[string]string{
+		"mongodb://:27017/ycsb":                                      `mongodb.url: invalid URL "mongodb://:27017/ycsb": host ":27017" has no name`,
+		"mongodb://host:notaport/":                                   `mongodb.url: invalid URL "mongodb://host:notaport/": host "host:notaport": port "notaport" is not a number from 1 to 65535`,
+		"mongodb://h:0/":                                             `port "0" is not a number from 1 to 65535`,
+		"mongodb://":                                                 `mongodb.url: invalid URL "mongodb://": error parsing uri: must have at least 1 host`,
+		"mongodb://user:s3cret@:27017/ycsb":                          `mongodb.url: invalid URL "mongodb://user:xxxxx@:27017/ycsb": host ":27017" has no name`,
+		"mongodb://user:s3cret@h/?authMechanism=NO":                  `mongodb.url: invalid URL "mongodb://user:xxxxx@h/?authMechanism=NO": error parsing uri: invalid auth mechanism`,
+		"mongodb://user:s3/cret@h/":                                  `mongodb.url: invalid URL "mongodb://user:xxxxx@h/": error parsing uri: unescaped slash in password`,
+		"mongodb://user:s3cret@h/?w=1&serverSelectionTimeoutMS=soon": `invalid value for "serverSelectionTimeoutMS": "soon"`,
+		"mongodb://h/?directConnection=true&srvMaxHosts=1":           "srvMaxHosts",
+	} {
+		_, err := ConfigFromProperties(props(t, "mongodb.url="+url))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", url, err, want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "cret@")) {
+			t.Errorf("%s: the error shows the password: %v", url, err)
+		}
+	}
+	for _, url := range []string{"mongodb://h", "mongodb://[::1]:27017/db", "mongodb://h1:1,h2:2/?replicaSet=rs", "mongodb://%2Ftmp%2Fmongodb-27017.sock/db",
+		"mongodb://u:p%40ss@h/db?authSource=admin"} {
+		if _, err := ConfigFromProperties(props(t, "mongodb.url="+url)); err != nil {
+			t.Errorf("%s: %v", url, err)
+		}
 	}
 }
 
@@ -106,6 +130,13 @@ func TestRedactURL(t *testing.T) {
 		"mongodb://user:pw@h?authSource=a@b":      "mongodb://user:xxxxx@h?authSource=a@b",
 		"not a url":                               "not a url",
 		"mongodb://user:pw@h/db?readPreference=x": "mongodb://user:xxxxx@h/db?readPreference=x",
+		// Malformed passwords are hidden whole.
+		"mongodb://u:p@ss@h/": "mongodb://u:xxxxx@h/",
+		"mongodb://u:p/ss@h/": "mongodb://u:xxxxx@h/",
+		"mongodb://u:p?ss@h/": "mongodb://u:xxxxx@h/",
+		// The driver reads "h:27017/?authSource=a" as user info (and rejects
+		// it): better hidden than shown.
+		"mongodb://h:27017/?authSource=a@b": "mongodb://h:xxxxx@b",
 	} {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)

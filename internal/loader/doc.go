@@ -7,6 +7,9 @@
 //
 //   - config.go: the binding's properties (mongodb.url and YCSB's legacy
 //     options, batchsize, mongodb.upsert, mongodb.operationtimeout).
+//   - properties.go: the registry of the properties the command and the
+//     binding read (KnownProperties), the unknown-property warnings and the
+//     property table of -h.
 //   - client.go, db.go: Client, one per process (one *mongo.Client, one
 //     connection pool, shared by all threads, like YCSB's static
 //     MongoClient), and DB, one per thread (its buffers, implementing
@@ -39,16 +42,22 @@
 // FailedBufferedInserts in the report and LostInserts in the result.
 // Reads decode the document only for data integrity (dataintegrity=true).
 //
-// Properties (YCSB's unless marked):
+// Properties: `loader load|run -h` lists every property the loader reads or
+// accepts, with its default and meaning, from one registry:
+// KnownProperties, the engine's (ycsb.KnownProperties) and this package's
+// (properties.go). Tests tie the registry to the code (every key the code
+// looks up is registered, every registered key is looked up or marked
+// ignored) and to its users (the embedded workloads and every key the
+// operator's Jobs pass are known). mongodb.writeConcern maps to w=0
+// (errors_ignored, unacknowledged), w=1 (acknowledged), journal=true
+// (journaled), w=2 (replica_acknowledged) or w=majority; like
+// mongodb.readPreference and mongodb.maxconnections (maxPoolSize) it is
+// added to the URL only when the URL does not set that option.
 //
-//	mongodb.url               mongodb://localhost:27017/ycsb?w=1
-//	mongodb.writeConcern      errors_ignored|unacknowledged (w=0), acknowledged (w=1), journaled (journal=true),
-//	                          replica_acknowledged (w=2), majority (w=majority); added to the URL unless it sets w/journal
-//	mongodb.readPreference    primary, primary_preferred, secondary, secondary_preferred, nearest; unless the URL sets it
-//	mongodb.maxconnections    maxPoolSize, unless the URL sets it (the driver's default is 100 connections)
-//	batchsize                 1
-//	mongodb.upsert            false
-//	mongodb.operationtimeout  30s (ours): bound of every driver call; a Go duration or a number of seconds
+// mongodb.url is checked before anything connects, by the driver's own
+// connection-string parser plus a check that every host has a name (the
+// driver dials ":27017" as this machine): a URL it rejects is a usage error
+// naming mongodb.url, with the password hidden.
 //
 // An unknown writeConcern or readPreference is an error (YCSB warns and
 // ignores it). Every driver call is bounded by mongodb.operationtimeout: a
@@ -66,6 +75,14 @@
 //	loader bootstrap --mode standalone --standalone HOST:PORT [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
 //	loader collmod --uri URI --validator JSON [--validation-level L] [--validation-action A] [--namespace db.coll] [--timeout 2m]
 //	loader version
+//
+// Warnings (stderr, "loader: warning: ...") never stop a command: a
+// property the loader does not know (YCSB ignores it silently, so a typo
+// like readproprotion would change nothing without a word) gets the closest
+// known name as a suggestion; a property YCSB has but this loader ignores
+// (measurement.trackjvm, hdrhistogram.fileoutput, db, ...; see the -h
+// table) says so; a run with operationcount 0 (unlimited) and no
+// maxexecutiontime says it runs until it is stopped.
 //
 // Every command also takes --termination-log PATH (default
 // /dev/termination-log). Flags take one or two dashes.
@@ -106,10 +123,11 @@
 // # Exit codes and failures
 //
 //	0        done (the phase completed, or ran for maxexecutiontime), results written
-//	1        failure: cannot connect, a result not written, a load that left records out
+//	1        failure: cannot connect (the message names the hosts, the wait and what set it:
+//	         mongodb.operationtimeout or serverSelectionTimeoutMS), a result not written, a load that left records out
 //	         (a thread stopped after a failed insert, or buffered inserts lost; YCSB exits 0),
 //	         bootstrap or collMod failed
-//	2        usage: bad flags, properties, topology, found before any work
+//	2        usage: bad flags, properties (a malformed mongodb.url too), topology, found before any work
 //	128+n    stopped by signal n (143 SIGTERM, 130 SIGINT), after reporting the partial result
 //
 // Failed operations of a run phase are measurements (in the report and the

@@ -3,6 +3,7 @@ package loader
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -54,9 +55,17 @@ func runPhaseCommand(ctx context.Context, phase ycsb.Phase, args []string, env E
 	if err != nil {
 		return err
 	}
+	// Before preparePhase, so that a typo is pointed out even when another
+	// property is rejected.
+	for _, w := range propertyWarnings(p) {
+		warn(env, w)
+	}
 	pr, err := preparePhase(phase, p, env)
 	if err != nil {
 		return err
+	}
+	for _, w := range pr.warnings() {
+		warn(env, w)
 	}
 	dst, err := openDestinations(f, p, env, pr.index)
 	if err != nil {
@@ -109,6 +118,10 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
 	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			// After the flags: only on -h, not after every flag error.
+			writePropertyHelp(env.Stderr)
+		}
 		return nil, nil, err
 	}
 	set := flagsSet(fs)
@@ -254,6 +267,18 @@ type preparedPhase struct {
 	index, count int
 	phase        ycsb.Phase
 	targetTotal  string
+}
+
+// warnings are what the prepared phase should tell before it starts.
+func (pr *preparedPhase) warnings() []string {
+	var w []string
+	if pr.phase == phaseRun && pr.workload.OperationCount(pr.phase) == 0 && pr.opts.MaxExecutionTime == 0 {
+		// YCSB's operationcount has no default: a workload file without
+		// one runs forever, which in a Job means until its deadline.
+		w = append(w, "operationcount is 0 (unlimited) and maxexecutiontime is not set: "+
+			"this run goes on until it is stopped (SIGTERM/Ctrl-C)")
+	}
+	return w
 }
 
 func (pr *preparedPhase) describe() string {

@@ -15,6 +15,9 @@
 //
 //   - props.go, resolve.go: Java .properties files, layering, workload lookup
 //     (paths or the embedded workloads A-F and S1-S5).
+//   - known.go: the registry of the properties the engine reads (name,
+//     default, meaning), KnownProperties; known_test.go proves that it and
+//     the code agree (Properties.RecordReads).
 //   - rand.go, keys.go, values.go: per-worker RNG, key names, field values.
 //   - generator.go, acknowledged.go, zipfian.go, discrete.go: generators.
 //     Shared state (counters, Zipfian's zeta) lives in the generator; the

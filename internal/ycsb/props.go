@@ -17,12 +17,16 @@ import (
 // not usable; use NewProperties.
 type Properties struct {
 	m map[string]string
+	// read collects the keys the accessors looked up, once RecordReads
+	// made it non-nil; nil otherwise, so that reading stays free of writes
+	// (and safe for concurrent readers) outside the tests that use it.
+	read map[string]bool
 }
 
 // NewProperties returns an empty set.
 func NewProperties() *Properties { return &Properties{m: make(map[string]string)} }
 
-// Clone returns an independent copy.
+// Clone returns an independent copy (which records no reads).
 func (p *Properties) Clone() *Properties {
 	c := NewProperties()
 	for k, v := range p.m {
@@ -34,15 +38,42 @@ func (p *Properties) Clone() *Properties {
 // Set sets key to value.
 func (p *Properties) Set(key, value string) { p.m[key] = value }
 
-// Get returns the raw value and whether the key is set.
-func (p *Properties) Get(key string) (string, bool) {
+// RecordReads makes p remember every key that Get, Has, String, Int64, Int,
+// Float64 and Bool look up from now on, set or not, for ReadKeys. Tests use
+// it to prove that every property the code reads is in the registry
+// (KnownProperties): a property read but not registered would be reported
+// as unknown to the person who sets it.
+func (p *Properties) RecordReads() {
+	if p.read == nil {
+		p.read = make(map[string]bool)
+	}
+}
+
+// ReadKeys returns, sorted, the keys looked up since RecordReads.
+func (p *Properties) ReadKeys() []string {
+	keys := make([]string, 0, len(p.read))
+	for k := range p.read {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// lookup is the one place every accessor reads through.
+func (p *Properties) lookup(key string) (string, bool) {
+	if p.read != nil {
+		p.read[key] = true
+	}
 	v, ok := p.m[key]
 	return v, ok
 }
 
+// Get returns the raw value and whether the key is set.
+func (p *Properties) Get(key string) (string, bool) { return p.lookup(key) }
+
 // Has reports whether key is set.
 func (p *Properties) Has(key string) bool {
-	_, ok := p.m[key]
+	_, ok := p.lookup(key)
 	return ok
 }
 
@@ -65,7 +96,7 @@ func (p *Properties) Merge(o *Properties) {
 
 // String returns the value of key, or def when unset.
 func (p *Properties) String(key, def string) string {
-	if v, ok := p.m[key]; ok {
+	if v, ok := p.lookup(key); ok {
 		return v
 	}
 	return def
@@ -75,7 +106,7 @@ func (p *Properties) String(key, def string) string {
 // is ignored (Java's Long.parseLong would reject "1000 " written with a
 // trailing blank in a file; we accept it).
 func (p *Properties) Int64(key string, def int64) (int64, error) {
-	v, ok := p.m[key]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -100,7 +131,7 @@ func (p *Properties) Int(key string, def int) (int, error) {
 
 // Float64 returns key as a number, or def when unset.
 func (p *Properties) Float64(key string, def float64) (float64, error) {
-	v, ok := p.m[key]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}
@@ -121,7 +152,7 @@ func (p *Properties) Float64(key string, def float64) (float64, error) {
 // "ture" silently disables an option; we accept true/false in any case and
 // reject anything else.
 func (p *Properties) Bool(key string, def bool) (bool, error) {
-	v, ok := p.m[key]
+	v, ok := p.lookup(key)
 	if !ok {
 		return def, nil
 	}

@@ -299,7 +299,8 @@ func TestFailures(t *testing.T) {
 
 	t.Run("unreachable server", func(t *testing.T) {
 		r := runLoader(t, nil, "load", "-P", "workloada", "-p", "mongodb.url=mongodb://127.0.0.1:1/x", "-p", "mongodb.operationtimeout=1s")
-		if r.code != 1 || !strings.HasPrefix(r.termLog, "load phase: connect to mongodb://127.0.0.1:1/x: ") {
+		if r.code != 1 || !strings.HasPrefix(r.termLog, "load phase: cannot reach MongoDB at 127.0.0.1:1 (mongodb.url) after ") ||
+			!strings.HasSuffix(r.termLog, "; the wait is set by mongodb.operationtimeout (1s)") {
 			t.Errorf("%v", r)
 		}
 	})
