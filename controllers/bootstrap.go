@@ -56,16 +56,10 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 		t := run.Status.Topology
 		t.ServerVersion = rep.ServerVersion
 		t.Chunks = nil
-		var chunks []string
 		for _, sh := range rep.Shards {
 			t.Chunks = append(t.Chunks, benchv1.ShardChunks{Shard: sh.Name, Chunks: int32(sh.Chunks)})
-			chunks = append(chunks, fmt.Sprintf("%s=%d", sh.Name, sh.Chunks))
 		}
-		detail := ""
-		if len(chunks) > 0 {
-			detail = fmt.Sprintf("; %s sharded on %s, chunks %s", rep.Namespace, rep.ShardKey, strings.Join(chunks, " "))
-		}
-		s.eventf(benchv1.EventBootstrapped, "MongoDB %s%s", rep.ServerVersion, detail)
+		s.eventf(benchv1.EventBootstrapped, "%s", bootstrappedMessage(rep))
 	}
 	if !all {
 		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
@@ -75,6 +69,24 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 		fmt.Sprintf("%d MongoDB processes ready on node %s, MongoDB %s", len(procs), run.Status.NodeName, run.Status.Topology.ServerVersion))
 	s.eventf(benchv1.EventTopologyReady, "%d MongoDB processes ready on node %s", len(procs), run.Status.NodeName)
 	return true, nil
+}
+
+// bootstrappedMessage sums up a bootstrap report: the server version, and
+// for a sharded collection its key, chunks per shard and the split points
+// of a ranged pre-split.
+func bootstrappedMessage(rep *results.BootstrapReport) string {
+	msg := "MongoDB " + rep.ServerVersion
+	var chunks []string
+	for _, sh := range rep.Shards {
+		chunks = append(chunks, fmt.Sprintf("%s=%d", sh.Name, sh.Chunks))
+	}
+	if len(chunks) > 0 {
+		msg += fmt.Sprintf("; %s sharded on %s, chunks %s", rep.Namespace, rep.ShardKey, strings.Join(chunks, " "))
+	}
+	if len(rep.SplitPoints) > 0 {
+		msg += ", split at " + strings.Join(rep.SplitPoints, " ")
+	}
+	return eventMessage(msg)
 }
 
 // jobDone reads a Job's state. It fails the run (with reason) if the Job

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mongobench/mongobench/internal/mongoadmin"
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
 // The in-cluster administration commands, run by the controller's
@@ -37,75 +38,149 @@ func (l *replicaSetList) Set(v string) error {
 
 func adminLogger(env Env) *slog.Logger { return slog.New(slog.NewTextHandler(env.Stderr, nil)) }
 
-// bootstrapCommand is `loader bootstrap`: mongoadmin.Bootstrap, then the
-// report to stdout and, with --result-configmap, to ConfigMap NAME-0 (data
-// key results.BootstrapConfigMapKey).
-func bootstrapCommand(ctx context.Context, args []string, env Env) error {
+// bootstrapArgs is the parsed command line of `loader bootstrap`.
+type bootstrapArgs struct {
+	topo    mongoadmin.Topology
+	timeout time.Duration
+	sink    resultFlags
+	// loadProps are the Load phase's properties (-P, -p) from which a
+	// ranged collection's split points are computed; nil unless the shard
+	// key is ranged over several shards.
+	loadProps *ycsb.Properties
+}
+
+// parseBootstrapArgs parses and checks the command line; nothing is sent.
+func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	var (
 		namespace, mode, shardKey, mongos, standalone string
-		timeout                                       time.Duration
 		configServers, shards                         replicaSetList
-		sink                                          resultFlags
+		files, props                                  stringList
+		b                                             bootstrapArgs
 	)
 	fs := newFlagSet("bootstrap", "--mode sharded|standalone [flags]", env)
 	fs.StringVar(&namespace, "namespace", mongoadmin.DefaultNamespace, "benchmark collection, `db.collection` (a MongoDB namespace)")
-	fs.DurationVar(&timeout, "timeout", mongoadmin.DefaultTimeout, "bound of the whole bootstrap, retries included")
+	fs.DurationVar(&b.timeout, "timeout", mongoadmin.DefaultTimeout, "bound of the whole bootstrap, retries and the split points' computation included")
 	fs.StringVar(&mode, "mode", "", "topology: `sharded` or standalone")
-	fs.StringVar(&shardKey, "shard-key", "hashed", "shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1})")
+	fs.StringVar(&shardKey, "shard-key", "hashed", "shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
+		"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
 	fs.Var(&configServers, "config-server", "config server replica set `NAME=HOST:PORT` (sharded)")
 	fs.Var(&shards, "shard", "shard replica set `NAME=HOST:PORT` (sharded), repeatable")
 	fs.StringVar(&mongos, "mongos", "", "mongos `HOST:PORT` (sharded)")
 	fs.StringVar(&standalone, "standalone", "", "the mongod's `HOST:PORT` (standalone)")
-	sink.register(fs)
+	fs.Var(&files, "P", "the Load phase's workload `file` or built-in name, as `loader load -P` takes it (--shard-key ranged); repeatable")
+	fs.Var(&props, "p", "the Load phase's property `name=value`, as `loader load -p` takes it (--shard-key ranged); repeatable; "+
+		"only "+strings.Join(ycsb.LoadKeyProperties(), ", ")+" matter")
+	b.sink.register(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 
-	topo := mongoadmin.Topology{Namespace: namespace}
+	b.topo = mongoadmin.Topology{Namespace: namespace}
 	switch strings.ToLower(mode) {
 	case "sharded":
-		topo.Mode = mongoadmin.ModeSharded
+		b.topo.Mode = mongoadmin.ModeSharded
 		if len(configServers) != 1 {
-			return usagef("--config-server: want exactly one, got %d", len(configServers))
+			return nil, usagef("--config-server: want exactly one, got %d", len(configServers))
 		}
-		topo.ConfigServer, topo.Shards, topo.Mongos = configServers[0], shards, mongos
+		b.topo.ConfigServer, b.topo.Shards, b.topo.Mongos = configServers[0], shards, mongos
 		switch strings.ToLower(shardKey) {
 		case "hashed":
-			topo.ShardKey = mongoadmin.ShardKeyHashed
+			b.topo.ShardKey = mongoadmin.ShardKeyHashed
 		case "ranged":
-			topo.ShardKey = mongoadmin.ShardKeyRanged
+			b.topo.ShardKey = mongoadmin.ShardKeyRanged
 		default:
-			return usagef("--shard-key: %q: want hashed or ranged", shardKey)
+			return nil, usagef("--shard-key: %q: want hashed or ranged", shardKey)
 		}
 		if standalone != "" {
-			return usagef("--standalone is for --mode standalone")
+			return nil, usagef("--standalone is for --mode sharded")
 		}
 	case "standalone":
-		topo.Mode, topo.Standalone = mongoadmin.ModeStandalone, standalone
+		b.topo.Mode, b.topo.Standalone = mongoadmin.ModeStandalone, standalone
 		if len(configServers)+len(shards) > 0 || mongos != "" {
-			return usagef("--config-server, --shard and --mongos are for --mode sharded")
+			return nil, usagef("--config-server, --shard and --mongos are for --mode sharded")
 		}
 	default:
-		return usagef("--mode: %q: want sharded or standalone", mode)
+		return nil, usagef("--mode: %q: want sharded or standalone", mode)
 	}
-	if err := topo.Validate(); err != nil {
-		return usageError{err}
+	if b.timeout <= 0 {
+		return nil, usagef("--timeout: %v must be positive", b.timeout)
 	}
-	if timeout <= 0 {
-		return usagef("--timeout: %v must be positive", timeout)
+	ranged := b.topo.Mode == mongoadmin.ModeSharded && b.topo.ShardKey == mongoadmin.ShardKeyRanged
+	if !ranged && len(files)+len(props) > 0 {
+		return nil, usagef("-P and -p (the Load phase's properties) are for --shard-key ranged")
 	}
-	cm, err := sink.prepare(env, 0)
+	if ranged && len(shards) > 1 {
+		if len(files)+len(props) == 0 {
+			return nil, usagef("--shard-key ranged over %d shards needs the Load phase's properties (-P, -p recordcount=...): "+
+				"the split points are the quantiles of the keys it inserts", len(shards))
+		}
+		p, err := ycsb.LoadProperties(files, props)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		keys, err := ycsb.LoadKeys(p)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		if keys.Count < int64(len(shards)) {
+			return nil, usagef("--shard-key ranged over %d shards: the Load phase inserts %d records, fewer than one per shard", len(shards), keys.Count)
+		}
+		b.loadProps = p
+	}
+	// The split points are computed later (bootstrapCommand): check the
+	// rest of the topology now, as if it were hashed.
+	check := b.topo
+	if b.loadProps != nil {
+		check.ShardKey = mongoadmin.ShardKeyHashed
+	}
+	if err := check.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	return &b, nil
+}
+
+// bootstrapCommand is `loader bootstrap`: for a ranged shard key over
+// several shards, the split points (the quantiles of the keys the Load
+// phase inserts, ycsb.KeySet.SplitPoints), then mongoadmin.Bootstrap, then
+// the report to stdout and, with --result-configmap, to ConfigMap NAME-0
+// (data key results.BootstrapConfigMapKey).
+func bootstrapCommand(ctx context.Context, args []string, env Env) error {
+	b, err := parseBootstrapArgs(args, env)
 	if err != nil {
 		return err
 	}
+	cm, err := b.sink.prepare(env, 0)
+	if err != nil {
+		return err
+	}
+	log := adminLogger(env)
+	start := time.Now()
+	var plan []ycsb.SplitPoint
+	var keys ycsb.KeySet
+	if b.loadProps != nil {
+		if keys, plan, err = splitPoints(ctx, b.loadProps, len(b.topo.Shards), b.timeout, log); err != nil {
+			if ctx.Err() != nil {
+				return signalExit(ctx, fmt.Errorf("bootstrap: %w", err))
+			}
+			return fmt.Errorf("bootstrap: %w", err)
+		}
+		for _, p := range plan {
+			b.topo.SplitPoints = append(b.topo.SplitPoints, p.Key)
+		}
+	}
+	remaining := b.timeout - time.Since(start)
+	if remaining <= 0 {
+		return fmt.Errorf("bootstrap: computing the split points took the whole --timeout of %v", b.timeout)
+	}
 
-	report, err := mongoadmin.Bootstrap(ctx, topo, mongoadmin.Options{Timeout: timeout, Logger: adminLogger(env)})
+	report, err := mongoadmin.Bootstrap(ctx, b.topo, mongoadmin.Options{Timeout: remaining, Logger: log})
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("bootstrap: %w", err))
 		}
 		return fmt.Errorf("bootstrap: %w", err)
 	}
+	logShardRanges(log, report, keys, plan)
 	enc, err := results.EncodeBootstrap(report)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
@@ -115,6 +190,51 @@ func bootstrapCommand(ctx context.Context, args []string, env Env) error {
 		return cm.write(ctx, map[string]string{results.BootstrapConfigMapKey: string(enc)}, nil)
 	}
 	return nil
+}
+
+// splitPoints computes where a ranged collection is cut into n ranges: the
+// quantiles of the keys the Load phase inserts, so that each shard owns its
+// share of the loaded records to within one. It is bounded by timeout.
+func splitPoints(ctx context.Context, loadProps *ycsb.Properties, n int, timeout time.Duration, log *slog.Logger) (ycsb.KeySet, []ycsb.SplitPoint, error) {
+	keys, err := ycsb.LoadKeys(loadProps)
+	if err != nil {
+		return keys, nil, err
+	}
+	log.Info("computing split points", "keys", keys.String(), "ranges", n)
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	plan, err := keys.SplitPoints(cctx, n)
+	if err != nil {
+		return keys, nil, fmt.Errorf("split points of %s: %w", keys, err)
+	}
+	points := make([]string, len(plan))
+	for i, p := range plan {
+		points[i] = p.Key
+	}
+	log.Info("split points", "points", points, "took", time.Since(start).Round(time.Millisecond))
+	return keys, plan, nil
+}
+
+// logShardRanges prints, per shard, the range it owns after a ranged
+// pre-split and how many of the Load phase's records fall in it.
+func logShardRanges(log *slog.Logger, report *results.BootstrapReport, keys ycsb.KeySet, plan []ycsb.SplitPoint) {
+	if len(plan) == 0 {
+		return
+	}
+	for i, sh := range report.Shards {
+		if sh.Range == nil || i > len(plan) {
+			continue
+		}
+		lo, hi := int64(0), keys.Count
+		if i > 0 {
+			lo = plan[i-1].Rank
+		}
+		if i < len(plan) {
+			hi = plan[i].Rank
+		}
+		log.Info("shard range", "shard", sh.Name, "min", sh.Range.Min, "max", sh.Range.Max, "chunks", sh.Chunks, "loadRecords", hi-lo)
+	}
 }
 
 // collModCommand is `loader collmod`: mongoadmin.ParseValidator and

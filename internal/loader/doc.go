@@ -71,7 +71,8 @@
 //	loader load|run [mongodb] [-P file|name ...] [-p name=value ...] [-threads N] [-target N] [-s] [-l label]
 //	                [--result FILE|-] [--result-configmap NAME --result-owner APIVERSION,KIND,NAME,UID --result-labels k=v,...]
 //	loader bootstrap --mode sharded --config-server NAME=HOST:PORT --shard NAME=HOST:PORT [--shard ...] --mongos HOST:PORT
-//	                 [--shard-key hashed|ranged] [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
+//	                 [--shard-key hashed | --shard-key ranged [-P file|name ...] [-p name=value ...]]
+//	                 [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
 //	loader bootstrap --mode standalone --standalone HOST:PORT [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
 //	loader collmod --uri URI --validator JSON [--validation-level L] [--validation-action A] [--namespace db.coll] [--timeout 2m]
 //	loader version
@@ -118,7 +119,16 @@
 //
 // bootstrap calls mongoadmin.Bootstrap; collmod calls
 // mongoadmin.ParseValidator and mongoadmin.ApplyValidator (its exit code is
-// the outcome). Both log with slog (text) to stderr.
+// the outcome). Both log with slog (text) to stderr. With --shard-key
+// ranged over several shards, bootstrap takes the Load phase's -P and -p
+// (the controller passes those of ycsb.LoadKeyProperties, from the Load
+// phase Job's own command line), derives the keys that phase will insert
+// (ycsb.LoadKeys) and the n-1 keys at their quantiles in MongoDB's order
+// (ycsb.KeySet.SplitPoints), within --timeout, before it sends anything:
+// the collection is split there and range i moved to shard i, so each
+// shard owns its share of the loaded records to within one. The split
+// points and each shard's range are in the report and in the log, with
+// each range's number of loaded records.
 //
 // # Exit codes and failures
 //

@@ -15,8 +15,9 @@ import (
 // Standalone: wait for the mongod to be writable, read its version, create
 // the collection. Sharded: initiate the config server and every shard as a
 // one-member replica set and wait for their primaries, wait for mongos, add
-// the shards, stop the balancer, shard the collection, and report the chunks
-// per shard.
+// the shards, stop the balancer, shard the collection, pre-split a ranged
+// one (one range per shard, see presplit.go), and report the chunks per
+// shard.
 func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.BootstrapReport, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid topology: %w", err)
@@ -98,6 +99,12 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 	if coll.UUID.Type == 0 {
 		return nil, fmt.Errorf("config.collections has no uuid for %s (a server before 5.0?): cannot count its chunks", topo.Namespace)
 	}
+	var ranges map[string]keyRange
+	if topo.ShardKey == ShardKeyRanged {
+		if ranges, err = r.presplit(ctx, topo, coll.UUID); err != nil {
+			return nil, err
+		}
+	}
 
 	// The report reads the cluster back rather than echoing the topology.
 	version, err := r.serverVersion(ctx, DirectURI(topo.Mongos))
@@ -120,9 +127,10 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 		Sharded:       true,
 		ShardKey:      keyJSON(coll.Key),
 		BalancerMode:  mode,
-		Shards:        shardReports(topo.Shards, listed, chunks),
+		Shards:        shardReports(topo.Shards, listed, chunks, ranges),
+		SplitPoints:   topo.SplitPoints,
 	}
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace,
-		"shardKey", report.ShardKey, "balancer", mode, "chunks", chunks)
+		"shardKey", report.ShardKey, "balancer", mode, "chunks", chunks, "splitPoints", topo.SplitPoints)
 	return report, nil
 }

@@ -59,9 +59,10 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 	}
 }
 
-// shardedFromScratch is the command sequence for n shards of a topology
-// that nothing has touched yet, shardCollection's key given as JSON.
-func shardedFromScratch(n int, keyJSON string) []string {
+// shardedSetup is the command sequence for n shards of a topology that
+// nothing has touched yet, up to shardCollection (key given as JSON) and
+// the read of its config.collections entry.
+func shardedSetup(n int, keyJSON string) []string {
 	lines := []string{
 		cfgHost + ` admin {"replSetGetStatus":1}`,
 		cfgHost + ` admin {"replSetInitiate":{"_id":"cfg","version":1,"configsvr":true,"members":[{"_id":0,"host":"` + cfgHost + `"}]}}`,
@@ -82,7 +83,6 @@ func shardedFromScratch(n int, keyJSON string) []string {
 	for i := range n {
 		lines = append(lines, mongosHost+fmt.Sprintf(` admin {"addShard":"shard%d/%s","name":"shard%d"}`, i, shardHost(i), i))
 	}
-	const uuid = `{"$binary":{"base64":"MDEyMzQ1Njc4OWFiY2RlZg==","subType":"04"}}`
 	return append(lines,
 		mongosHost+` admin {"balancerStatus":1}`,
 		mongosHost+` admin {"balancerStop":1}`,
@@ -90,11 +90,50 @@ func shardedFromScratch(n int, keyJSON string) []string {
 		mongosHost+` config {"find":"collections","filter":{"_id":"ycsb.usertable"}}`,
 		mongosHost+` admin {"shardCollection":"ycsb.usertable","key":`+keyJSON+`}`,
 		mongosHost+` config {"find":"collections","filter":{"_id":"ycsb.usertable"}}`,
-		mongosHost+` admin {"buildInfo":1}`,
-		mongosHost+` admin {"listShards":1}`,
-		mongosHost+` config {"aggregate":"chunks","pipeline":[{"$match":{"uuid":`+uuid+`}},{"$group":{"_id":"$shard","chunks":{"$sum":1}}}],"cursor":{}}`,
 	)
 }
+
+// uuidJSON is the fake's collection uuid as the commands render it.
+const uuidJSON = `{"$binary":{"base64":"MDEyMzQ1Njc4OWFiY2RlZg==","subType":"04"}}`
+
+// reportCommands read what the report says: version, shards, chunk counts.
+func reportCommands() []string {
+	return []string{
+		mongosHost + ` admin {"buildInfo":1}`,
+		mongosHost + ` admin {"listShards":1}`,
+		mongosHost + ` config {"aggregate":"chunks","pipeline":[{"$match":{"uuid":` + uuidJSON + `}},{"$group":{"_id":"$shard","chunks":{"$sum":1}}}],"cursor":{}}`,
+	}
+}
+
+// shardedFromScratch is the command sequence for n shards of a topology
+// that nothing has touched yet, with a hashed key.
+func shardedFromScratch(n int, keyJSON string) []string {
+	return append(shardedSetup(n, keyJSON), reportCommands()...)
+}
+
+// Commands of the ranged pre-split, as the fake records them.
+const findChunksJSON = ` config {"find":"chunks","filter":{"uuid":` + uuidJSON + `},"sort":{"min":1},"projection":{"_id":0,"min":1,"max":1,"shard":1}}`
+
+func splitAt(key string) string {
+	return mongosHost + ` admin {"split":"ycsb.usertable","middle":{"_id":"` + key + `"}}`
+}
+
+func moveRangeTo(shard, lo, hi string) string {
+	return mongosHost + ` admin {"moveRange":"ycsb.usertable","toShard":"` + shard + `","min":{"_id":` + lo + `},"max":{"_id":` + hi + `}}`
+}
+
+func moveChunkTo(shard, lo, hi string) string {
+	return mongosHost + ` admin {"moveChunk":"ycsb.usertable","bounds":[{"_id":` + lo + `},{"_id":` + hi + `}],"to":"` + shard + `"}`
+}
+
+func getMore(id int) string {
+	return mongosHost + fmt.Sprintf(` config {"getMore":%d,"collection":"chunks"}`, id)
+}
+
+const (
+	minKeyJSON = `{"$minKey":1}`
+	maxKeyJSON = `{"$maxKey":1}`
+)
 
 func TestBootstrapShardedHashedCommands(t *testing.T) {
 	f, topo := newShardedFake(t, 3, ShardKeyHashed)
@@ -144,26 +183,69 @@ func TestBootstrapShardedHashedCommands(t *testing.T) {
 	}
 }
 
+// TestBootstrapShardedRangedCommands: a ranged collection is split at the
+// split points and range i moved to shard i, with the balancer already off;
+// the report shows one chunk per shard, its range, and the split points.
 func TestBootstrapShardedRangedCommands(t *testing.T) {
 	f, topo := newShardedFake(t, 3, ShardKeyRanged)
 	report, err := Bootstrap(context.Background(), topo, f.options())
 	if err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	// One group (all chunks on shard0): no getMore.
-	sameLines(t, "commands", f.callStrings(), shardedFromScratch(3, `{"_id":1}`))
-	if report.ShardKey != `{"_id":1}` {
-		t.Errorf("shard key %s, want {\"_id\":1}", report.ShardKey)
+	want := append(shardedSetup(3, `{"_id":1}`),
+		mongosHost+findChunksJSON, // one chunk on the primary shard
+		splitAt("user3"),
+		splitAt("user6"),
+		mongosHost+findChunksJSON, // three chunks, in batches of 2
+		getMore(1),
+		moveRangeTo("shard1", `"user3"`, `"user6"`),
+		moveRangeTo("shard2", `"user6"`, maxKeyJSON),
+		mongosHost+findChunksJSON, // the outcome, checked
+		getMore(2),
+	)
+	want = append(append(want, reportCommands()...), getMore(3))
+	sameLines(t, "commands", f.callStrings(), want)
+
+	wantReport := &results.BootstrapReport{
+		ServerVersion: "7.0.14",
+		Namespace:     "ycsb.usertable",
+		Sharded:       true,
+		ShardKey:      `{"_id":1}`,
+		BalancerMode:  "off",
+		Shards: []results.ShardReport{
+			{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 1, Range: &results.KeyRange{Min: results.MinKeyBound, Max: "user3"}},
+			{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 1, Range: &results.KeyRange{Min: "user3", Max: "user6"}},
+			{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 1, Range: &results.KeyRange{Min: "user6", Max: results.MaxKeyBound}},
+		},
+		SplitPoints: []string{"user3", "user6"},
 	}
-	// A ranged collection starts as one chunk on the primary shard; the
-	// others are reported with 0.
-	want := []results.ShardReport{
-		{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 1},
-		{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 0},
-		{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 0},
+	if !reflect.DeepEqual(report, wantReport) {
+		t.Errorf("report =\n%+v\nwant\n%+v", report, wantReport)
 	}
-	if !reflect.DeepEqual(report.Shards, want) {
-		t.Errorf("shards = %+v, want %+v", report.Shards, want)
+	b, err := results.EncodeBootstrap(report)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	if _, err := results.DecodeBootstrap(b); err != nil {
+		t.Errorf("decode the report: %v", err)
+	}
+	if len(f.clock.slept) != 0 {
+		t.Errorf("slept %v with every server ready at once", f.clock.slept)
+	}
+}
+
+// TestBootstrapRangedOneShard: one shard, no split points, nothing to split
+// or move.
+func TestBootstrapRangedOneShard(t *testing.T) {
+	f, topo := newShardedFake(t, 1, ShardKeyRanged)
+	report, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	want := append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), reportCommands()...)
+	sameLines(t, "commands", f.callStrings(), want)
+	if report.SplitPoints != nil || !reflect.DeepEqual(report.Shards[0].Range, &results.KeyRange{Min: results.MinKeyBound, Max: results.MaxKeyBound}) {
+		t.Errorf("report %+v, shard %+v", report, report.Shards[0])
 	}
 }
 

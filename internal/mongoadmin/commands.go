@@ -26,6 +26,9 @@ const (
 	cmdAddShard        = "addShard"
 	cmdBalancerStop    = "balancerStop"
 	cmdShardCollection = "shardCollection"
+	cmdSplit           = "split"
+	cmdMoveRange       = "moveRange"
+	cmdMoveChunk       = "moveChunk"
 	cmdCreate          = "create"
 	cmdCollMod         = "collMod"
 )
@@ -84,6 +87,40 @@ func chunkCountCommand(uuid bson.RawValue) bson.D {
 		}},
 		{Key: cursorField, Value: bson.D{}},
 	}
+}
+
+// findChunksCommand lists a collection's chunks in config.chunks, in key
+// order: their bounds and shards.
+func findChunksCommand(uuid bson.RawValue) bson.D {
+	return bson.D{
+		{Key: "find", Value: chunksCollection},
+		{Key: "filter", Value: bson.D{{Key: "uuid", Value: uuid}}},
+		{Key: "sort", Value: bson.D{{Key: "min", Value: int32(1)}}},
+		{Key: "projection", Value: bson.D{{Key: idField, Value: int32(0)}, {Key: "min", Value: int32(1)},
+			{Key: "max", Value: int32(1)}, {Key: "shard", Value: int32(1)}}},
+	}
+}
+
+// splitCommand splits the chunk of ns that holds point so that a chunk
+// starts at point.
+func splitCommand(ns string, point bound) bson.D {
+	return bson.D{{Key: cmdSplit, Value: ns}, {Key: "middle", Value: point.keyDoc()}}
+}
+
+// moveRangeCommand (6.0+) moves the chunk [r.min, r.max) to toShard. Both
+// bounds are given, so the server moves exactly that chunk and never
+// computes a bound of its own (which it does from data sizes when max is
+// left out).
+func moveRangeCommand(ns string, r keyRange, toShard string) bson.D {
+	return bson.D{{Key: cmdMoveRange, Value: ns}, {Key: "toShard", Value: toShard},
+		{Key: "min", Value: r.min.keyDoc()}, {Key: "max", Value: r.max.keyDoc()}}
+}
+
+// moveChunkCommand is moveRangeCommand for servers before 6.0: bounds names
+// the chunk exactly (find would name it by a key inside it).
+func moveChunkCommand(ns string, r keyRange, toShard string) bson.D {
+	return bson.D{{Key: cmdMoveChunk, Value: ns}, {Key: "bounds", Value: bson.A{r.min.keyDoc(), r.max.keyDoc()}},
+		{Key: "to", Value: toShard}}
 }
 
 // getMoreCommand fetches the next batch of a cursor on collection coll.

@@ -1,7 +1,9 @@
 // Package mongoadmin makes a MongoDB topology ready for a benchmark: it
 // initiates the replica sets of a sharded cluster, adds the shards, stops the
-// balancer and shards the benchmark collection (Bootstrap), and installs a
-// schema validator on the collection (ApplyValidator).
+// balancer, shards the benchmark collection and, for a ranged shard key,
+// splits it into one range per shard and moves each range to its shard
+// (Bootstrap, presplit.go), and installs a schema validator on the
+// collection (ApplyValidator).
 //
 // It runs inside the cluster, in a Job of the loader image (`loader bootstrap`,
 // `loader collmod`): the operator's manager never talks to MongoDB. The Job
@@ -9,9 +11,13 @@
 // is partly or fully bootstrapped, so every step first looks at what is there
 // and only changes what is missing. Transient errors (a member not primary
 // yet, a mongos that cannot reach its config server yet, a refused
-// connection) are retried with a small backoff until an overall deadline;
-// every command has its own timeout; anything else fails at once with the
-// command, the server's code, code name and message.
+// connection) are retried with a small backoff until an overall deadline,
+// and so are a split or a migration that conflicts with another still
+// running (117 ConflictingOperationInProgress, 46 LockBusy); every command
+// has its own timeout; anything else fails at once with the command, the
+// server's code, code name and message. A split or a migration whose
+// outcome is unknown (an error, a lost reply) is judged by reading
+// config.chunks again.
 //
 // Every command goes through the Commander interface, one per server, so the
 // tests can substitute a recording fake; DialDriver is the real one

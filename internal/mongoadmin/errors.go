@@ -12,23 +12,25 @@ import (
 
 // Server error codes this package acts on.
 const (
-	codeHostUnreachable               = 6
-	codeHostNotFound                  = 7
-	codeAlreadyInitialized            = 23
-	codeNamespaceExists               = 48
-	codeCommandNotFound               = 59
-	codeNodeNotFound                  = 74
-	codeNoReplicationEnabled          = 76
-	codeNetworkTimeout                = 89
-	codeShutdownInProgress            = 91
-	codeNotYetInitialized             = 94
-	codeOperationFailed               = 96 // addShard: "host did not return a set name"
-	codeFailedToSatisfyReadPreference = 133
-	codePrimarySteppedDown            = 189
-	codeNotWritablePrimary            = 10107
-	codeInterruptedDueToReplStateChg  = 11602
-	codeNotPrimaryNoSecondaryOk       = 13435
-	codeNotPrimaryOrSecondary         = 13436
+	codeHostUnreachable                = 6
+	codeHostNotFound                   = 7
+	codeAlreadyInitialized             = 23
+	codeLockBusy                       = 46
+	codeNamespaceExists                = 48
+	codeCommandNotFound                = 59
+	codeNodeNotFound                   = 74
+	codeNoReplicationEnabled           = 76
+	codeNetworkTimeout                 = 89
+	codeShutdownInProgress             = 91
+	codeNotYetInitialized              = 94
+	codeOperationFailed                = 96 // addShard: "host did not return a set name"
+	codeConflictingOperationInProgress = 117
+	codeFailedToSatisfyReadPreference  = 133
+	codePrimarySteppedDown             = 189
+	codeNotWritablePrimary             = 10107
+	codeInterruptedDueToReplStateChg   = 11602
+	codeNotPrimaryNoSecondaryOk        = 13435
+	codeNotPrimaryOrSecondary          = 13436
 )
 
 // transientCodes mean "not ready yet" while a topology comes up: retry.
@@ -54,11 +56,20 @@ func notYet(format string, args ...any) error {
 	return notYetError{reason: fmt.Sprintf(format, args...)}
 }
 
+// passingError is a server error that one step knows to be passing, though
+// it means something else elsewhere (e.g. 117 ConflictingOperationInProgress
+// while a migration of the same chunk is still finishing): retried with
+// backoff like a transient error.
+type passingError struct{ err error }
+
+func (e passingError) Error() string { return e.err.Error() }
+func (e passingError) Unwrap() error { return e.err }
+
 // isTransient tells whether err may go away by retrying. The caller checks
 // its own context separately: an expired per-call timeout is transient, the
 // overall deadline is not.
 func isTransient(err error) bool {
-	if errors.As(err, &notYetError{}) {
+	if errors.As(err, &notYetError{}) || errors.As(err, &passingError{}) {
 		return true
 	}
 	if mongo.IsNetworkError(err) || mongo.IsTimeout(err) {

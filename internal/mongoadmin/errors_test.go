@@ -398,6 +398,15 @@ func TestBootstrapInvalidTopologySendsNothing(t *testing.T) {
 		{"bad shard key", func(t *Topology) { t.ShardKey = "hashed" }, `shard key "hashed"`},
 		{"localhost mixed", func(t *Topology) { t.Mongos = "localhost:27017" }, "mix localhost and other names"},
 		{"no mongos", func(t *Topology) { t.Mongos = "" }, `mongos host ""`},
+		{"split points for a hashed key", func(t *Topology) { t.SplitPoints = []string{"user5"} }, "split points are for a Ranged shard key, not Hashed"},
+		{"ranged without split points", func(t *Topology) { t.ShardKey = ShardKeyRanged },
+			"a Ranged shard key over 2 shards needs 1 split points, got 0"},
+		{"ranged with too many split points", func(t *Topology) { t.ShardKey, t.SplitPoints = ShardKeyRanged, []string{"user3", "user6"} },
+			"needs 1 split points, got 2"},
+		{"split points out of order", func(t *Topology) {
+			t.ShardKey, t.Shards = ShardKeyRanged, append(t.Shards, ReplicaSet{Name: "shard2", Host: shardHost(2)})
+			t.SplitPoints = []string{"user6", "user3"}
+		}, `split points "user6" and "user3" are not in increasing order`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, topo := newShardedFake(t, 2, ShardKeyHashed)
@@ -446,6 +455,10 @@ func TestIsTransient(t *testing.T) {
 		{fmt.Errorf("call: %w", context.DeadlineExceeded), true},
 		{&net.OpError{Op: "dial", Err: errors.New("refused")}, true},
 		{notYet("later"), true},
+		{passingError{err: serverError(117, "ConflictingOperationInProgress", "")}, true},
+		// 117 and 46 pass only where a step says so (a migration).
+		{serverError(117, "ConflictingOperationInProgress", ""), false},
+		{serverError(46, "LockBusy", ""), false},
 		// 96 is generic: only addShard retries it.
 		{serverError(96, "OperationFailed", ""), false},
 		{serverError(20, "IllegalOperation", ""), false},

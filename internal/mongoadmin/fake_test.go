@@ -3,6 +3,7 @@ package mongoadmin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,10 @@ type injection struct {
 	// apply makes the command take effect before err is returned: a reply
 	// lost on the way, or another actor having done the same meanwhile.
 	apply bool
+	// match limits the injection to commands whose JSON contains it;
+	// skip lets that many matching commands through first.
+	match string
+	skip  int
 }
 
 type fakeCursor struct {
@@ -83,7 +88,13 @@ type fakeServer struct {
 	shards   []shardInfo
 	balancer string
 	sharded  map[string]fakeSharded
-	chunks   []fakeChunk
+	chunks   []*fakeChunk
+	// primaryShard gets a new collection's first chunk (default: the
+	// first shard added).
+	primaryShard string
+	// noMoveRange makes moveRange answer 59 CommandNotFound, as servers
+	// before 6.0 do.
+	noMoveRange bool
 
 	// standalone and mongos
 	colls map[string]*fakeColl // by db.coll
@@ -99,9 +110,85 @@ type fakeSharded struct {
 	unsplittable bool
 }
 
+// fakeChunk is one entry of config.chunks. Bounds are those of a
+// collection sharded on {_id: 1} (hashed chunks leave them zero: nothing
+// reads them).
 type fakeChunk struct {
-	uuid  bson.Binary
-	shard string
+	uuid     bson.Binary
+	shard    string
+	min, max bound
+}
+
+// fakeBoundLess orders bounds as BSON does for MinKey, strings, MaxKey.
+func fakeBoundLess(a, b bound) bool {
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.key < b.key
+}
+
+// fakeBoundOf reads a shard key document {_id: MinKey|MaxKey|string}.
+func fakeBoundOf(v bson.RawValue) (bound, bool) {
+	d, ok := v.DocumentOK()
+	if !ok {
+		return bound{}, false
+	}
+	id := d.Lookup("_id")
+	switch id.Type {
+	case bson.TypeMinKey:
+		return bound{kind: boundMinKey}, true
+	case bson.TypeMaxKey:
+		return bound{kind: boundMaxKey}, true
+	case bson.TypeString:
+		return bound{kind: boundString, key: id.StringValue()}, true
+	}
+	return bound{}, false
+}
+
+func fakeBoundDoc(b bound) bson.D {
+	switch b.kind {
+	case boundMinKey:
+		return bson.D{{Key: "_id", Value: bson.MinKey{}}}
+	case boundMaxKey:
+		return bson.D{{Key: "_id", Value: bson.MaxKey{}}}
+	}
+	return bson.D{{Key: "_id", Value: b.key}}
+}
+
+// rangedChunks returns the chunks of a collection's uuid in key order.
+func (s *fakeServer) rangedChunks(uuid []byte) []*fakeChunk {
+	var out []*fakeChunk
+	for _, c := range s.chunks {
+		if string(c.uuid.Data) == string(uuid) {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *fakeChunk) int {
+		switch {
+		case fakeBoundLess(a.min, b.min):
+			return -1
+		case fakeBoundLess(b.min, a.min):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// setChunks replaces a sharded collection's chunks: bounds[i] to
+// bounds[i+1] on shards[i].
+func (s *fakeServer) setChunks(ns string, shards []string, points ...string) {
+	uuid := s.sharded[ns].uuid
+	s.chunks = slices.DeleteFunc(s.chunks, func(c *fakeChunk) bool { return string(c.uuid.Data) == string(uuid.Data) })
+	lo := bound{kind: boundMinKey}
+	for i, sh := range shards {
+		hi := bound{kind: boundMaxKey}
+		if i < len(points) {
+			hi = bound{kind: boundString, key: points[i]}
+		}
+		s.chunks = append(s.chunks, &fakeChunk{uuid: uuid, shard: sh, min: lo, max: hi})
+		lo = hi
+	}
 }
 
 type fakeColl struct {
@@ -159,7 +246,20 @@ func newShardedFake(t *testing.T, n int, key ShardKey) (*fakeCluster, Topology) 
 		f.add(&fakeServer{host: rs.Host, role: roleMember, replSet: rs.Name})
 	}
 	f.add(&fakeServer{host: mongosHost, role: roleMongos})
+	if key == ShardKeyRanged {
+		topo.SplitPoints = rangedPoints(n)
+	}
 	return f, topo
+}
+
+// rangedPoints are split points for n shards (n <= 9): user3 and user6 for
+// three.
+func rangedPoints(n int) []string {
+	var out []string
+	for i := 1; i < n; i++ {
+		out = append(out, fmt.Sprintf("user%d", i*9/n))
+	}
+	return out
 }
 
 // options are Options wired to the fake, with its clock.
@@ -196,7 +296,7 @@ func (f *fakeCluster) mutating() []string {
 	var out []string
 	for _, c := range f.calls {
 		switch c.cmd[0].Key {
-		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdShardCollection, cmdCreate, cmdCollMod:
+		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod:
 			out = append(out, c.String())
 		}
 	}
@@ -228,7 +328,9 @@ func (c *fakeConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.
 		return nil, networkError("dial tcp: lookup " + c.host + ": no such host")
 	}
 	key := c.host + " " + cmd[0].Key
-	if q := f.inject[key]; len(q) > 0 {
+	if q := f.inject[key]; len(q) > 0 && (q[0].match == "" || strings.Contains(keyJSON(cmd), q[0].match)) && q[0].skip > 0 {
+		q[0].skip--
+	} else if len(q) > 0 && (q[0].match == "" || strings.Contains(keyJSON(cmd), q[0].match)) {
 		inj := q[0]
 		f.inject[key] = q[1:]
 		if inj.apply {
@@ -380,7 +482,19 @@ func (f *fakeCluster) handleMongos(s *fakeServer, db string, cmd bson.D) (reply 
 	case "shardCollection":
 		reply, err := f.shardCollection(s, arg.(string), cmd)
 		return reply, err, true
+	case "split":
+		reply, err := f.split(s, arg.(string), cmd)
+		return reply, err, true
+	case "moveRange":
+		reply, err := f.moveRange(s, arg.(string), cmd)
+		return reply, err, true
+	case "moveChunk":
+		reply, err := f.moveChunk(s, arg.(string), cmd)
+		return reply, err, true
 	case "find":
+		if db == "config" && arg == "chunks" {
+			return f.findChunks(s, cmd), nil, true
+		}
 		if db != "config" || arg != "collections" {
 			return nil, nil, false
 		}
@@ -464,15 +578,127 @@ func (f *fakeCluster) shardCollection(s *fakeServer, ns string, cmd bson.D) (bso
 	s.sharded[ns] = fakeSharded{key: key, uuid: uuid}
 	s.colls[ns] = &fakeColl{}
 	// As 7.0 does: a hashed key gets 2 chunks per shard, a ranged one
-	// starts as a single chunk on the primary shard (the first).
+	// starts as a single chunk on the primary shard.
 	if k, _ := key.Lookup("_id").StringValueOK(); k == "hashed" {
 		for _, sh := range s.shards {
-			s.chunks = append(s.chunks, fakeChunk{uuid: uuid, shard: sh.ID}, fakeChunk{uuid: uuid, shard: sh.ID})
+			s.chunks = append(s.chunks, &fakeChunk{uuid: uuid, shard: sh.ID}, &fakeChunk{uuid: uuid, shard: sh.ID})
 		}
 	} else {
-		s.chunks = append(s.chunks, fakeChunk{uuid: uuid, shard: s.shards[0].ID})
+		primary := s.primaryShard
+		if primary == "" {
+			primary = s.shards[0].ID
+		}
+		s.setChunks(ns, []string{primary})
 	}
 	return bson.D{{Key: "collectionsharded", Value: ns}}, nil
+}
+
+// findChunks answers find on config.chunks by uuid, sorted by min.
+func (f *fakeCluster) findChunks(s *fakeServer, cmd bson.D) bson.D {
+	raw := marshal(f.t, cmd)
+	_, uuid := raw.Lookup("filter", "uuid").Binary()
+	if m, ok := raw.Lookup("sort", "min").AsInt64OK(); !ok || m != 1 {
+		f.t.Errorf("fake: find on config.chunks without sort {min: 1}: %s", raw)
+	}
+	var docs []bson.Raw
+	for _, c := range s.rangedChunks(uuid) {
+		docs = append(docs, marshal(f.t, bson.D{{Key: "min", Value: fakeBoundDoc(c.min)}, {Key: "max", Value: fakeBoundDoc(c.max)}, {Key: "shard", Value: c.shard}}))
+	}
+	return f.cursorReply("config.chunks", docs)
+}
+
+// chunkOf returns the chunk of ns holding key b, or an error as mongos
+// gives for a collection that is not sharded.
+func (s *fakeServer) chunkOf(ns string, b bound) (*fakeChunk, error) {
+	sh, ok := s.sharded[ns]
+	if !ok {
+		return nil, serverError(118, "NamespaceNotSharded", ns+" is not sharded")
+	}
+	for _, c := range s.rangedChunks(sh.uuid.Data) {
+		if !fakeBoundLess(b, c.min) && fakeBoundLess(b, c.max) {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("fake: no chunk of %s holds %v", ns, b)
+}
+
+// split answers as cluster_split_cmd.cpp does: a split key that is already
+// a chunk's bound fails with errmsg only (no code).
+func (f *fakeCluster) split(s *fakeServer, ns string, cmd bson.D) (bson.D, error) {
+	middle, ok := fakeBoundOf(marshal(f.t, cmd).Lookup("middle"))
+	if !ok || middle.kind != boundString {
+		return nil, serverError(2, "BadValue", "fake: middle must be {_id: <string>}")
+	}
+	c, err := s.chunkOf(ns, middle)
+	if err != nil {
+		return nil, err
+	}
+	if c.min == middle {
+		return nil, serverError(0, "", fmt.Sprintf("new split key { _id: %q } is a boundary key of existing chunk [%v,%v)", middle.key, c.min, c.max))
+	}
+	s.chunks = append(s.chunks, &fakeChunk{uuid: c.uuid, shard: c.shard, min: middle, max: c.max})
+	c.max = middle
+	return nil, nil
+}
+
+func (s *fakeServer) hasShard(name string) bool {
+	return slices.ContainsFunc(s.shards, func(sh shardInfo) bool { return sh.ID == name })
+}
+
+// moveRange answers as 6.0+ does for a range that is a whole chunk
+// (sub-ranges are not modelled): moving it to the shard that owns it
+// already is ok (Balancer::moveRange turns the failed migration into
+// success when the chunk is on the destination).
+func (f *fakeCluster) moveRange(s *fakeServer, ns string, cmd bson.D) (bson.D, error) {
+	if s.noMoveRange {
+		return nil, serverError(59, "CommandNotFound", "no such command: 'moveRange'")
+	}
+	raw := marshal(f.t, cmd)
+	to, _ := raw.Lookup("toShard").StringValueOK()
+	lo, okMin := fakeBoundOf(raw.Lookup("min"))
+	hi, okMax := fakeBoundOf(raw.Lookup("max"))
+	if !okMin || !okMax {
+		return nil, serverError(2, "BadValue", "fake: moveRange needs min and max")
+	}
+	if !s.hasShard(to) {
+		return nil, serverError(70, "ShardNotFound", "Could not find destination shard :: caused by :: Shard "+to+" not found")
+	}
+	c, err := s.chunkOf(ns, lo)
+	if err != nil {
+		return nil, err
+	}
+	if c.min != lo || c.max != hi {
+		return nil, fmt.Errorf("fake: moveRange of [%v,%v) which is not the chunk [%v,%v)", lo, hi, c.min, c.max)
+	}
+	c.shard = to
+	return nil, nil
+}
+
+// moveChunk answers as servers before 6.0 do for bounds naming a chunk: a
+// chunk already on the destination fails with 72.
+func (f *fakeCluster) moveChunk(s *fakeServer, ns string, cmd bson.D) (bson.D, error) {
+	raw := marshal(f.t, cmd)
+	to, _ := raw.Lookup("to").StringValueOK()
+	lo, okMin := fakeBoundOf(raw.Lookup("bounds", "0"))
+	hi, okMax := fakeBoundOf(raw.Lookup("bounds", "1"))
+	if !okMin || !okMax {
+		return nil, serverError(2, "BadValue", "fake: moveChunk needs bounds")
+	}
+	if !s.hasShard(to) {
+		return nil, serverError(70, "ShardNotFound", "no shard "+to)
+	}
+	c, err := s.chunkOf(ns, lo)
+	if err != nil {
+		return nil, err
+	}
+	if c.min != lo || c.max != hi {
+		return nil, serverError(2, "BadValue", fmt.Sprintf("no chunk found with the shard key bounds [%v, %v)", lo, hi))
+	}
+	if c.shard == to {
+		return nil, serverError(72, "InvalidOptions", "Destination shard cannot be the same as source")
+	}
+	c.shard = to
+	return nil, nil
 }
 
 // handleCollections answers listCollections, create and collMod; ok is

@@ -37,7 +37,8 @@ func (r *runner) chunksPerShard(ctx context.Context, mongos string, uuid bson.Ra
 // shardReports lists every shard, with 0 for a shard without chunks: the
 // topology's shards first in their order, then any other shard the cluster
 // lists, then (should config.chunks name one) shards known only by chunks.
-func shardReports(topo []ReplicaSet, listed []shardInfo, chunks map[string]int) []results.ShardReport {
+// ranges are the shards' ranges after a ranged pre-split (else nil).
+func shardReports(topo []ReplicaSet, listed []shardInfo, chunks map[string]int, ranges map[string]keyRange) []results.ShardReport {
 	var out []results.ShardReport
 	seen := map[string]bool{}
 	hostOf := map[string]string{}
@@ -52,7 +53,11 @@ func shardReports(topo []ReplicaSet, listed []shardInfo, chunks map[string]int) 
 		if h, ok := hostOf[name]; ok {
 			host = h
 		}
-		out = append(out, results.ShardReport{Name: name, Host: host, Chunks: chunks[name]})
+		sr := results.ShardReport{Name: name, Host: host, Chunks: chunks[name]}
+		if rg, ok := ranges[name]; ok {
+			sr.Range = rg.report()
+		}
+		out = append(out, sr)
 	}
 	for _, rs := range topo {
 		add(rs.Name, shardConnString(rs))

@@ -18,7 +18,7 @@ func TestShardReports(t *testing.T) {
 		{ID: "extra", Host: "extra/x:1"},
 	}
 	chunks := map[string]int{"shard0": 3, "extra": 1, "ghost": 2}
-	got := shardReports(topo, listed, chunks)
+	got := shardReports(topo, listed, chunks, nil)
 	want := []results.ShardReport{
 		{Name: "shard0", Host: "shard0/a:1", Chunks: 3},
 		{Name: "shard1", Host: "shard1/b:1", Chunks: 0},
@@ -29,6 +29,21 @@ func TestShardReports(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shardReports =\n%+v\nwant\n%+v", got, want)
+	}
+
+	// After a ranged pre-split every topology shard reports its range.
+	ranges := map[string]keyRange{}
+	for i, rg := range plannedRanges([]string{"user3", "user6"}) {
+		ranges[topo[i].Name] = rg
+	}
+	got = shardReports(topo, listed, map[string]int{"shard0": 1, "shard1": 1, "shard2": 1}, ranges)
+	wantRanges := []*results.KeyRange{
+		{Min: results.MinKeyBound, Max: "user3"}, {Min: "user3", Max: "user6"}, {Min: "user6", Max: results.MaxKeyBound}, nil,
+	}
+	for i, w := range wantRanges {
+		if !reflect.DeepEqual(got[i].Range, w) {
+			t.Errorf("shard %s range %+v, want %+v", got[i].Name, got[i].Range, w)
+		}
 	}
 }
 
@@ -49,10 +64,15 @@ func TestChunkCountMatchesUUID(t *testing.T) {
 	uuid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
 	mongos.sharded["ycsb.usertable"] = fakeSharded{key: marshal(t, bson.D{{Key: "_id", Value: "hashed"}}), uuid: uuid}
 	mongos.balancer = "off"
-	mongos.chunks = append(mongos.chunks, []fakeChunk{
+	for _, c := range []struct {
+		uuid  bson.Binary
+		shard string
+	}{
 		{uuid, "shard2"}, {uuid, "shard0"}, {uuid, "shard2"}, {uuid, "shard2"}, {uuid, "shard0"},
 		{other, "shard1"}, {other, "shard1"}, {other, "shard3"},
-	}...)
+	} {
+		mongos.chunks = append(mongos.chunks, &fakeChunk{uuid: c.uuid, shard: c.shard})
+	}
 
 	report, err := Bootstrap(context.Background(), topo, f.options())
 	if err != nil {

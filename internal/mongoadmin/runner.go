@@ -17,6 +17,9 @@ type runner struct {
 	log      *slog.Logger
 	deadline time.Time
 	conns    map[string]Commander
+	// legacyMoves is set once the server answered moveRange with 59
+	// CommandNotFound (before 6.0): later moves use moveChunk at once.
+	legacyMoves bool
 }
 
 // newRunner starts the clock of one call. The returned context carries the

@@ -67,6 +67,14 @@ type Topology struct {
 	Namespace string
 	// ShardKey of the collection (ModeSharded); empty means ShardKeyHashed.
 	ShardKey ShardKey
+	// SplitPoints pre-split a collection with ShardKeyRanged: the _id
+	// values, in increasing byte order, that cut it into one range per
+	// shard; range i, from SplitPoints[i-1] (MinKey for i = 0) up to
+	// SplitPoints[i] (MaxKey for the last), goes to Shards[i]. There must
+	// be exactly one fewer than shards: a ranged collection left in one
+	// chunk would put every record on one shard. The loader computes them
+	// from the Load phase's keys (ycsb.KeySet.SplitPoints).
+	SplitPoints []string
 }
 
 // withDefaults returns t with the empty optional fields filled in.
@@ -101,6 +109,7 @@ func (t Topology) Validate() error {
 		return errors.New("a sharded topology needs at least one shard")
 	}
 	var errs []error
+	errs = append(errs, t.validateSplitPoints())
 	sets := append([]ReplicaSet{t.ConfigServer}, t.Shards...)
 	names := map[string]bool{}
 	hosts := []string{t.Mongos}
@@ -128,6 +137,27 @@ func (t Topology) Validate() error {
 		errs = append(errs, fmt.Errorf("hosts %v mix localhost and other names: MongoDB requires all or none to be localhost", hosts))
 	}
 	return errors.Join(errs...)
+}
+
+// validateSplitPoints checks that a ranged collection gets one range per
+// shard, and that nothing else is split.
+func (t Topology) validateSplitPoints() error {
+	if t.ShardKey != ShardKeyRanged {
+		if len(t.SplitPoints) > 0 {
+			return fmt.Errorf("split points are for a %s shard key, not %s", ShardKeyRanged, t.ShardKey)
+		}
+		return nil
+	}
+	if len(t.SplitPoints) != len(t.Shards)-1 {
+		return fmt.Errorf("a %s shard key over %d shards needs %d split points, got %d",
+			ShardKeyRanged, len(t.Shards), len(t.Shards)-1, len(t.SplitPoints))
+	}
+	for i, p := range t.SplitPoints {
+		if i > 0 && p <= t.SplitPoints[i-1] {
+			return fmt.Errorf("split points %q and %q are not in increasing order", t.SplitPoints[i-1], p)
+		}
+	}
+	return nil
 }
 
 func checkHost(what, hostPort string) error {

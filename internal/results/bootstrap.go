@@ -9,6 +9,21 @@ import (
 // result ConfigMap (the same transport as loader results).
 const BootstrapConfigMapKey = "bootstrap.json"
 
+// BootstrapFormatVersion is the version of the bootstrap report encoding.
+// Version 2 added splitPoints and each shard's range (a ranged shard key);
+// DecodeBootstrap still reads version 1, which has neither.
+const BootstrapFormatVersion = 2
+
+// oldestBootstrapFormatVersion is the oldest version DecodeBootstrap reads.
+const oldestBootstrapFormatVersion = 1
+
+// Bounds of a range that are not key values: MongoDB's MinKey and MaxKey,
+// below and above every key.
+const (
+	MinKeyBound = "$minKey"
+	MaxKeyBound = "$maxKey"
+)
+
 // BootstrapReport is what the bootstrap Job (loader bootstrap) found after
 // making the topology ready for loaders.
 type BootstrapReport struct {
@@ -25,6 +40,10 @@ type BootstrapReport struct {
 	BalancerMode string `json:"balancerMode,omitempty"`
 	// Shards lists each shard with its chunks of the collection.
 	Shards []ShardReport `json:"shards,omitempty"`
+	// SplitPoints are the _id values at which a collection with a ranged
+	// shard key was split before loading, in increasing order: the
+	// quantiles of the keys the Load phase inserts, one range per shard.
+	SplitPoints []string `json:"splitPoints,omitempty"`
 }
 
 // ShardReport is one shard of a sharded topology.
@@ -32,11 +51,21 @@ type ShardReport struct {
 	Name   string `json:"name"`
 	Host   string `json:"host"`
 	Chunks int    `json:"chunks"`
+	// Range is the _id range the shard owns after a ranged pre-split (one
+	// chunk per shard); nil otherwise.
+	Range *KeyRange `json:"range,omitempty"`
+}
+
+// KeyRange is a range of _id values, Min included, Max excluded; either may
+// be MinKeyBound or MaxKeyBound.
+type KeyRange struct {
+	Min string `json:"min"`
+	Max string `json:"max"`
 }
 
 // EncodeBootstrap serialises a report.
 func EncodeBootstrap(r *BootstrapReport) ([]byte, error) {
-	r.Version = FormatVersion
+	r.Version = BootstrapFormatVersion
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encode bootstrap report: %w", err)
@@ -50,14 +79,22 @@ func DecodeBootstrap(b []byte) (*BootstrapReport, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("parse bootstrap report: %w", err)
 	}
-	if r.Version != FormatVersion {
-		return nil, fmt.Errorf("bootstrap report version %d, want %d", r.Version, FormatVersion)
+	if r.Version < oldestBootstrapFormatVersion || r.Version > BootstrapFormatVersion {
+		return nil, fmt.Errorf("bootstrap report version %d, want %d to %d", r.Version, oldestBootstrapFormatVersion, BootstrapFormatVersion)
 	}
 	if r.ServerVersion == "" {
 		return nil, fmt.Errorf("bootstrap report names no server version")
 	}
 	if r.Sharded && len(r.Shards) == 0 {
 		return nil, fmt.Errorf("bootstrap report of a sharded collection lists no shards")
+	}
+	for i, p := range r.SplitPoints {
+		if i > 0 && p <= r.SplitPoints[i-1] {
+			return nil, fmt.Errorf("bootstrap report: split points %q and %q are not in increasing order", r.SplitPoints[i-1], p)
+		}
+	}
+	if len(r.SplitPoints) > 0 && !r.Sharded {
+		return nil, fmt.Errorf("bootstrap report has split points for a collection that is not sharded")
 	}
 	return &r, nil
 }

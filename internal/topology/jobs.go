@@ -13,14 +13,16 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
 // LoaderUID is the nonroot user of the distroless loader image.
 const LoaderUID = 65532
 
 // BootstrapJob runs `loader bootstrap`: initiate replica sets, add shards,
-// stop the balancer, shard the collection, and report (design rule: the
-// manager never talks to MongoDB itself).
+// stop the balancer, shard the collection (a ranged one pre-split into one
+// range per shard), and report (design rule: the manager never talks to
+// MongoDB itself).
 func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"bootstrap", "--namespace", Namespace, "--timeout", cfg.BootstrapTimeout.String()}
 	ps := Processes(run)
@@ -30,6 +32,9 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 			key = "ranged"
 		}
 		args = append(args, "--mode", "sharded", "--shard-key", key)
+		if key == "ranged" {
+			args = append(args, loadKeyArgs(run, cfg.ClusterDomain)...)
+		}
 		for _, p := range ps {
 			switch p.Role {
 			case benchv1.RoleConfigServer:
@@ -48,6 +53,45 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	// Room for the bootstrap's own deadline plus image pull and start-up.
 	deadline := cfg.BootstrapTimeout + 5*time.Minute
 	return job(run, name, ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
+}
+
+// loadKeyArgs tell the bootstrap which keys the Load phase inserts, so that
+// it pre-splits a ranged collection at their quantiles: the -P and the -p of
+// the Load phase Job's own command line (LoaderArgs), restricted to the
+// properties that decide the keys (ycsb.LoadKeyProperties, the only ones
+// ycsb.LoadKeys reads).
+func loadKeyArgs(run *benchv1.BenchmarkRun, clusterDomain string) []string {
+	var load *benchv1.PhaseSpec
+	for i := range run.Spec.Phases {
+		if run.Spec.Phases[i].Type == benchv1.PhaseLoad {
+			load = &run.Spec.Phases[i]
+			break
+		}
+	}
+	if load == nil {
+		// The API requires a Load phase; without one the bootstrap fails
+		// with a usage error naming the missing properties.
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, k := range ycsb.LoadKeyProperties() {
+		keep[k] = true
+	}
+	var args []string
+	full := LoaderArgs(run, load, clusterDomain)
+	for i := 0; i+1 < len(full); i++ {
+		switch flag, value := full[i], full[i+1]; flag {
+		case "-P":
+			args = append(args, flag, value)
+			i++
+		case "-p":
+			if name, _, _ := strings.Cut(value, "="); keep[name] {
+				args = append(args, flag, value)
+			}
+			i++
+		}
+	}
+	return args
 }
 
 // ValidatorJob applies spec.collection (collMod) after the Load phase.

@@ -349,10 +349,20 @@ func TestBootstrapJob(t *testing.T) {
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("sharded bootstrap:\n got %s\nwant %s...", got, want)
 	}
-	run := sharded(2)
+	if strings.Contains(got, " -P ") || strings.Contains(got, " -p ") {
+		t.Errorf("hashed bootstrap gets the Load phase's properties: %s", got)
+	}
+	// Ranged: the Load phase's preset and the properties that decide its
+	// keys (ycsb.LoadKeyProperties), taken from its own command line.
+	run := issueExample()
 	run.Spec.Topology.ShardKey = benchv1.ShardKeyRanged
-	if got := strings.Join(BootstrapJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(got, "--shard-key ranged") {
-		t.Errorf("ranged: %s", got)
+	run.Spec.Workload.InsertOrder = "ordered"
+	run.Spec.Workload.ZeroPadding = ptr.To[int32](12)
+	got = strings.Join(BootstrapJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " ")
+	want = "--mode sharded --shard-key ranged -P workloada -p recordcount=100000 -p insertorder=ordered -p zeropadding=12 " +
+		"-p loader.count=3 --config-server "
+	if !strings.Contains(got, want) {
+		t.Errorf("ranged bootstrap:\n got %s\nwant ...%s...", got, want)
 	}
 	got = strings.Join(BootstrapJob(standalone(), cfg).Spec.Template.Spec.Containers[0].Args, " ")
 	if !strings.Contains(got, "--mode standalone --standalone sa-mongod.sa-db.bench.svc.cluster.local:27017") {

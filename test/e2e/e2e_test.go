@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,89 @@ func TestSharded(t *testing.T) {
 	if err := s.c.List(context.Background(), &jobs, client.InNamespace(s.ns)); err != nil || len(jobs.Items) != 0 {
 		t.Errorf("finished Jobs not cleaned up: %d (%v)", len(jobs.Items), err)
 	}
+}
+
+// TestShardedRanged: a Ranged run starts balanced. The bootstrap splits the
+// collection at the quantiles of the keys the Load phase inserts and moves
+// one range to each shard, so status.topology.chunks shows one chunk per
+// shard, and after the Load phase each shard holds its share of the
+// records, to within one (ordered keys: the ranges cut user0..user9999 in
+// string order, where user10 < user2).
+func TestShardedRanged(t *testing.T) {
+	kubectl := os.Getenv("E2E_KUBECTL")
+	if kubectl == "" {
+		t.Fatal("E2E_KUBECTL must be set (run through make test-e2e)")
+	}
+	s := setup(t)
+	const shards, records = 3, 10000
+	run := smallRun("ranged", benchv1.TopologySharded, shards)
+	run.Spec.Topology.ShardKey = benchv1.ShardKeyRanged
+	run.Spec.Workload.InsertOrder = "ordered"
+	// The shards are read after the run (whose Run phase reads and updates
+	// only, so the counts are the Load phase's); the namespace's deletion
+	// removes everything.
+	run.Spec.Cleanup = benchv1.CleanupRetain
+	s.create(run)
+	done := s.waitEnd("ranged")
+	if done.Status.Phase != benchv1.RunSucceeded {
+		t.Fatalf("run failed: %s", failure(done))
+	}
+	s.checkResults(done)
+
+	chunks := done.Status.Topology.Chunks
+	if len(chunks) != shards {
+		t.Fatalf("chunks reported for %d shards, want %d: %+v", len(chunks), shards, chunks)
+	}
+	for i, c := range chunks {
+		if c.Shard != topology.ShardName(i) || c.Chunks != 1 {
+			t.Errorf("chunks %+v: want one chunk on each of shard0..shard%d", chunks, shards-1)
+			break
+		}
+	}
+
+	// Count each shard's documents on the shard itself (no orphans: the
+	// ranges moved while empty), and compare with its share: the first
+	// records%shards shards hold one more.
+	total := 0
+	for _, p := range topology.Processes(done) {
+		if p.Role != benchv1.RoleShard {
+			continue
+		}
+		out := s.mongosh(kubectl, p.Name, string(p.Role), p.Port, `db.getSiblingDB("ycsb").usertable.countDocuments({})`)
+		n, err := strconv.Atoi(out)
+		if err != nil {
+			t.Fatalf("%s: count %q: %v", p.Name, out, err)
+		}
+		want := records / shards
+		if p.Index < records%shards {
+			want++
+		}
+		if n != want {
+			t.Errorf("%s holds %d records, want %d (its share of %d)", p.Name, n, want, records)
+		}
+		total += n
+	}
+	if total != records {
+		t.Errorf("the shards hold %d records, want %d", total, records)
+	}
+}
+
+// mongosh evaluates a JavaScript expression in a MongoDB pod's container
+// and returns the last line it prints. HOME moves to the writable /tmp:
+// mongosh keeps its logs there, and the root filesystem is read-only.
+func (s *suite) mongosh(kubectl, pod, container string, port int32, expr string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubectl, "-n", s.ns, "exec", pod, "-c", container, "--",
+		"env", "HOME=/tmp", "mongosh", "--quiet", "--norc", "--port", strconv.Itoa(int(port)), "--eval", expr)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		s.t.Fatalf("kubectl exec %s mongosh --eval %s: %v\n%s%s", pod, expr, err, stdout.String(), stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // TestWrongMongoImageFails: an image that cannot be pulled fails the run

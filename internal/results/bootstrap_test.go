@@ -1,0 +1,65 @@
+package results
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestBootstrapReportRoundTrip(t *testing.T) {
+	in := &BootstrapReport{
+		ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Sharded: true, ShardKey: `{"_id":1}`, BalancerMode: "off",
+		Shards: []ShardReport{
+			{Name: "shard0", Host: "shard0/a:1", Chunks: 1, Range: &KeyRange{Min: MinKeyBound, Max: "user3334"}},
+			{Name: "shard1", Host: "shard1/b:1", Chunks: 1, Range: &KeyRange{Min: "user3334", Max: MaxKeyBound}},
+		},
+		SplitPoints: []string{"user3334"},
+	}
+	b, err := EncodeBootstrap(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"version":2`) || !strings.Contains(string(b), `"splitPoints":["user3334"]`) ||
+		!strings.Contains(string(b), `"range":{"min":"$minKey","max":"user3334"}`) {
+		t.Errorf("encoded %s", b)
+	}
+	out, err := DecodeBootstrap(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Errorf("decoded %+v, want %+v", out, in)
+	}
+}
+
+// TestDecodeBootstrapVersion1: reports of loaders before version 2 (no split
+// points, no ranges) still decode.
+func TestDecodeBootstrapVersion1(t *testing.T) {
+	v1 := `{"version":1,"serverVersion":"7.0.14","namespace":"ycsb.usertable","sharded":true,"shardKey":"{\"_id\":\"hashed\"}",` +
+		`"balancerMode":"off","shards":[{"name":"shard0","host":"shard0/a:1","chunks":2}]}`
+	r, err := DecodeBootstrap([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &BootstrapReport{Version: 1, ServerVersion: "7.0.14", Namespace: "ycsb.usertable", Sharded: true,
+		ShardKey: `{"_id":"hashed"}`, BalancerMode: "off", Shards: []ShardReport{{Name: "shard0", Host: "shard0/a:1", Chunks: 2}}}
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("decoded %+v, want %+v", r, want)
+	}
+}
+
+func TestDecodeBootstrapRejects(t *testing.T) {
+	for _, tc := range []struct{ json, want string }{
+		{`{"version":3,"serverVersion":"8.0.4"}`, "version 3, want 1 to 2"},
+		{`{"version":0,"serverVersion":"8.0.4"}`, "version 0"},
+		{`{"version":2}`, "no server version"},
+		{`{"version":2,"serverVersion":"8.0.4","sharded":true}`, "lists no shards"},
+		{`{"version":2,"serverVersion":"8.0.4","sharded":true,"shards":[{"name":"s"}],"splitPoints":["user5","user4"]}`, "not in increasing order"},
+		{`{"version":2,"serverVersion":"8.0.4","splitPoints":["user5"]}`, "not sharded"},
+		{`{"version":2,`, "parse bootstrap report"},
+	} {
+		if _, err := DecodeBootstrap([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("DecodeBootstrap(%s) = %v, want an error with %q", tc.json, err, tc.want)
+		}
+	}
+}
