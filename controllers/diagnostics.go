@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,9 +14,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/topology"
+	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
 // Bounds of a run's diagnostics ConfigMap: well below a ConfigMap's 1 MiB,
@@ -72,10 +76,12 @@ func (p PodLogs) TailLog(ctx context.Context, namespace, pod, container string, 
 }
 
 // storeDiagnostics keeps a terminal run's evidence in a ConfigMap owned by
-// the run, before any cleanup deletes the pods it comes from: for a failed
-// run, the last log lines and the termination state of every container
-// that failed, restarted or was still at work. It is idempotent: once the
-// ConfigMap exists, nothing is read again.
+// the run, before any cleanup deletes what it comes from: every finished
+// phase's YCSB text report, rebuilt from the phase's merged loader results
+// (what a YCSB user reads first), and for a failed run the last log lines
+// and the termination state of every container that failed, restarted or
+// was still at work. It is idempotent: once the ConfigMap exists, nothing
+// is read again.
 func (r *BenchmarkRunReconciler) storeDiagnostics(ctx context.Context, s *runState) error {
 	run := s.run
 	name := topology.DiagnosticsConfigMapName(run)
@@ -83,10 +89,12 @@ func (r *BenchmarkRunReconciler) storeDiagnostics(ctx context.Context, s *runSta
 		run.Status.Diagnostics = name
 		return nil
 	}
-	if run.Status.Phase != benchv1.RunFailed {
-		return nil
+	data, summary := r.phaseReports(ctx, s)
+	if run.Status.Phase == benchv1.RunFailed {
+		failure, what := r.failureDiagnostics(ctx, s, MaxDiagnosticsBytes-dataSize(data))
+		maps.Copy(data, failure)
+		summary = what + " and " + summary
 	}
-	data, summary := r.failureDiagnostics(ctx, s)
 	cm := topology.DiagnosticsConfigMap(run, data)
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("store diagnostics %s: %w", name, err)
@@ -94,6 +102,88 @@ func (r *BenchmarkRunReconciler) storeDiagnostics(ctx context.Context, s *runSta
 	run.Status.Diagnostics = name
 	s.eventf(benchv1.EventDiagnosticsStored, "kept %s in ConfigMap %s", summary, name)
 	return nil
+}
+
+// DiagnosticsReportSuffix ends the key of a phase's YCSB text report in
+// the diagnostics ConfigMap: "<phase>.ycsb.txt".
+const DiagnosticsReportSuffix = ".ycsb.txt"
+
+// maxReportsBytes bounds the phases' reports together (a report is about
+// 1 KiB per operation type; 16 phases of 8 operations need ~130 KiB).
+const maxReportsBytes = 256 << 10
+
+// phaseReports renders the YCSB text report of every phase that finished,
+// from the exact merge of its loaders' histograms, with the percentiles
+// the phase asked for (hdrhistogram.percentiles). A single loader's report
+// is byte for byte the one it printed.
+func (r *BenchmarkRunReconciler) phaseReports(ctx context.Context, s *runState) (map[string]string, string) {
+	run := s.run
+	data := map[string]string{}
+	kept := 0
+	for _, res := range run.Status.Results {
+		ph := phaseSpec(run, res.Name)
+		if ph == nil {
+			continue
+		}
+		key := ph.Name + DiagnosticsReportSuffix
+		text, err := r.phaseReport(s, ph)
+		if err != nil {
+			// The results are in status already; the report is a convenience.
+			logf.FromContext(ctx).Info("cannot rebuild a phase's YCSB report", "run", client.ObjectKeyFromObject(run).String(),
+				"phase", ph.Name, "error", err.Error())
+			text = fmt.Sprintf("(no report: %v)\n", err)
+		} else {
+			kept++
+		}
+		if dataSize(data)+len(key)+len(text) > maxReportsBytes {
+			text = "(report left out: the reports exceed the diagnostics' share for them)\n"
+		}
+		data[key] = text
+	}
+	return data, fmt.Sprintf("%d phase reports", kept)
+}
+
+// phaseReport is one phase's YCSB text report.
+func (r *BenchmarkRunReconciler) phaseReport(s *runState, ph *benchv1.PhaseSpec) (string, error) {
+	merged, err := mergedResult(s, ph, topology.PhaseJobName(s.run, ph.Name))
+	if err != nil {
+		return "", err
+	}
+	pct := ycsb.DefaultPercentiles
+	for _, kv := range topology.Properties(s.run, ph, r.Topology.ClusterDomain) {
+		if kv[0] == "hdrhistogram.percentiles" {
+			pct = kv[1]
+		}
+	}
+	percentiles, err := ycsb.ParsePercentiles(pct)
+	if err != nil {
+		return "", fmt.Errorf("hdrhistogram.percentiles: %w", err)
+	}
+	var b strings.Builder
+	if err := ycsb.WriteSummary(&b, ycsb.ResultSummary(merged, percentiles)); err != nil {
+		return "", fmt.Errorf("render the report: %w", err)
+	}
+	return b.String(), nil
+}
+
+// phaseSpec finds a phase of the run by name.
+func phaseSpec(run *benchv1.BenchmarkRun, name string) *benchv1.PhaseSpec {
+	for i := range run.Spec.Phases {
+		if run.Spec.Phases[i].Name == name {
+			return &run.Spec.Phases[i]
+		}
+	}
+	return nil
+}
+
+// dataSize is what a ConfigMap's data counts against its limit: keys and
+// values.
+func dataSize(data map[string]string) int {
+	n := 0
+	for k, v := range data {
+		n += len(k) + len(v)
+	}
+	return n
 }
 
 // containerRef is one container whose state and log the diagnostics keep.
@@ -110,8 +200,8 @@ func (c containerRef) key() string { return c.pod.Name + "." + c.status.Name }
 // failureDiagnostics collects the diagnostics of a failed run: the
 // failure, every interesting container's state (with its full termination
 // message, which conditions quote only in part) and log tail, bounded to
-// MaxDiagnosticsBytes.
-func (r *BenchmarkRunReconciler) failureDiagnostics(ctx context.Context, s *runState) (map[string]string, string) {
+// budget bytes.
+func (r *BenchmarkRunReconciler) failureDiagnostics(ctx context.Context, s *runState, budget int) (map[string]string, string) {
 	run := s.run
 	data := map[string]string{}
 	failure := "phase: " + string(run.Status.Phase) + "\n"
@@ -136,10 +226,7 @@ func (r *BenchmarkRunReconciler) failureDiagnostics(ctx context.Context, s *runS
 	data[DiagnosticsKeyContainers] = truncateBytes(states.String(), maxContainersBytes)
 
 	// Keys count against a ConfigMap's size as much as values.
-	budget := MaxDiagnosticsBytes
-	for k, v := range data {
-		budget -= len(k) + len(v)
-	}
+	budget -= dataSize(data)
 	logs := 0
 	for i, c := range refs {
 		key := c.key() + ".log"

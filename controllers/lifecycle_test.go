@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/controllers"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -187,6 +188,27 @@ func TestStandaloneLifecycle(t *testing.T) {
 	})
 	if len(k.run("sa").Status.Results) != 3 {
 		t.Error("results lost in cleanup")
+	}
+	// Each phase's YCSB text report survives the cleanup, rebuilt from the
+	// merged histograms: it agrees with status line for line.
+	cm := k.diagnostics("sa")
+	if len(cm.Data) != len(r.Status.Results) {
+		t.Errorf("diagnostics of a successful run hold %d keys, want one report per phase", len(cm.Data))
+	}
+	for _, res := range r.Status.Results {
+		report := cm.Data[res.Name+controllers.DiagnosticsReportSuffix]
+		want := []string{fmt.Sprintf("[OVERALL], RunTime(ms), %d\n", res.RuntimeMillis)}
+		for _, op := range res.OperationStats {
+			want = append(want, fmt.Sprintf("[%s], Operations, %d\n", op.Name, op.Count-op.Errors),
+				fmt.Sprintf("[%s], 95thPercentileLatency(us), %d\n", op.Name, op.P95Micros),
+				fmt.Sprintf("[%s], 99thPercentileLatency(us), %d\n", op.Name, op.P99Micros),
+				fmt.Sprintf("[%s], Return=OK, ", op.Name))
+		}
+		for _, w := range want {
+			if !strings.Contains(report, w) {
+				t.Errorf("report of %s lacks %q:\n%s", res.Name, w, report)
+			}
+		}
 	}
 
 	// Events tell the story.

@@ -102,6 +102,16 @@ func (r *BenchmarkRunReconciler) applyValidator(ctx context.Context, s *runState
 
 // collect decodes every loader's result of a phase and merges them exactly.
 func (r *BenchmarkRunReconciler) collect(s *runState, ph *benchv1.PhaseSpec, jobName string) (benchv1.PhaseResult, error) {
+	merged, err := mergedResult(s, ph, jobName)
+	if err != nil {
+		return benchv1.PhaseResult{}, err
+	}
+	return phaseResult(ph, merged), nil
+}
+
+// mergedResult decodes the result ConfigMaps of a phase's loaders, checks
+// that each is the one expected, and merges them exactly.
+func mergedResult(s *runState, ph *benchv1.PhaseSpec, jobName string) (*results.Result, error) {
 	n := int(max(s.run.Spec.Loaders, 1))
 	rs := make([]*results.Result, 0, n)
 	want := results.KindRun
@@ -110,25 +120,28 @@ func (r *BenchmarkRunReconciler) collect(s *runState, ph *benchv1.PhaseSpec, job
 	}
 	for i := 0; i < n; i++ {
 		cm := s.configMaps[topology.ResultConfigMapName(jobName, i)]
+		if cm == nil {
+			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) is missing", i, topology.ResultConfigMapName(jobName, i))
+		}
 		data, ok := cm.BinaryData[results.ConfigMapKey]
 		if !ok {
-			return benchv1.PhaseResult{}, fmt.Errorf("result of loader %d (ConfigMap %s) has no %s", i, cm.Name, results.ConfigMapKey)
+			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) has no %s", i, cm.Name, results.ConfigMapKey)
 		}
 		res, err := results.Decode(data)
 		if err != nil {
-			return benchv1.PhaseResult{}, fmt.Errorf("result of loader %d (ConfigMap %s) is unusable: %w", i, cm.Name, err)
+			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) is unusable: %w", i, cm.Name, err)
 		}
 		if res.Kind != want || res.Loader.Index != i || res.Loader.Count != n {
-			return benchv1.PhaseResult{}, fmt.Errorf("ConfigMap %s holds the %s result of loader %d of %d, want the %s result of loader %d of %d",
+			return nil, fmt.Errorf("ConfigMap %s holds the %s result of loader %d of %d, want the %s result of loader %d of %d",
 				cm.Name, res.Kind, res.Loader.Index, res.Loader.Count, want, i, n)
 		}
 		rs = append(rs, res)
 	}
 	merged, err := results.Merge(rs)
 	if err != nil {
-		return benchv1.PhaseResult{}, fmt.Errorf("merge loader results: %w", err)
+		return nil, fmt.Errorf("merge loader results: %w", err)
 	}
-	return phaseResult(ph, merged), nil
+	return merged, nil
 }
 
 func errorsOf(res benchv1.PhaseResult) int64 {

@@ -147,6 +147,28 @@ func (r *RunResult) Summary(percentiles []float64) *Summary {
 	return s
 }
 
+// ResultSummary extracts the report's numbers from a stored result: one
+// loader's, or the exact merge of a phase's loaders (the controller keeps
+// that report for each phase of a run). For one loader it is the summary
+// the loader printed.
+func ResultSummary(r *results.Result, percentiles []float64) *Summary {
+	s := &Summary{RuntimeMillis: r.RuntimeMillis, Operations: r.Operations, FailedBufferedInserts: r.LostInserts}
+	for i := range r.Ops {
+		op := &r.Ops[i]
+		ok := op.Latency
+		if ok == nil {
+			ok = results.NewHistogram()
+		}
+		sum := OpSummary{Name: op.Name, OK: latencySummary(ok, percentiles), Returns: SortedStatusCounts(op.Statuses)}
+		if op.Failed != nil && op.Failed.Count() > 0 {
+			f := latencySummary(op.Failed, percentiles)
+			sum.Failed = &f
+		}
+		s.Ops = append(s.Ops, sum)
+	}
+	return s
+}
+
 func latencySummary(h *results.Histogram, percentiles []float64) LatencySummary {
 	st := h.Stats()
 	l := LatencySummary{Operations: st.Count, AverageMicros: st.Mean, MinMicros: st.Min, MaxMicros: st.Max}

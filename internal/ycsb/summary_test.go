@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // A Summary built by hand (as the kubectl plugin builds one from stored
@@ -94,5 +97,37 @@ func TestSortedStatusCounts(t *testing.T) {
 	want := []StatusCount{{"OK", 7}, {"ERROR", 3}, {"NOT_FOUND", 2}, {"BATCHED_OK", 5}, {"AAA_UNKNOWN", 4}, {"ZZZ_UNKNOWN", 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SortedStatusCounts = %v, want %v", got, want)
+	}
+}
+
+// The report rebuilt from the stored result format, after the round trip
+// through its encoding, is the loader's own report: the controller keeps
+// it for every phase from the merged results.
+func TestResultSummaryMatchesRunResult(t *testing.T) {
+	r := goldenResult()
+	r.Phase, r.LoaderCount, r.Threads = PhaseRun, 1, 4
+	r.Start = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+	r.End = r.Start.Add(time.Duration(r.RuntimeMillis) * time.Millisecond)
+	r.StopReason = results.StopCompleted
+	for _, pct := range [][]float64{{95, 99}, {1, 50, 99.9, 99.99}} {
+		var want bytes.Buffer
+		if err := WriteReport(&want, r, pct); err != nil {
+			t.Fatal(err)
+		}
+		enc, err := results.Encode(r.ToResult("loader-0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := results.Decode(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := WriteSummary(&got, ResultSummary(stored, pct)); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("percentiles %v: report from the stored result:\n%s\nwant:\n%s", pct, got.String(), want.String())
+		}
 	}
 }
