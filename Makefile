@@ -120,8 +120,18 @@ demo-clean: docker-check kind ## Delete the demo's kind cluster.
 test-e2e: docker-check kind helm kubectl ## End-to-end suite on kind with real MongoDB (test/e2e, build tag e2e).
 	./hack/e2e.sh
 
+.PHONY: install
+install: manifests kubectl ## Install (or update) the CRDs into the current kubeconfig's cluster; make run needs them.
+	$(BIN)/kubectl apply --server-side --force-conflicts -f config/crd/bases
+
+.PHONY: uninstall
+uninstall: kubectl ## Delete the CRDs, and with them every BenchmarkRun, from the current kubeconfig's cluster.
+	$(BIN)/kubectl delete --ignore-not-found -f config/crd/bases
+
 .PHONY: run
-run: manifests generate ## Run the manager against the current kubeconfig's cluster (it only talks to the API server).
+run: manifests generate kubectl ## Run the manager against the current kubeconfig's cluster (it only talks to the API server; make install first).
+	@$(BIN)/kubectl get crd benchmarkruns.bench.mongobench.io >/dev/null 2>&1 || \
+		{ echo "make run: the BenchmarkRun CRD is not installed in $$($(BIN)/kubectl config current-context 2>/dev/null || echo 'the current cluster'); run 'make install' first" >&2; exit 1; }
 	go run ./cmd --metrics-bind-address=0 --health-probe-bind-address=:8081
 
 ##@ Tools

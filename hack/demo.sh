@@ -24,34 +24,32 @@ echo ">> BenchmarkRuns demo-standalone and demo-sharded (mongo:8.0.4, 10,000 rec
 "$kubectl" -n mongobench-demo delete benchmarkrun demo-standalone demo-sharded --ignore-not-found --wait
 "$kubectl" -n mongobench-demo apply -f config/samples/bench_v1alpha1_benchmarkrun_demo.yaml
 
-# Wait for both to end: Complete (success) or Failed, whichever comes first.
-deadline=$(( $(date +%s) + 1500 ))
+# The kubectl plugin waits (exit 1 with the reason when a run fails) and
+# prints the results; kubectl finds it on PATH as "kubectl mongobench".
+CGO_ENABLED=0 go build -trimpath -o "$bin/kubectl-mongobench" ./cmd/kubectl-mongobench
+export PATH="$bin:$PATH"
+# Placement is exclusive: a run waits (Pending, WaitingForNode) while the
+# other one's database pods or loaders occupy the free workers.
 for run in demo-standalone demo-sharded; do
-  while :; do
-    phase=$("$kubectl" -n mongobench-demo get benchmarkrun "$run" -o jsonpath='{.status.phase}')
-    case "$phase" in
-      Succeeded) break ;;
-      Failed)
-        echo "error: $run failed: $("$kubectl" -n mongobench-demo get benchmarkrun "$run" -o jsonpath='{.status.conditions[?(@.type=="Failed")].message}')" >&2
-        "$kubectl" -n mongobench-demo describe benchmarkrun "$run" >&2
-        exit 1 ;;
-    esac
-    [ "$(date +%s)" -lt "$deadline" ] || { echo "error: $run did not finish in 25 minutes (phase $phase)" >&2; "$kubectl" -n mongobench-demo describe benchmarkrun "$run" >&2; exit 1; }
-    sleep 5
-  done
+  if ! "$kubectl" mongobench -n mongobench-demo wait "run/$run" --timeout=25m; then
+    "$kubectl" -n mongobench-demo describe benchmarkrun "$run" >&2
+    # cleanup: RetainOnFailure keeps the pods; the diagnostics ConfigMap
+    # keeps the failed containers' last log lines in any case.
+    "$kubectl" -n mongobench-demo get configmap "$run-diagnostics" -o jsonpath='{.data}' >&2 || true
+    exit 1
+  fi
 done
-"$kubectl" -n mongobench-demo wait --for=condition=Complete benchmarkrun/demo-standalone benchmarkrun/demo-sharded --timeout=60s
 
 echo
 "$kubectl" -n mongobench-demo get benchmarkruns
-echo
-printf '%-16s %-6s %-5s %12s %10s %10s %8s\n' RUN PHASE TYPE OPS/S P99-MICROS OPS ERRORS
 for run in demo-standalone demo-sharded; do
-  "$kubectl" -n mongobench-demo get benchmarkrun "$run" -o jsonpath='{range .status.results[*]}{.name}{" "}{.type}{" "}{.throughput}{" "}{.p99Micros}{" "}{.operations}{" "}{range .operationStats[*]}{.errors}{"+"}{end}{"\n"}{end}' |
-    while read -r name type tp p99 ops errs; do
-      printf '%-16s %-6s %-5s %12s %10s %10s %8s\n' "$run" "$name" "$type" "$tp" "$p99" "$ops" "$(( ${errs%+} ))"
-    done
+  echo
+  echo ">> kubectl mongobench results run/$run"
+  "$kubectl" mongobench -n mongobench-demo results "run/$run"
 done
+echo
+echo ">> YCSB's own report of demo-sharded's phase a (kubectl mongobench results run/demo-sharded -o ycsb)"
+"$kubectl" mongobench -n mongobench-demo results run/demo-sharded -o ycsb --phase a
 echo
 echo "Chunks per shard of demo-sharded: $("$kubectl" -n mongobench-demo get benchmarkrun demo-sharded -o jsonpath='{range .status.topology.chunks[*]}{.shard}={.chunks} {end}')"
 echo "KUBECONFIG=$KUBECONFIG; remove everything with: make demo-clean"
