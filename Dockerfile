@@ -6,8 +6,10 @@
 ARG GO_VERSION=1.26.8
 
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build
-ARG TARGETOS=linux
-ARG TARGETARCH=amd64
+# BuildKit sets these to the platform being built (--platform, or the
+# engine's own). No defaults: a defaulted platform ARG keeps its default
+# (docker/buildx#510), and an arm64 image would wrap amd64 binaries.
+ARG TARGETOS TARGETARCH
 ARG VERSION=v0.1.0
 WORKDIR /src
 ENV GOTOOLCHAIN=local GOFLAGS=-buildvcs=false CGO_ENABLED=0

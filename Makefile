@@ -102,11 +102,11 @@ docker-check:
 
 .PHONY: docker-build
 docker-build: docker-check ## Build the manager image ($(IMG)).
-	docker build -t $(IMG) --build-arg VERSION=$(VERSION) -f Dockerfile .
+	docker build --load -t $(IMG) --build-arg VERSION=$(VERSION) -f Dockerfile .
 
 .PHONY: loader-image
 loader-image: docker-check ## Build the loader image ($(LOADER_IMG)).
-	docker build -t $(LOADER_IMG) --build-arg VERSION=$(VERSION) -f loader-image/Dockerfile .
+	docker build --load -t $(LOADER_IMG) --build-arg VERSION=$(VERSION) -f loader-image/Dockerfile .
 
 .PHONY: demo
 demo: docker-check kind helm kubectl ## kind cluster + Helm install + a standalone and a 2-shard run; prints the results.

@@ -23,9 +23,19 @@ else
 fi
 
 echo ">> images $img and $loader"
-docker build -t "$img" --build-arg VERSION="$version" -f Dockerfile .
-docker build -t "$loader" --build-arg VERSION="$version" -f loader-image/Dockerfile .
-"$bin/kind" load docker-image --name "$cluster" "$img" "$loader"
+# --load: with a buildx builder of the docker-container driver, the image
+# would otherwise stay in the builder's cache and never reach the engine.
+docker build --load -t "$img" --build-arg VERSION="$version" -f Dockerfile .
+docker build --load -t "$loader" --build-arg VERSION="$version" -f loader-image/Dockerfile .
+# kind load docker-image fails with Docker's containerd image store
+# (kubernetes-sigs/kind#3795); an image archive works with every store.
+if ! "$bin/kind" load docker-image --name "$cluster" "$img" "$loader"; then
+  echo ">> kind load docker-image failed; loading an image archive instead"
+  archive=$(mktemp "${TMPDIR:-/tmp}/mongobench-images.XXXXXX.tar")
+  trap 'rm -f "$archive"' EXIT
+  docker save -o "$archive" "$img" "$loader"
+  "$bin/kind" load image-archive --name "$cluster" "$archive"
+fi
 
 echo ">> helm install mongobench"
 "$bin/helm" upgrade --install mongobench charts/mongobench -n mongobench-system --create-namespace \
