@@ -71,8 +71,8 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 		deleted++
 	}
 	if deleted > 0 {
-		r.record(ctx, run, event{reason: benchv1.EventCleanedUp,
-			message: fmt.Sprintf("deleted %d objects of the run (cleanup: %s); results stay in status", deleted, run.Spec.Cleanup)})
+		s.eventf(benchv1.EventCleanedUp, "deleted %d objects of the run (cleanup: %s); results stay in status, evidence in %s",
+			deleted, run.Spec.Cleanup, topology.DiagnosticsConfigMapName(run))
 	}
 	return nil
 }

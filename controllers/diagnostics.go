@@ -93,7 +93,7 @@ func (r *BenchmarkRunReconciler) storeDiagnostics(ctx context.Context, s *runSta
 	if run.Status.Phase == benchv1.RunFailed {
 		failure, what := r.failureDiagnostics(ctx, s, MaxDiagnosticsBytes-dataSize(data))
 		maps.Copy(data, failure)
-		summary = what + " and " + summary
+		summary = what + ", " + summary
 	}
 	cm := topology.DiagnosticsConfigMap(run, data)
 	if err := r.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -236,7 +236,7 @@ func (r *BenchmarkRunReconciler) failureDiagnostics(ctx context.Context, s *runS
 		budget -= len(key) + len(text)
 		logs++
 	}
-	return data, fmt.Sprintf("the state of %d containers and %d log tails", len(refs), logs)
+	return data, fmt.Sprintf("the failure, the state of %d containers, %d log tails", len(refs), logs)
 }
 
 // interestingContainers are the containers worth keeping, in a stable

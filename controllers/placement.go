@@ -104,10 +104,10 @@ func checkFit(run *benchv1.BenchmarkRun, nodes []corev1.Node, need corev1.Resour
 
 // explain says why no node fits.
 func (f fitResult) explain(pods int, need corev1.ResourceList) string {
-	msg := fmt.Sprintf("the topology's %d database pods request %s in total, and all of them run on one node", pods, formatResources(need))
 	if f.largest == nil {
-		return msg + ", but no Ready, schedulable node matches the run's placement (nodeName, nodeSelector, tolerations)"
+		return fmt.Sprintf("no Ready, schedulable node matches the run's placement (nodeName, nodeSelector, tolerations) for its %d database pods", pods)
 	}
+	msg := fmt.Sprintf("the topology's %d database pods request %s in total, and all of them run on one node", pods, formatResources(need))
 	return fmt.Sprintf("%s; no Ready, schedulable node matching the run's placement has that much allocatable (%d such nodes; the largest, %s, has %s)",
 		msg, f.eligible, f.largest.Name, formatResources(onlyNamed(f.largest.Status.Allocatable, need)))
 }
