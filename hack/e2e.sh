@@ -12,8 +12,9 @@ hack/kind-up.sh "$cluster" "make test-e2e"
 
 version=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' charts/mongobench/Chart.yaml)
 loader=${LOADER_IMG:-ghcr.io/mongobench/mongobench-loader:$version}
+CGO_ENABLED=0 go build -trimpath -o "$root/bin/kubectl-mongobench" ./cmd/kubectl-mongobench
 status=0
-E2E_HELM=$root/bin/helm E2E_KUBECTL=$root/bin/kubectl E2E_CHART=$root/charts/mongobench E2E_LOADER_TAG=${loader##*:} \
+E2E_PLUGIN=$root/bin/kubectl-mongobench E2E_HELM=$root/bin/helm E2E_KUBECTL=$root/bin/kubectl E2E_CHART=$root/charts/mongobench E2E_LOADER_TAG=${loader##*:} \
   go test -tags e2e -count=1 -v -timeout 75m ./test/e2e/... || status=$?
 if [ "$status" -ne 0 ]; then
   echo ">> manager logs"

@@ -9,6 +9,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -186,6 +188,20 @@ func TestStandalone(t *testing.T) {
 		t.Fatalf("run failed: %s", failure(done))
 	}
 	s.checkResults(done)
+	// The plugin and the kept YCSB reports, against the real thing.
+	if code, out := s.plugin("wait", "run/standalone", "--timeout", "1m"); code != 0 || !strings.Contains(out, "Succeeded") {
+		t.Errorf("kubectl mongobench wait exited %d:\n%s", code, out)
+	}
+	if code, out := s.plugin("results", "run/standalone", "-o", "ycsb", "--phase", "a"); code != 0 ||
+		!strings.HasPrefix(out, "[OVERALL], RunTime(ms), ") || !strings.Contains(out, "[OVERALL], Throughput(ops/sec), ") {
+		t.Errorf("kubectl mongobench results -o ycsb exited %d:\n%s", code, out)
+	}
+	diag := s.diagnostics(done)
+	for _, ph := range done.Spec.Phases {
+		if rep := diag.Data[ph.Name+".ycsb.txt"]; !strings.HasPrefix(rep, "[OVERALL], RunTime(ms), ") {
+			t.Errorf("diagnostics lack phase %s's YCSB report: %q", ph.Name, rep)
+		}
+	}
 	node := done.Status.NodeName
 	for _, p := range s.pods(client.MatchingLabels{topology.LabelRun: "standalone", topology.LabelDatabase: "true"}) {
 		if p.Spec.NodeName != node {
@@ -334,16 +350,143 @@ func (s *suite) mongosh(kubectl, pod, container string, port int32, expr string)
 }
 
 // TestWrongMongoImageFails: an image that cannot be pulled fails the run
-// with a reason that names it.
+// with a reason that names it; the plugin's wait exits 1 with it, and the
+// diagnostics keep the container's state after the Delete cleanup.
 func TestWrongMongoImageFails(t *testing.T) {
 	s := setup(t)
 	run := smallRun("badmongo", benchv1.TopologyStandalone, 0)
 	run.Spec.Topology.Image = "mongo:0.0.0-does-not-exist"
 	s.create(run)
-	done := s.waitEnd("badmongo")
+	code, out := s.plugin("wait", "run/badmongo", "--timeout", (runTimeout + time.Minute).String())
+	done := s.get("badmongo")
 	if done.Status.Phase != benchv1.RunFailed || !strings.Contains(failure(done), "mongo:0.0.0-does-not-exist") {
 		t.Fatalf("phase %s, failure %q", done.Status.Phase, failure(done))
 	}
+	if code != 1 || !strings.Contains(out, string(benchv1.ReasonTopologyFailed)) || !strings.Contains(out, "mongo:0.0.0-does-not-exist") {
+		t.Errorf("kubectl mongobench wait exited %d:\n%s", code, out)
+	}
+	diag := s.diagnostics(done)
+	if c := diag.Data["containers.txt"]; !strings.Contains(c, "mongo:0.0.0-does-not-exist") || !strings.Contains(c, "waiting: ") {
+		t.Errorf("containers.txt does not describe the mongod that cannot pull its image:\n%s", c)
+	}
+}
+
+// TestExclusiveRunsShareNoNode: two runs applied together on kind's two
+// workers. Each run's loaders go to the other worker (PreferOtherNode), so
+// with placement.exclusive the second run waits Pending until the first is
+// done: at no moment do both runs' database pods, or one run's database
+// pods and the other's loaders, share a node. Both succeed.
+func TestExclusiveRunsShareNoNode(t *testing.T) {
+	s := setup(t)
+	names := []string{"excl-1", "excl-2"}
+	for _, n := range names {
+		s.create(smallRun(n, benchv1.TopologyStandalone, 0))
+	}
+	waited := false
+	s.wait("both runs to end", 2*runTimeout, func() bool {
+		var pods corev1.PodList
+		if err := s.c.List(context.Background(), &pods, client.InNamespace(s.ns)); err != nil {
+			t.Fatal(err)
+		}
+		type placed struct {
+			run, node string
+			at        time.Time
+		}
+		var db, loaders []placed
+		for _, p := range pods.Items {
+			active := p.Spec.NodeName != "" && p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+			if !active {
+				continue
+			}
+			pl := placed{run: p.Labels[topology.LabelRun], node: p.Spec.NodeName}
+			for _, c := range p.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue {
+					pl.at = c.LastTransitionTime.Time
+				}
+			}
+			switch {
+			case p.Labels[topology.LabelDatabase] == "true":
+				db = append(db, pl)
+			case p.Labels[topology.LabelComponent] == topology.ComponentLoader:
+				loaders = append(loaders, pl)
+			}
+		}
+		for _, d := range db {
+			for _, o := range db {
+				if o.run != d.run && o.node == d.node {
+					t.Fatalf("%s and %s both have database pods on %s", d.run, o.run, d.node)
+				}
+			}
+			// A loader may join an exclusive run's node (loaders only
+			// prefer other nodes); a database pod must not join a node
+			// where another run's loader is already at work.
+			for _, l := range loaders {
+				if l.run != d.run && l.node == d.node && d.at.After(l.at) {
+					t.Fatalf("%s's database pod was placed on %s at %s, while %s's loader (placed at %s) was at work there",
+						d.run, d.node, d.at.Format(time.RFC3339), l.run, l.at.Format(time.RFC3339))
+				}
+			}
+		}
+		ended := 0
+		for _, n := range names {
+			r := s.get(n)
+			if c := meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionTopologyReady); c != nil && c.Reason == string(benchv1.ReasonWaitingForNode) &&
+				strings.Contains(c.Message, "placement.exclusive") {
+				waited = true
+			}
+			if r.Status.Phase == benchv1.RunSucceeded || r.Status.Phase == benchv1.RunFailed {
+				ended++
+			}
+		}
+		return ended == len(names)
+	})
+	for _, n := range names {
+		done := s.get(n)
+		if done.Status.Phase != benchv1.RunSucceeded {
+			t.Fatalf("%s failed: %s", n, failure(done))
+		}
+		s.checkResults(done)
+	}
+	if !waited {
+		t.Log("neither run had to wait for a node (the loaders fit beside the first run's node)")
+	}
+}
+
+// plugin runs kubectl-mongobench (built by hack/e2e.sh) against the kind
+// cluster in the suite's namespace and returns its exit code and output.
+func (s *suite) plugin(args ...string) (int, string) {
+	s.t.Helper()
+	bin := os.Getenv("E2E_PLUGIN")
+	if bin == "" {
+		s.t.Fatal("E2E_PLUGIN must name the kubectl-mongobench binary (run through make test-e2e)")
+	}
+	cmd := exec.Command(bin, append([]string{"-n", s.ns}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
+	default:
+		s.t.Fatalf("kubectl-mongobench %v: %v", args, err)
+		return -1, ""
+	}
+}
+
+// diagnostics returns the run's diagnostics ConfigMap, named in status.
+func (s *suite) diagnostics(run *benchv1.BenchmarkRun) *corev1.ConfigMap {
+	s.t.Helper()
+	if run.Status.Diagnostics != run.Name+"-diagnostics" {
+		s.t.Fatalf("status.diagnostics %q", run.Status.Diagnostics)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: run.Status.Diagnostics}, cm); err != nil {
+		s.t.Fatal(err)
+	}
+	return cm
 }
 
 // TestWrongLoaderImageFails reinstalls the manager with a loader image that
