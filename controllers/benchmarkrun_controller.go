@@ -80,7 +80,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	log := logf.FromContext(ctx).WithValues("run", req.NamespacedName.String())
+	log := logf.FromContext(ctx).WithValues("run", req.String())
 
 	defer func() {
 		if retErr == nil {

@@ -76,7 +76,7 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 // of a ranged pre-split.
 func bootstrappedMessage(rep *results.BootstrapReport) string {
 	msg := "MongoDB " + rep.ServerVersion
-	var chunks []string
+	chunks := make([]string, 0, len(rep.Shards))
 	for _, sh := range rep.Shards {
 		chunks = append(chunks, fmt.Sprintf("%s=%d", sh.Name, sh.Chunks))
 	}

@@ -104,7 +104,7 @@ func assertResults(t *testing.T, run *benchv1.BenchmarkRun) {
 	}
 }
 
-func TestStandaloneLifecycle(t *testing.T) {
+func TestStandaloneLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)
 	run := k.create(newRun("sa", benchv1.TopologyStandalone, 0, 1))

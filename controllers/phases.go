@@ -36,7 +36,8 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			if err := r.create(ctx, topology.PhaseJob(run, ph, r.phaseDeadline(s, ph), r.Topology)); err != nil {
 				return false, err
 			}
-			s.eventf(benchv1.EventPhaseStarted, "phase %s (%s, %d loader(s) × %d threads) started as Job %s", ph.Name, ph.Type, max(run.Spec.Loaders, 1), max(ph.Threads, 1), name)
+			s.eventf(benchv1.EventPhaseStarted, "phase %s (%s, %d loader(s) × %d threads) started as Job %s",
+				ph.Name, ph.Type, max(run.Spec.Loaders, 1), max(ph.Threads, 1), name)
 			return false, nil
 		}
 		if !r.jobDone(s, job, benchv1.ReasonPhaseFailed, "phase "+ph.Name, true) {

@@ -198,7 +198,7 @@ func bootstrapCommand(ctx context.Context, args []string, env Env) error {
 func splitPoints(ctx context.Context, loadProps *ycsb.Properties, n int, timeout time.Duration, log *slog.Logger) (ycsb.KeySet, []ycsb.SplitPoint, error) {
 	keys, err := ycsb.LoadKeys(loadProps)
 	if err != nil {
-		return keys, nil, err
+		return keys, nil, fmt.Errorf("the keys of the Load phase: %w", err)
 	}
 	log.Info("computing split points", "keys", keys.String(), "ranges", n)
 	start := time.Now()

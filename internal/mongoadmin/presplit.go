@@ -179,7 +179,7 @@ func (l chunkLayout) foreignBoundaries(points []string) []string {
 func (l chunkLayout) String() string {
 	parts := make([]string, len(l))
 	for i, c := range l {
-		parts[i] = c.keyRange.String() + " on " + c.shard
+		parts[i] = c.String() + " on " + c.shard
 	}
 	return strings.Join(parts, ", ")
 }

@@ -60,7 +60,7 @@ func TestResultsGolden(t *testing.T) {
 
 // The CSV and JSON carry the status' numbers unchanged, and ops/s per
 // operation is count / phase runtime.
-func TestResultsMachineFormatsMatchStatus(t *testing.T) {
+func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // one table of checks per format
 	run := sampleRun()
 	var js bytes.Buffer
 	if err := writeResults(&js, run, run.Status.Results, outputJSON, nil, false); err != nil {

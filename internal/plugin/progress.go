@@ -29,7 +29,9 @@ type progress struct {
 func (p *progress) observe(run *benchv1.BenchmarkRun) {
 	ts := p.now().UTC().Format(progressTimeLayout)
 	for _, l := range progressLines(p.prev, &run.Status) {
-		fmt.Fprintf(p.out, "%s %s %s\n", ts, p.ref, l)
+		// Progress is for people; a closed stdout must not end the wait,
+		// whose verdict is the exit code.
+		_, _ = fmt.Fprintf(p.out, "%s %s %s\n", ts, p.ref, l)
 	}
 	p.prev = run.Status.DeepCopy()
 }

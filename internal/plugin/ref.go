@@ -108,7 +108,7 @@ func wantedRefs(allowed []Kind) string {
 			allowed = append(allowed, k)
 		}
 	}
-	var out []string
+	out := make([]string, 0, len(allowed))
 	for _, k := range allowed {
 		out = append(out, k.String()+"/NAME")
 	}

@@ -109,7 +109,7 @@ func (o *options) results(ctx context.Context, ref Ref, f *resultsFlags) error {
 		}
 	}
 	if !finished(&run.Status) {
-		fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): showing its finished phases (%s)\n",
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): showing its finished phases (%s)\n",
 			ref, stateOf(&run.Status), phaseNames(run.Status.Results))
 	}
 	return writeResults(o.streams.Out, run, phases, f.output, percentiles, f.phase == "")

@@ -54,13 +54,13 @@ func run(ctx context.Context, args []string, o *options) ExitCode {
 	var ee *exitError
 	coded := errors.As(err, &ee)
 	if !coded || ee.err != nil {
-		fmt.Fprintf(o.streams.ErrOut, "error: %v\n", err)
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "error: %v\n", err)
 	}
 	// Errors without a code come from cobra itself (an unknown command):
 	// usage errors too.
 	var ue *usageError
 	if errors.As(err, &ue) || !coded {
-		fmt.Fprintf(o.streams.ErrOut, "See '%s --help' for usage.\n", cmd.CommandPath())
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "See '%s --help' for usage.\n", cmd.CommandPath())
 	}
 	return exitCodeOf(err)
 }

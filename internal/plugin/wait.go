@@ -127,7 +127,7 @@ func (o *options) wait(ctx context.Context, ref Ref, timeout time.Duration) erro
 	case errors.Is(waitCtx.Err(), context.DeadlineExceeded):
 		return withCode(ExitNoVerdict, fmt.Errorf("timed out after %s waiting for %s (%s)", timeout, ref, stateOf(&last.Status)))
 	}
-	return err
+	return fmt.Errorf("watch %s: %w", ref, err)
 }
 
 // verdict turns a finished run into the exit code, printing a failure's
@@ -137,7 +137,7 @@ func (o *options) verdict(ref Ref, st *benchv1.BenchmarkRunStatus) error {
 		if reason == "" {
 			reason, message = "Unknown", "the run is Failed but has no Failed condition"
 		}
-		fmt.Fprintf(o.streams.ErrOut, "%s failed: %s: %s\n", ref, reason, message)
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s failed: %s: %s\n", ref, reason, message)
 		return withCode(ExitFailed, nil)
 	}
 	return nil

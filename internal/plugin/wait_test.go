@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"sync"
@@ -181,15 +182,25 @@ func TestWaitDeletedOrInterrupted(t *testing.T) {
 // either closed (a dropped connection) or with 410 Gone (an expired
 // resourceVersion, which forces a re-list).
 type flakyWatches struct {
-	lw      cache.ListerWatcher
+	lw      cache.ListerWatcherWithContext
 	expire  bool
 	watches atomic.Int32
 }
 
-func (f *flakyWatches) List(opts metav1.ListOptions) (runtime.Object, error) { return f.lw.List(opts) }
+func (f *flakyWatches) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return f.ListWithContext(context.Background(), opts)
+}
 
 func (f *flakyWatches) Watch(opts metav1.ListOptions) (watch.Interface, error) {
-	w, err := f.lw.Watch(opts)
+	return f.WatchWithContext(context.Background(), opts)
+}
+
+func (f *flakyWatches) ListWithContext(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+	return f.lw.ListWithContext(ctx, opts)
+}
+
+func (f *flakyWatches) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := f.lw.WatchWithContext(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +266,7 @@ func TestWaitSurvivesBrokenWatches(t *testing.T) {
 			var flaky *flakyWatches
 			inv := start(t, adminKubeconfig(t), []string{"wait", "run/flaky", "-n", ns, "--timeout=2m"}, func(o *options) {
 				o.wrapWatch = func(lw cache.ListerWatcher) cache.ListerWatcher {
-					flaky = &flakyWatches{lw: lw, expire: expire}
+					flaky = &flakyWatches{lw: cache.ToListerWatcherWithContext(lw), expire: expire}
 					return flaky
 				}
 			})

@@ -26,7 +26,7 @@ var statusPercentiles = []struct {
 func parseStatusPercentiles(s string) ([]float64, error) {
 	ps, err := ycsb.ParsePercentiles(s)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--percentiles: %w", err)
 	}
 	for _, p := range ps {
 		if statusPercentile(p) == nil {
