@@ -19,7 +19,7 @@ export KUBECONFIG=${KUBECONFIG_DEMO:-$root/bin/kubeconfig-$cluster}
 hack/kind-up.sh "$cluster" "make demo"
 kubectl=$bin/kubectl
 
-echo ">> BenchmarkRuns demo-standalone and demo-sharded (mongo:8.0.4, 10,000 records, workload A)"
+echo ">> BenchmarkRuns demo-standalone and demo-sharded (mongo:8.0.16, 10,000 records, workload A)"
 "$kubectl" create namespace mongobench-demo --dry-run=client -o yaml | "$kubectl" apply -f - >/dev/null
 "$kubectl" -n mongobench-demo delete benchmarkrun demo-standalone demo-sharded --ignore-not-found --wait
 "$kubectl" -n mongobench-demo apply -f config/samples/bench_v1alpha1_benchmarkrun_demo.yaml

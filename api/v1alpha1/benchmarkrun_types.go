@@ -147,7 +147,7 @@ type TopologySpec struct {
 
 	// Image is the MongoDB image used for mongod, mongos and the config
 	// server. Pin a version: results are only comparable on the same one.
-	// +kubebuilder:default="mongo:8.0.4"
+	// +kubebuilder:default="mongo:8.0.16"
 	// +kubebuilder:validation:MinLength=1
 	// +optional
 	Image string `json:"image,omitempty"`
@@ -164,9 +164,20 @@ type TopologySpec struct {
 	// +kubebuilder:default="1"
 	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
 	// +kubebuilder:validation:MaxLength=10
-	// +kubebuilder:validation:XValidation:rule="double(self) > 0.0",message="wiredTigerCacheSizeGB must be greater than 0"
+	// +kubebuilder:validation:XValidation:rule="double(self) >= 0.25 && double(self) <= 10000.0",message="wiredTigerCacheSizeGB must be between 0.25 and 10000: mongod refuses to start with any other value"
 	// +optional
 	WiredTigerCacheSizeGB string `json:"wiredTigerCacheSizeGB,omitempty"`
+
+	// Env adds environment variables to every MongoDB container (mongod,
+	// mongos, config server), e.g. allocator or glibc tunables. For images
+	// of MongoDB 8.0 and later mongobench sets
+	// GLIBC_TUNABLES=glibc.pthread.rseq=0 (TCMalloc's per-CPU caches need
+	// rseq, which glibc otherwise holds); a GLIBC_TUNABLES here replaces it.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
 
 	// Resources of each data-bearing mongod (the standalone or each shard).
 	// +optional

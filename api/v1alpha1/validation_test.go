@@ -106,7 +106,7 @@ func TestDefaults(t *testing.T) {
 		{"phase 1", s.Phases[1].Name + "/" + string(s.Phases[1].Type), "run/Run"},
 		{"threads", s.Phases[1].Threads, int32(1)},
 		{"loaders", s.Loaders, int32(1)},
-		{"image", s.Topology.Image, "mongo:8.0.4"},
+		{"image", s.Topology.Image, "mongo:8.0.16"},
 		{"cache", s.Topology.WiredTigerCacheSizeGB, "1"},
 		{"storage", string(s.Topology.Storage.Medium) + "/" + s.Topology.Storage.Size.String(), "Disk/10Gi"},
 		{"loaderPlacement", s.Placement.LoaderPlacement, benchv1.LoaderPreferOtherNode},
@@ -235,7 +235,15 @@ func TestBadManifestsAreRejected(t *testing.T) {
   workload: {operationCount: 0}
 `, "operationCount 0 (unlimited) needs maxExecutionTime"},
 		{"zero cache", `  topology: {mode: Standalone, wiredTigerCacheSizeGB: "0"}
-`, "wiredTigerCacheSizeGB must be greater than 0"},
+`, "wiredTigerCacheSizeGB must be between 0.25 and 10000"},
+		{"cache below mongod's minimum", `  topology: {mode: Standalone, wiredTigerCacheSizeGB: "0.2"}
+`, "wiredTigerCacheSizeGB must be between 0.25 and 10000: mongod refuses to start with any other value"},
+		{"cache above mongod's maximum", `  topology: {mode: Standalone, wiredTigerCacheSizeGB: "10000.5"}
+`, "wiredTigerCacheSizeGB must be between 0.25 and 10000"},
+		{"duplicate env", `  topology: {mode: Standalone, env: [{name: TZ, value: UTC}, {name: TZ, value: CET}]}
+`, "Duplicate value"},
+		{"env without name", `  topology: {mode: Standalone, env: [{value: UTC}]}
+`, "name"},
 		{"negative cache", `  topology: {mode: Standalone, wiredTigerCacheSizeGB: "-1"}
 `, "should match"},
 		{"unknown cleanup", `  topology: {mode: Standalone}
@@ -286,6 +294,15 @@ func TestBadManifestsAreRejected(t *testing.T) {
 				t.Fatalf("error %q\ndoes not contain %q", err, tc.want)
 			}
 		})
+	}
+	// The bounds themselves are accepted, with topology.env.
+	for i, cache := range []string{"0.25", "10000"} {
+		spec := `  topology: {mode: Standalone, wiredTigerCacheSizeGB: "` + cache + `", env: [{name: GLIBC_TUNABLES, value: "glibc.pthread.rseq=1"}]}
+  workload: {preset: a}
+`
+		if _, err := create(t, c, ns, run("cache-bound-"+itoa(i), spec)); err != nil {
+			t.Errorf("wiredTigerCacheSizeGB %s rejected: %v", cache, err)
+		}
 	}
 	t.Run("name too long", func(t *testing.T) {
 		_, err := create(t, c, ns, minimal(strings.Repeat("n", 41)))

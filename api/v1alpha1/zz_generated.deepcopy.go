@@ -459,6 +459,13 @@ func (in *TopologySpec) DeepCopyInto(out *TopologySpec) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.Env != nil {
+		in, out := &in.Env, &out.Env
+		*out = make([]corev1.EnvVar, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	in.Resources.DeepCopyInto(&out.Resources)
 	if in.MongosResources != nil {
 		in, out := &in.MongosResources, &out.MongosResources

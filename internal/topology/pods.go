@@ -86,6 +86,7 @@ func Pod(run *benchv1.BenchmarkRun, p Process, np NodePlacement, cfg Config) *co
 				// args, not command: the image's entrypoint stays in charge
 				// (numactl, and the mongod/mongos dispatch).
 				Args:            Args(run, p, cfg.ClusterDomain),
+				Env:             Env(run),
 				ImagePullPolicy: topo.ImagePullPolicy,
 				Ports:           []corev1.ContainerPort{{Name: "mongodb", ContainerPort: p.Port, Protocol: corev1.ProtocolTCP}},
 				Resources:       processResources(run, p),

@@ -484,3 +484,69 @@ func TestRequests(t *testing.T) {
 		t.Errorf("requests %v, want %v", got, want)
 	}
 }
+
+func TestImageMajorVersion(t *testing.T) {
+	for image, want := range map[string]int{
+		"mongo:8.0.16":                          8,
+		"mongo:8.0":                             8,
+		"mongo:7.0.28":                          7,
+		"mongo:6.0.19-jammy":                    6,
+		"registry.example.com:5000/mongo:8.2.2": 8,
+		"mongodb/mongodb-community-server:8.0.4-ubuntu2204": 8,
+		"mongo:10.1.0@sha256:0123abcd":                      10,
+		"mongo:latest":                                      -1,
+		"mongo":                                             -1,
+		"registry.example.com:5000/mongo":                   -1,
+		"mongo@sha256:0123abcd":                             -1,
+	} {
+		got, ok := ImageMajorVersion(image)
+		if (want < 0 && ok) || (want >= 0 && (!ok || got != want)) {
+			t.Errorf("%s: %d, %v; want %d", image, got, ok, want)
+		}
+	}
+}
+
+// TestMongoEnv: GLIBC_TUNABLES leaves rseq to TCMalloc on 8.0+ images (and
+// images of unknown version) in every MongoDB container; env is
+// added and replaces it by name.
+func TestMongoEnv(t *testing.T) {
+	envOf := func(run *benchv1.BenchmarkRun) map[string][]corev1.EnvVar {
+		out := map[string][]corev1.EnvVar{}
+		for _, p := range Processes(run) {
+			pod := Pod(run, p, NodePlacement{Hostname: "n"}, cfg)
+			out[p.Name] = pod.Spec.Containers[0].Env
+		}
+		return out
+	}
+	rseq := corev1.EnvVar{Name: "GLIBC_TUNABLES", Value: "glibc.pthread.rseq=0"}
+	for _, tc := range []struct {
+		image string
+		env   []corev1.EnvVar
+		want  []corev1.EnvVar
+	}{
+		{"mongo:8.0.16", nil, []corev1.EnvVar{rseq}},
+		{"mongo:latest", nil, []corev1.EnvVar{rseq}},
+		{"mongo:7.0.28", nil, nil},
+		{"mongo:8.0.16", []corev1.EnvVar{{Name: "TZ", Value: "UTC"}}, []corev1.EnvVar{rseq, {Name: "TZ", Value: "UTC"}}},
+		{"mongo:7.0.28", []corev1.EnvVar{{Name: "TZ", Value: "UTC"}}, []corev1.EnvVar{{Name: "TZ", Value: "UTC"}}},
+		{"mongo:8.0.16", []corev1.EnvVar{{Name: "GLIBC_TUNABLES", Value: "glibc.malloc.arena_max=2"}},
+			[]corev1.EnvVar{{Name: "GLIBC_TUNABLES", Value: "glibc.malloc.arena_max=2"}}},
+	} {
+		run := sharded(2)
+		run.Spec.Topology.Image, run.Spec.Topology.Env = tc.image, tc.env
+		got := envOf(run)
+		if len(got) != 4 { // cfg, shard0, shard1, mongos
+			t.Fatalf("%d roles: %v", len(got), got)
+		}
+		for name, env := range got {
+			if !reflect.DeepEqual(env, tc.want) {
+				t.Errorf("%s with env %v, %s: %v, want %v", tc.image, tc.env, name, env, tc.want)
+			}
+		}
+		sa := standalone()
+		sa.Spec.Topology.Image, sa.Spec.Topology.Env = tc.image, tc.env
+		if env := envOf(sa)["sa-mongod"]; !reflect.DeepEqual(env, tc.want) {
+			t.Errorf("standalone %s with env %v: %v, want %v", tc.image, tc.env, env, tc.want)
+		}
+	}
+}

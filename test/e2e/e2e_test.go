@@ -76,7 +76,7 @@ func smallRun(name string, mode benchv1.TopologyMode, shards int32) *benchv1.Ben
 	run := &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: benchv1.BenchmarkRunSpec{
-			Topology: benchv1.TopologySpec{Mode: mode, Image: "mongo:8.0.4", WiredTigerCacheSizeGB: "0.25"},
+			Topology: benchv1.TopologySpec{Mode: mode, Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "0.25"},
 			Workload: benchv1.WorkloadSpec{Preset: "a", RecordCount: ptr.To[int64](10000),
 				WorkloadParameters: benchv1.WorkloadParameters{OperationCount: ptr.To[int64](20000)}},
 			Phases: []benchv1.PhaseSpec{
