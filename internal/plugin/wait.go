@@ -127,6 +127,10 @@ func (o *options) wait(ctx context.Context, ref Ref, timeout time.Duration) erro
 	case errors.Is(waitCtx.Err(), context.DeadlineExceeded):
 		return withCode(ExitNoVerdict, fmt.Errorf("timed out after %s waiting for %s (%s)", timeout, ref, stateOf(&last.Status)))
 	}
+	var own *exitError
+	if errors.As(err, &own) {
+		return own // the conditions' own errors say what happened
+	}
 	return fmt.Errorf("watch %s: %w", ref, err)
 }
 
