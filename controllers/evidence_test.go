@@ -155,10 +155,10 @@ func TestLongTerminationMessage(t *testing.T) {
 
 	// The controller's own log: each event and the phase change, with run, phase and reason.
 	key := `"run":"` + k.ns + `/long"`
-	if got := logs.lines(`"msg":"event"`, key, `"reason":"TopologyLost"`, `"phase":"Failed"`); len(got) == 0 {
+	if got := logs.Lines(`"msg":"event"`, key, `"reason":"TopologyLost"`, `"phase":"Failed"`); len(got) == 0 {
 		t.Error("no log line for the TopologyLost event")
 	}
-	if got := logs.lines(`"msg":"run phase changed"`, key, `"phase":"Failed"`, `"reason":"TopologyLost"`); len(got) == 0 {
+	if got := logs.Lines(`"msg":"run phase changed"`, key, `"phase":"Failed"`, `"reason":"TopologyLost"`); len(got) == 0 {
 		t.Error("no log line for the phase change to Failed")
 	}
 }

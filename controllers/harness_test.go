@@ -34,6 +34,7 @@ import (
 	"github.com/mongobench/mongobench/controllers"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -43,7 +44,7 @@ var (
 	kubelet *kube.Kubelet
 	// logs keeps what the managers log (JSON lines), for tests of the
 	// controller's own logging.
-	logs = &logBuffer{}
+	logs = &syncbuf.Buffer{}
 )
 
 func TestMain(m *testing.M) {
@@ -51,35 +52,6 @@ func TestMain(m *testing.M) {
 	kubelet = kube.StartKubelet()
 	defer kubelet.Close()
 	kube.Main(m, &env)
-}
-
-// logBuffer is a concurrency-safe log sink.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// lines returns the logged lines containing every one of the substrings.
-func (l *logBuffer) lines(substrings ...string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range strings.Split(l.b.String(), "\n") {
-		match := true
-		for _, s := range substrings {
-			match = match && strings.Contains(line, s)
-		}
-		if match {
-			out = append(out, line)
-		}
-	}
-	return out
 }
 
 // Nodes of the fake cluster. The hostname label differs from the node name

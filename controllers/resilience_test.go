@@ -145,11 +145,11 @@ func TestManyConcurrentRuns(t *testing.T) {
 	}
 	// Fifty runs make status patches collide; a conflict requeues quietly
 	// (debug level) and no reconcile returns both a result and an error.
-	t.Logf("%d status patch conflicts logged at debug level", len(logs.lines("conflict")))
-	if got := logs.lines("Reconciler returned both"); len(got) > 0 {
+	t.Logf("%d status patch conflicts logged at debug level", len(logs.Lines("conflict")))
+	if got := logs.Lines("Reconciler returned both"); len(got) > 0 {
 		t.Errorf("controller-runtime warned %d times, e.g. %s", len(got), got[0])
 	}
-	if got := logs.lines(`"level":"error"`, "the object has been modified"); len(got) > 0 {
+	if got := logs.Lines(`"level":"error"`, "the object has been modified"); len(got) > 0 {
 		t.Errorf("%d conflicts logged as errors, e.g. %s", len(got), got[0])
 	}
 }

@@ -1,7 +1,6 @@
 package mongoadmin
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"reflect"
@@ -15,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
 
@@ -59,25 +59,7 @@ func (c recordingCommander) RunCommand(ctx context.Context, db string, cmd bson.
 	return c.Commander.RunCommand(ctx, db, cmd)
 }
 
-// syncBuffer is a log sink safe for the driver's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func wireOptions(rec *recordingDialer, log *syncBuffer) Options {
+func wireOptions(rec *recordingDialer, log *syncbuf.Buffer) Options {
 	return Options{
 		Timeout:     time.Minute,
 		CallTimeout: 20 * time.Second,
@@ -100,7 +82,7 @@ func TestWireServerBootstrapStandalone(t *testing.T) {
 	srv := wireserver.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rec, log := &recordingDialer{}, &syncBuffer{}
+	rec, log := &recordingDialer{}, &syncbuf.Buffer{}
 	topo := Topology{Mode: ModeStandalone, Standalone: srv.Addr(), Namespace: "wire_bootstrap.usertable"}
 	client := wireClient(t, srv)
 	// The shared server outlives a test (go test -count=N): start empty.
@@ -167,7 +149,7 @@ func TestWireServerApplyValidator(t *testing.T) {
 	}
 
 	t.Run("absent: create is accepted, the dropped validator is caught", func(t *testing.T) {
-		rec, log := &recordingDialer{}, &syncBuffer{}
+		rec, log := &recordingDialer{}, &syncbuf.Buffer{}
 		err := ApplyValidator(ctx, srv.URI(), "wire_validator.created", validator, "", "", wireOptions(rec, log))
 		if err == nil || !strings.Contains(err.Error(), `not applied: listCollections reports that its validator is {}, want {"$jsonSchema"`) {
 			t.Errorf("err = %v, want the verification to find no validator", err)
@@ -183,7 +165,7 @@ func TestWireServerApplyValidator(t *testing.T) {
 		t.Fatalf("create existing: %v", err)
 	}
 	t.Run("existing: collMod is not implemented", func(t *testing.T) {
-		rec, log := &recordingDialer{}, &syncBuffer{}
+		rec, log := &recordingDialer{}, &syncbuf.Buffer{}
 		err := ApplyValidator(ctx, srv.URI(), "wire_validator.existing", validator, "moderate", "warn", wireOptions(rec, log))
 		if err == nil || !strings.Contains(err.Error(), "collMod on "+srv.Addr()+": server error 59 (CommandNotFound)") {
 			t.Errorf("err = %v, want collMod's 59 CommandNotFound", err)
@@ -192,7 +174,7 @@ func TestWireServerApplyValidator(t *testing.T) {
 	})
 
 	t.Run("existing with nothing to change: no command", func(t *testing.T) {
-		rec, log := &recordingDialer{}, &syncBuffer{}
+		rec, log := &recordingDialer{}, &syncbuf.Buffer{}
 		err := ApplyValidator(ctx, srv.URI(), "wire_validator.existing", bson.Raw{5, 0, 0, 0, 0}, "", "", wireOptions(rec, log))
 		if err != nil {
 			t.Errorf("ApplyValidator {}: %v", err)

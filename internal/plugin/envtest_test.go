@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 )
 
 // The commands run in-process against a real API server, through a
@@ -116,27 +116,9 @@ func setStatus(t *testing.T, c client.Client, run *benchv1.BenchmarkRun, st benc
 	}
 }
 
-// syncBuffer is an output stream the test reads while a command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // invocation is one command running in the background.
 type invocation struct {
-	stdout, stderr *syncBuffer
+	stdout, stderr *syncbuf.Buffer
 	done           chan ExitCode
 	code           ExitCode
 	// interrupt cancels the command's context, as Ctrl-C does.
@@ -147,7 +129,7 @@ type invocation struct {
 // background; opts may adjust the options before the run.
 func start(t *testing.T, kubeconfig string, args []string, opts ...func(*options)) *invocation {
 	t.Helper()
-	inv := &invocation{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan ExitCode, 1)}
+	inv := &invocation{stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, done: make(chan ExitCode, 1)}
 	o := newOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: inv.stdout, ErrOut: inv.stderr})
 	for _, f := range opts {
 		f(o)

@@ -1,17 +1,16 @@
 package kube
 
 import (
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 )
 
 // StartScheduler runs the real kube-scheduler (built beside the envtest
@@ -41,7 +40,7 @@ func (e *Env) StartScheduler(t testing.TB) {
 	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd := exec.Command(bin, "--kubeconfig="+path, "--leader-elect=false", "--secure-port=0", "-v=2")
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -61,22 +60,4 @@ func (e *Env) StartScheduler(t testing.TB) {
 			t.Logf("kube-scheduler output:\n%s", out.String())
 		}
 	})
-}
-
-// syncBuffer collects a process's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fmt.Sprint(s.b.String())
 }
