@@ -123,7 +123,12 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 		return ctrl.Result{}, r.cleanup(ctx, s)
 	}
-	steps := []step{r.start, r.checkTimeout, r.ensureIdentity, r.preflight, r.provision, r.bootstrap, r.watchTopology, r.runPhases, r.succeed}
+	steps := []step{
+		r.start, r.checkTimeout, // the run's clock
+		r.ensureIdentity, r.preflight, r.ensureClaims, r.placePods, r.checkPods, // MongoDB pods on one node
+		r.bootstrap, r.watchTopology, // replica sets, shards, collection; a topology that must not change
+		r.runPhases, r.succeed, // spec.phases and the merged results
+	}
 	for _, st := range steps {
 		proceed, err := st(ctx, s)
 		if err != nil {

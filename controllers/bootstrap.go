@@ -25,10 +25,7 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 	}
 	procs := topology.Processes(run)
 	all, dataReady, msg := readiness(s, procs)
-	if run.Status.Topology == nil {
-		run.Status.Topology = &benchv1.TopologyStatus{}
-	}
-	if run.Status.Topology.ServerVersion == "" {
+	if s.topologyStatus().ServerVersion == "" {
 		if !dataReady {
 			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
 			return false, nil
@@ -154,14 +151,8 @@ func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason b
 // ready: a restarted or vanished MongoDB process invalidates the numbers.
 func (r *BenchmarkRunReconciler) watchTopology(_ context.Context, s *runState) (bool, error) {
 	run := s.run
-	if run.Status.Topology == nil {
-		run.Status.Topology = &benchv1.TopologyStatus{}
-	}
 	procs := topology.Processes(run)
-	baseline := map[string]int32{}
-	for _, p := range run.Status.Topology.Processes {
-		baseline[p.Pod] = p.Restarts
-	}
+	baseline := recordedRestarts(run.Status.Topology)
 	for _, p := range procs {
 		pod := s.pods[p.Name]
 		switch {

@@ -42,25 +42,39 @@ func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState
 	return true, nil
 }
 
-// provision creates the run's volumes and MongoDB pods, all on one node:
-// the first ("anchor") pod is placed by the scheduler (or on
+// Provisioning creates the run's volumes and MongoDB pods, all on one
+// node: the first ("anchor") pod is placed by the scheduler (or on
 // placement.nodeName), the others follow it with a kubernetes.io/hostname
 // selector. Until the anchor is scheduled the run stays Pending. Once the
 // topology is ready, nothing is re-created: a pod lost after that is a lost
-// benchmark (watchTopology).
-func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bool, error) {
+// benchmark (watchTopology). It takes three steps: ensureClaims,
+// placePods and checkPods.
+
+// ensureClaims creates the data volume claims of the processes that need
+// one (storage.medium PersistentVolume).
+func (r *BenchmarkRunReconciler) ensureClaims(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
 	if conditionTrue(run, benchv1.ConditionTopologyReady) {
 		return true, nil
 	}
-	procs := topology.Processes(run)
-	for _, p := range procs {
+	for _, p := range topology.Processes(run) {
 		if topology.NeedsClaim(run, p) && s.claims[topology.DataClaimName(p)] == nil {
 			if err := r.create(ctx, topology.DataClaim(run, p)); err != nil {
 				return false, err
 			}
 		}
 	}
+	return true, nil
+}
+
+// placePods creates the missing MongoDB pods and, once the anchor's node is
+// known, records it and moves the run to Provisioning.
+func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+		return true, nil
+	}
+	procs := topology.Processes(run)
 	node := nodeName(run, s.pods[procs[0].Name])
 	if err := r.createPods(ctx, s, procs, node); err != nil || terminal(run) {
 		return false, err
@@ -72,6 +86,18 @@ func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bo
 			s.eventf(benchv1.EventNodeSelected, "every MongoDB pod of this run runs on node %s", node)
 		}
 	}
+	return true, nil
+}
+
+// checkPods fails the run when a MongoDB pod cannot make progress, records
+// the processes in status, and holds the run while the anchor waits for a
+// node (TopologyReady False, WaitingForNode).
+func (r *BenchmarkRunReconciler) checkPods(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+		return true, nil
+	}
+	procs := topology.Processes(run)
 	waiting, err := r.waitingForNode(ctx, s, procs[0])
 	if err != nil {
 		return false, err
@@ -80,7 +106,7 @@ func (r *BenchmarkRunReconciler) provision(ctx context.Context, s *runState) (bo
 		return false, nil
 	}
 	s.recordProcesses(procs, r.Topology.ClusterDomain)
-	if node == "" {
+	if nodeName(run, s.pods[procs[0].Name]) == "" {
 		_, _, msg := readiness(s, procs)
 		if waiting == "" {
 			waiting = fmt.Sprintf("waiting for pod %s to be scheduled (the other pods follow it to its node)", procs[0].Name)
@@ -230,15 +256,9 @@ func (r *BenchmarkRunReconciler) failOnPodProblems(s *runState, procs []topology
 // condition's explanation while the topology is not ready.
 func (s *runState) recordProcesses(procs []topology.Process, domain string) {
 	run := s.run
-	if run.Status.Topology == nil {
-		run.Status.Topology = &benchv1.TopologyStatus{}
-	}
-	t := run.Status.Topology
+	t := s.topologyStatus()
 	t.EntryPoint = topology.EntryAddress(run, domain)
-	baseline := map[string]int32{}
-	for _, p := range t.Processes {
-		baseline[p.Pod] = p.Restarts
-	}
+	baseline := recordedRestarts(t)
 	out := make([]benchv1.ProcessStatus, 0, len(procs))
 	for _, p := range procs {
 		ps := benchv1.ProcessStatus{Role: p.Role, Pod: p.Name, Address: topology.Address(run, p, domain), Restarts: baseline[p.Name]}
@@ -253,6 +273,29 @@ func (s *runState) recordProcesses(procs []topology.Process, domain string) {
 		out = append(out, ps)
 	}
 	t.Processes = out
+}
+
+// topologyStatus is status.topology, created on first use: the one place
+// that sets it up.
+func (s *runState) topologyStatus() *benchv1.TopologyStatus {
+	if s.run.Status.Topology == nil {
+		s.run.Status.Topology = &benchv1.TopologyStatus{}
+	}
+	return s.run.Status.Topology
+}
+
+// recordedRestarts maps each process's pod to the restarts status recorded
+// for it: the baseline against which a restart after the topology became
+// ready is a lost topology.
+func recordedRestarts(t *benchv1.TopologyStatus) map[string]int32 {
+	out := map[string]int32{}
+	if t == nil {
+		return out
+	}
+	for _, p := range t.Processes {
+		out[p.Pod] = p.Restarts
+	}
+	return out
 }
 
 func podReady(p *corev1.Pod) bool {

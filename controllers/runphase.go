@@ -1,5 +1,9 @@
 package controllers
 
+// This file holds the run's lifecycle phase (status.phase: Pending →
+// Provisioning → Loading → Running → Succeeded | Failed). The benchmark
+// phases of spec.phases are run by benchmarkphases.go.
+
 import benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 
 // phaseOrder ranks run phases; a run only moves forward.
