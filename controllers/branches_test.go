@@ -191,6 +191,12 @@ func TestJobFailureBranches(t *testing.T) {
 			},
 			"4 pods failed, first pod r-run-0 (index 0): exit code 1 (Error): boom; also " +
 				"r-run-1 (index 1, exit code 2), r-run-2 (index 2, exit code 137 (OOMKilled)), r-run-3 (index 3, no exit recorded)", 0},
+		{"indexes sort as numbers: loader 10 comes after loader 2",
+			job(nil), []*corev1.Pod{
+				loader(10, corev1.PodFailed, exited(1, "Error", "ten")),
+				loader(2, corev1.PodFailed, exited(1, "Error", "two")),
+			},
+			"2 pods failed, first pod r-run-2 (index 2): exit code 1 (Error): two; also r-run-10 (index 10, exit code 1 (Error))", 0},
 		{"many failed pods: cut to the detail budget", job(nil), many, "64 pods failed, first pod r-run-0 (index 0): exit code 1 (Error): " + ellipsis + "x", 2 * maxDetailBytes},
 		{"no failed pod: the Job's Failed condition",
 			job(nil, failed(corev1.ConditionTrue, batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit")),

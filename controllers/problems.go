@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -232,7 +233,8 @@ func jobFailure(job *batchv1.Job, pods []*corev1.Pod) string {
 	// 64 failed loaders. Their full messages are in the diagnostics.
 	var first string
 	var others []string
-	sort.Slice(pods, func(i, j int) bool { return completionIndex(pods[i]) < completionIndex(pods[j]) })
+	// By completion index as a number: loader 10 comes after loader 2.
+	sort.SliceStable(pods, func(i, j int) bool { return indexOrder(pods[i]) < indexOrder(pods[j]) })
 	for _, p := range pods {
 		if p.Status.Phase != corev1.PodFailed {
 			continue
@@ -253,6 +255,16 @@ func jobFailure(job *batchv1.Job, pods []*corev1.Pod) string {
 		return fmt.Sprintf("Job %s failed: %s: %s", job.Name, c.Reason, c.Message)
 	}
 	return fmt.Sprintf("Job %s failed", job.Name)
+}
+
+// indexOrder is a pod's completion index as a number, for sorting; pods
+// without one (or with a malformed one) come last.
+func indexOrder(p *corev1.Pod) int {
+	i, err := strconv.Atoi(completionIndex(p))
+	if err != nil || i < 0 {
+		return math.MaxInt
+	}
+	return i
 }
 
 func completionIndex(p *corev1.Pod) string {
