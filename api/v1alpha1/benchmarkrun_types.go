@@ -302,7 +302,8 @@ type WorkloadSpec struct {
 	Preset WorkloadPreset `json:"preset,omitempty"`
 
 	// RecordCount is YCSB's recordcount: records loaded by the Load phase
-	// and the key space of Run phases. Default: the preset's (1000).
+	// and the key space of Run phases. Default: the preset's, and 1000
+	// without a preset (YCSB's own default, 0, would load nothing).
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	RecordCount *int64 `json:"recordCount,omitempty"`
@@ -335,8 +336,8 @@ type WorkloadSpec struct {
 // WorkloadParameters are the workload properties a Run phase may override.
 type WorkloadParameters struct {
 	// OperationCount is YCSB's operationcount for a Run phase, across all
-	// loaders (default: the preset's, 1000). 0 means unlimited, which
-	// requires the phase's maxExecutionTime.
+	// loaders (default: the preset's, and 1000 without a preset). 0 means
+	// unlimited, which requires the phase's maxExecutionTime.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	OperationCount *int64 `json:"operationCount,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -180,14 +181,21 @@ func TestOperationCountRuleFallback(t *testing.T) {
 			t.Errorf("preset %s: operationcount %v, but the rule assumes %d", p, ops, fallback)
 		}
 	}
-	// Known gap, kept visible: without a preset the rule assumes the same
-	// 1000, but the loader's default operationcount is 0 (unlimited), so a
-	// Run phase with no preset, no operationCount and no maxExecutionTime is
-	// accepted and runs until its Job's deadline. Fixing it (a fallback that
-	// depends on the preset) changes what the API accepts; when that is
-	// done, this check fails and the comment goes with it.
-	if ops := presetValue(t, "", "operationcount"); ops != 0 || fallback != 1000 {
-		t.Errorf("without a preset: loader operationcount %v, rule fallback %d; the known gap has changed, update this test", ops, fallback)
+	// Without a preset the loader's own default operationcount is 0
+	// (unlimited); the Jobs are given the rule's fallback instead, so the
+	// rule's assumption holds for what actually runs.
+	if ops := presetValue(t, "", "operationcount"); ops != 0 {
+		t.Errorf("without a preset the loader's default operationcount is %v; this test assumed YCSB's 0", ops)
+	}
+	noPreset := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone}}}
+	given := "(none)"
+	for _, kv := range topology.Properties(noPreset, &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun}, "cluster.local") {
+		if kv[0] == "operationcount" {
+			given = kv[1]
+		}
+	}
+	if given != strconv.Itoa(fallback) {
+		t.Errorf("without a preset the Jobs are given operationcount %s, but the rule assumes %d", given, fallback)
 	}
 }
 

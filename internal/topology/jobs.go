@@ -142,6 +142,10 @@ func target(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) int64 {
 	return run.Spec.Target
 }
 
+// DefaultCount is recordcount and operationcount when neither the run nor
+// its preset sets them: the value of every standard workload file.
+const DefaultCount int64 = 1000
+
 // Properties renders the YCSB properties of a phase, in a stable order:
 // spec.workload, then the phase's overrides, then what mongobench manages.
 // With several loaders, recordcount, operationcount and target are totals
@@ -160,7 +164,14 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 			add(k, fmt.Sprint(*v))
 		}
 	}
-	addInt("recordcount", w.RecordCount)
+	// Without a preset, YCSB's own defaults (recordcount and operationcount
+	// 0) would mean an empty load and a run bounded only by the Job's
+	// deadline; mongobench's default is the presets' 1000, as the API says.
+	recordCount := w.RecordCount
+	if recordCount == nil && w.Preset == "" {
+		recordCount = ptr.To(DefaultCount)
+	}
+	addInt("recordcount", recordCount)
 	addInt32("fieldcount", w.FieldCount)
 	addInt32("fieldlength", w.FieldLength)
 	if w.InsertOrder != "" {
@@ -180,7 +191,11 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		}
 	}
 	if phase.Type == benchv1.PhaseRun {
-		addInt("operationcount", params.OperationCount)
+		opCount := params.OperationCount
+		if opCount == nil && w.Preset == "" {
+			opCount = ptr.To(DefaultCount)
+		}
+		addInt("operationcount", opCount)
 		for _, p := range []struct {
 			k string
 			v *float64

@@ -550,3 +550,47 @@ func TestMongoEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertiesWithoutPresetDefaultCounts: without a preset, recordcount
+// and operationcount default to 1000 (YCSB's own 0 would load nothing and
+// run until the Job's deadline); a preset's or the spec's value is left to
+// them.
+func TestPropertiesWithoutPresetDefaultCounts(t *testing.T) {
+	load := &benchv1.PhaseSpec{Name: "load", Type: benchv1.PhaseLoad}
+	runPhase := &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun}
+	get := func(run *benchv1.BenchmarkRun, ph *benchv1.PhaseSpec, key string) string {
+		for _, kv := range Properties(run, ph, "cluster.local") {
+			if kv[0] == key {
+				return kv[1]
+			}
+		}
+		return "(unset)"
+	}
+	for _, tc := range []struct {
+		name             string
+		preset           benchv1.WorkloadPreset
+		records, ops     *int64
+		wantRec, wantOps string
+	}{
+		{"no preset: 1000 each", "", nil, nil, "1000", "1000"},
+		{"no preset, counts set", "", ptr.To[int64](5), ptr.To[int64](0), "5", "0"},
+		{"preset: its file decides", "a", nil, nil, "(unset)", "(unset)"},
+		{"preset, counts set", "a", ptr.To[int64](7), ptr.To[int64](9), "7", "9"},
+	} {
+		run := standalone()
+		run.Spec.Workload.Preset = tc.preset
+		run.Spec.Workload.RecordCount, run.Spec.Workload.OperationCount = tc.records, tc.ops
+		if got := get(run, load, "recordcount"); got != tc.wantRec {
+			t.Errorf("%s: load recordcount %s, want %s", tc.name, got, tc.wantRec)
+		}
+		if got := get(run, runPhase, "recordcount"); got != tc.wantRec {
+			t.Errorf("%s: run recordcount %s, want %s", tc.name, got, tc.wantRec)
+		}
+		if got := get(run, runPhase, "operationcount"); got != tc.wantOps {
+			t.Errorf("%s: operationcount %s, want %s", tc.name, got, tc.wantOps)
+		}
+		if got := get(run, load, "operationcount"); got != "(unset)" {
+			t.Errorf("%s: a Load phase got operationcount %s", tc.name, got)
+		}
+	}
+}
