@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/mongoadmin"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/ycsb"
@@ -143,7 +144,7 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 // several shards, the split points (the quantiles of the keys the Load
 // phase inserts, ycsb.KeySet.SplitPoints), then mongoadmin.Bootstrap, then
 // the report to stdout and, with --result-configmap, to ConfigMap NAME-0
-// (data key results.BootstrapConfigMapKey).
+// (data key contract.BootstrapConfigMapKey).
 func bootstrapCommand(ctx context.Context, args []string, env Env) error {
 	b, err := parseBootstrapArgs(args, env)
 	if err != nil {
@@ -187,7 +188,7 @@ func bootstrapCommand(ctx context.Context, args []string, env Env) error {
 	}
 	_, _ = fmt.Fprintf(env.Stdout, "%s\n", enc)
 	if cm != nil {
-		return cm.write(ctx, map[string]string{results.BootstrapConfigMapKey: string(enc)}, nil)
+		return cm.write(ctx, map[string]string{contract.BootstrapConfigMapKey: string(enc)}, nil)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
@@ -269,7 +270,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := results.Decode(cm.BinaryData[results.ConfigMapKey])
+	r, err := results.Decode(cm.BinaryData[contract.ConfigMapKey])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +282,8 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 		t.Errorf("report:\n%s", stdout)
 	}
 	wantLabels := map[string]string{"app.kubernetes.io/managed-by": "mongobench", "bench.mongobench.io/run": "r1",
-		"app.kubernetes.io/name": "mongobench", LabelLoaderIndex: "1"}
-	if k8sresult.FormatLabels(cm.Labels) != k8sresult.FormatLabels(wantLabels) {
+		"app.kubernetes.io/name": "mongobench", contract.LabelLoaderIndex: "1"}
+	if contract.EncodeLabels(cm.Labels) != contract.EncodeLabels(wantLabels) {
 		t.Errorf("labels %v, want %v", cm.Labels, wantLabels)
 	}
 	if o := cm.OwnerReferences; len(o) != 1 || o[0].Name != "r1" || o[0].Kind != "BenchmarkRun" || o[0].Controller == nil || !*o[0].Controller {
@@ -333,14 +334,14 @@ func TestMainWritesBootstrapConfigMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := results.DecodeBootstrap([]byte(cm.Data[results.BootstrapConfigMapKey]))
+	rep, err := results.DecodeBootstrap([]byte(cm.Data[contract.BootstrapConfigMapKey]))
 	if err != nil || rep.ServerVersion != "6.0.0" || rep.Namespace != db+".usertable" || rep.Sharded {
 		t.Errorf("bootstrap report %+v, %v", rep, err)
 	}
-	if strings.TrimSpace(stdout) != cm.Data[results.BootstrapConfigMapKey] {
+	if strings.TrimSpace(stdout) != cm.Data[contract.BootstrapConfigMapKey] {
 		t.Errorf("stdout %q differs from the ConfigMap's report", stdout)
 	}
-	if cm.Labels[LabelLoaderIndex] != "0" || cm.Labels["bench.mongobench.io/run"] != "r1" {
+	if cm.Labels[contract.LabelLoaderIndex] != "0" || cm.Labels["bench.mongobench.io/run"] != "r1" {
 		t.Errorf("bootstrap labels %v", cm.Labels)
 	}
 }

@@ -107,15 +107,19 @@
 // share would be 0 is an error: 0 means unthrottled).
 //
 // --result-configmap NAME creates ConfigMap NAME-<loader index> (bootstrap:
-// NAME-0) in POD_NAMESPACE (else the service account's namespace), immutable,
-// with the given labels plus bench.mongobench.io/loader-index, and with the
-// --result-owner as controlling owner reference. load and run put the
-// encoded result in binaryData[result.json.gz] (results.ConfigMapKey);
-// bootstrap puts results.EncodeBootstrap's JSON in data[bootstrap.json]
-// (results.BootstrapConfigMapKey), and prints it on stdout. The ConfigMap
+// NAME-0) in POD_NAMESPACE (else the service account's namespace),
+// immutable, with the given labels plus bench.mongobench.io/loader-index
+// (contract.LabelLoaderIndex), and with the --result-owner as controlling
+// owner reference. load and run put the encoded result in
+// binaryData[result.json.gz] (contract.ConfigMapKey); bootstrap puts
+// results.EncodeBootstrap's JSON in data[bootstrap.json]
+// (contract.BootstrapConfigMapKey), and prints it on stdout. The ConfigMap
 // already existing is a failure (the Job ran twice). Everything about the
 // destinations (names, labels, owner, the in-cluster credentials) is
-// checked before the benchmark starts.
+// checked before the benchmark starts. These names, keys and flags, and how
+// the owner and labels are encoded, are internal/contract's: the
+// controller's Jobs (internal/topology) pass them, the controller reads the
+// ConfigMaps back by them.
 //
 // bootstrap calls mongoadmin.Bootstrap; collmod calls
 // mongoadmin.ParseValidator and mongoadmin.ApplyValidator (its exit code is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
@@ -221,7 +222,7 @@ func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentil
 		}
 	}
 	if d.sink != nil {
-		if err := d.sink.write(ctx, nil, map[string][]byte{results.ConfigMapKey: enc}); err != nil {
+		if err := d.sink.write(ctx, nil, map[string][]byte{contract.ConfigMapKey: enc}); err != nil {
 			errs = append(errs, err)
 		}
 	}

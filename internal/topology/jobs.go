@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -301,14 +302,18 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// resultArgs tell a Job where to write its result ConfigMap: named after the
-// Job, labelled so the manager's cache sees it, owned by the run so it is
-// garbage-collected with it.
+// resultArgs tell a Job where to write its result ConfigMap (in the
+// contract's flags and encoding): named after the Job, labelled so the
+// manager's cache sees it, owned by the run like every object of the run so
+// it is garbage-collected with it.
 func resultArgs(run *benchv1.BenchmarkRun, jobName string) []string {
+	ref := ownerRefs(run)[0]
+	owner := contract.Owner{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: string(ref.UID)}
+	labels := map[string]string{LabelManagedBy: ManagedBy, LabelRun: run.Name, LabelName: AppName}
 	return []string{
-		"--result-configmap", jobName + "-result",
-		"--result-owner", fmt.Sprintf("%s,%s,%s,%s", benchv1.GroupVersion.String(), "BenchmarkRun", run.Name, run.UID),
-		"--result-labels", fmt.Sprintf("%s=%s,%s=%s,%s=%s", LabelManagedBy, ManagedBy, LabelRun, run.Name, LabelName, AppName),
+		"--" + contract.FlagResultConfigMap, contract.ResultConfigMapPrefix(jobName),
+		"--" + contract.FlagResultOwner, contract.EncodeOwner(owner),
+		"--" + contract.FlagResultLabels, contract.EncodeLabels(labels),
 	}
 }
 
