@@ -19,7 +19,10 @@
 //   - guard.go: operation timeouts without a timer per operation.
 //   - errlog.go: the first failed operations, printed (bounded).
 //   - gc.go: the binary's GC target (GOGC=400 unless GOGC is set).
-//   - cli.go, phase.go, admin.go, resultsink.go: the command.
+//   - cli.go, phase.go, admin.go, resultsink.go: the command. Parse reads
+//     and checks a command line without doing any work (the Job contract
+//     test in internal/contract runs the Jobs' arguments through it); Main
+//     parses, then runs.
 //   - k8sresult: the result ConfigMap writer (net/http, no client-go).
 //
 // # The binding

@@ -50,11 +50,21 @@ type phaseFlags struct {
 	sink    resultFlags
 }
 
-// runPhaseCommand is `loader load|run`, bin/ycsb load|run mongodb.
-func runPhaseCommand(ctx context.Context, phase ycsb.Phase, args []string, env Env) error {
+// phaseCommand is a parsed `loader load|run`: its flags, its properties
+// and everything prepared from them, checked before connecting.
+type phaseCommand struct {
+	phase    ycsb.Phase
+	flags    *phaseFlags
+	props    *ycsb.Properties
+	prepared *preparedPhase
+}
+
+// parsePhaseCommand parses and checks `loader load|run`, bin/ycsb load|run
+// mongodb, and prints the property warnings.
+func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand, error) {
 	f, p, err := parsePhaseArgs(phase, args, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Before preparePhase, so that a typo is pointed out even when another
 	// property is rejected.
@@ -63,12 +73,19 @@ func runPhaseCommand(ctx context.Context, phase ycsb.Phase, args []string, env E
 	}
 	pr, err := preparePhase(phase, p, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, w := range pr.warnings() {
 		warn(env, w)
 	}
-	dst, err := openDestinations(f, p, env, pr.index)
+	return &phaseCommand{phase: phase, flags: f, props: p, prepared: pr}, nil
+}
+
+// run runs the phase: opens its destinations, connects, runs the workload
+// and writes the report and the result.
+func (pc *phaseCommand) run(ctx context.Context, env Env) error {
+	phase, pr := pc.phase, pc.prepared
+	dst, err := openDestinations(pc.flags, pc.props, env, pr.index)
 	if err != nil {
 		return err
 	}

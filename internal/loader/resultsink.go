@@ -39,16 +39,17 @@ type configMapSink struct {
 	cm     k8sresult.ConfigMap
 }
 
-// prepare checks the flags and sets up the Kubernetes client; nil when no
-// ConfigMap is asked for.
-func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
+// configMapFor checks the flags and returns the ConfigMap they ask for, for
+// the loader with the given index, without its namespace and data; nil
+// when no ConfigMap is asked for.
+func (r *resultFlags) configMapFor(index int) (*k8sresult.ConfigMap, error) {
 	if r.configMap == "" {
 		if r.owner != "" || r.labels != "" {
 			return nil, usagef("--result-owner and --result-labels need --result-configmap")
 		}
 		return nil, nil
 	}
-	cm := k8sresult.ConfigMap{Name: contract.IndexedName(r.configMap, index)}
+	cm := &k8sresult.ConfigMap{Name: contract.IndexedName(r.configMap, index)}
 	if err := k8sresult.ValidateName(cm.Name); err != nil {
 		return nil, usagef("--result-configmap: %w", err)
 	}
@@ -64,6 +65,16 @@ func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
 		}
 		cm.Owner = &k8sresult.OwnerReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name, UID: owner.UID}
 	}
+	return cm, nil
+}
+
+// prepare checks the flags (configMapFor), finds the pod's namespace and sets
+// up the Kubernetes client; nil when no ConfigMap is asked for.
+func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
+	cm, err := r.configMapFor(index)
+	if cm == nil || err != nil {
+		return nil, err
+	}
 	if cm.Namespace, err = k8sresult.Namespace(env.Getenv); err != nil {
 		return nil, fmt.Errorf("--result-configmap: %w", err)
 	}
@@ -78,7 +89,7 @@ func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--result-configmap: %w", err)
 	}
-	return &configMapSink{writer: w, cm: cm}, nil
+	return &configMapSink{writer: w, cm: *cm}, nil
 }
 
 // write creates the ConfigMap with the given contents. It runs after a
