@@ -19,6 +19,7 @@ import (
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
 
@@ -27,10 +28,11 @@ import (
 func runMain(t *testing.T, env map[string]string, newWriter func() (*k8sresult.Writer, error), args ...string) (int, string, string, string) {
 	t.Helper()
 	termLog := filepath.Join(t.TempDir(), "termination-log")
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr syncbuf.Buffer
 	code := Main(context.Background(), append(args, "--termination-log", termLog), Env{
 		Stdout:          &stdout,
-		Stderr:          &syncWriter{w: &stderr},
+		Stderr:          &stderr,
 		Getenv:          func(k string) string { return env[k] },
 		Version:         "v0.0.0-test",
 		NewResultWriter: newWriter,
@@ -244,7 +246,7 @@ func adminWriter(t *testing.T, env interface {
 func TestMainWritesResultConfigMaps(t *testing.T) {
 	kenv := startAPIServer(t)
 	srv := wireserver.Shared(t)
-	db, _ := testDatabase(t, srv)
+	db, _ := wireserver.TestDatabase(t, srv)
 	admin, err := kubernetes.NewForConfig(kenv.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +260,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	owner := "bench.mongobench.io/v1alpha1,BenchmarkRun,r1,5f0c6f5e-0000-4000-8000-00000000000a"
 	labels := "app.kubernetes.io/managed-by=mongobench,bench.mongobench.io/run=r1,app.kubernetes.io/name=mongobench"
 	env := map[string]string{"POD_NAMESPACE": "bench", "POD_NAME": "r1-load-1-x7k2p", "JOB_COMPLETION_INDEX": "1"}
-	args := []string{"load", "-P", "workloada", "-p", "recordcount=500", "-p", "mongodb.url=" + dbURI(srv.Addr(), db),
+	args := []string{"load", "-P", "workloada", "-p", "recordcount=500", "-p", "mongodb.url=" + wireserver.DatabaseURI(srv.Addr(), db),
 		"-p", "loader.count=2", "-threads", "2", "-s",
 		"--result-configmap", "r1-load-result", "--result-owner", owner, "--result-labels", labels}
 
@@ -293,7 +295,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	// exportfile: the report goes there instead of stdout.
 	export := filepath.Join(t.TempDir(), "report.txt")
 	code, stdout, stderr, _ = runMain(t, nil, nil, "run", "-P", "workloadc", "-p", "recordcount=500", "-p", "insertstart=250", "-p", "insertcount=250", "-p", "operationcount=100",
-		"-p", "mongodb.url="+dbURI(srv.Addr(), db), "-p", "exportfile="+export, "-p", "exporter=site.ycsb.measurements.exporter.TextMeasurementsExporter")
+		"-p", "mongodb.url="+wireserver.DatabaseURI(srv.Addr(), db), "-p", "exportfile="+export, "-p", "exporter=site.ycsb.measurements.exporter.TextMeasurementsExporter")
 	if b, err := os.ReadFile(export); code != 0 || err != nil || !strings.Contains(string(b), "[READ], Return=OK, 100\n") || stdout != "" {
 		t.Errorf("exportfile: exit %d, stdout %q, file %q (%v)\n%s", code, stdout, b, err, stderr)
 	}
@@ -313,7 +315,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 func TestMainWritesBootstrapConfigMap(t *testing.T) {
 	kenv := startAPIServer(t)
 	srv := wireserver.Shared(t)
-	db, _ := testDatabase(t, srv)
+	db, _ := wireserver.TestDatabase(t, srv)
 	admin, err := kubernetes.NewForConfig(kenv.Config)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
@@ -91,7 +92,7 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	}
 	defer dst.close()
 
-	client, err := NewClient(ctx, pr.cfg, env.Stderr)
+	client, err := mongodb.NewClient(ctx, pr.cfg, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("%s phase: %w", phase, err))
@@ -250,7 +251,7 @@ func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentil
 // failure when a result was not written or a load left records out (YCSB
 // exits 0 then; a run on an incomplete data set is not worth measuring).
 // Failed operations of the run phase are measurements, not failures.
-func phaseOutcome(ctx context.Context, phase ycsb.Phase, res *ycsb.RunResult, client *Client, writeErr error) error {
+func phaseOutcome(ctx context.Context, phase ycsb.Phase, res *ycsb.RunResult, client *mongodb.Client, writeErr error) error {
 	if res.StopReason == results.StopCancelled {
 		msg := fmt.Sprintf("%s phase stopped after %d of %s operations; partial result reported", phase, res.Operations, plannedOps(res))
 		if writeErr != nil {
@@ -281,7 +282,7 @@ type preparedPhase struct {
 	workload     *ycsb.Workload
 	opts         ycsb.RunOptions
 	percentiles  []float64
-	cfg          Config
+	cfg          mongodb.Config
 	index, count int
 	phase        ycsb.Phase
 	targetTotal  string
@@ -342,7 +343,7 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
-	if pr.cfg, err = ConfigFromProperties(p); err != nil {
+	if pr.cfg, err = mongodb.ConfigFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
 	pr.opts.StopGrace = StopGrace
