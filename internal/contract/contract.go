@@ -1,7 +1,8 @@
 // Package contract is what the operator's Jobs and the controller agree on,
 // defined once: the names of the result ConfigMaps, their label and data
-// keys, the flags that tell a Job where to write its result, and how those
-// flags encode the ConfigMap's owner and labels.
+// keys, the flags that tell a Job where to write its result, how those
+// flags encode the ConfigMap's owner and labels, and how enum values are
+// written on a command line.
 //
 // Both sides import it: internal/topology encodes (it builds the Jobs'
 // command lines) and the controller reads the ConfigMaps back by name;
@@ -60,6 +61,14 @@ func IndexedName(prefix string, index int) string { return prefix + "-" + strcon
 func ResultConfigMapName(jobName string, index int) string {
 	return IndexedName(ResultConfigMapPrefix(jobName), index)
 }
+
+// FlagValue is how an enum value is written on a Job's command line: in
+// lower case ("sharded" for Sharded). The BenchmarkRun API (TopologyMode,
+// ShardKey) and internal/mongoadmin (Mode, ShardKey) spell their values
+// alike; the controller writes the flags from the API's values
+// (internal/topology), and the loader maps them back onto mongoadmin's,
+// ignoring case (`loader bootstrap --mode, --shard-key`).
+func FlagValue[T ~string](v T) string { return strings.ToLower(string(v)) }
 
 // Owner is the controlling owner of a result ConfigMap, as --result-owner
 // carries it. None of its fields may contain a comma; Kubernetes' API

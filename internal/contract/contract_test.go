@@ -28,6 +28,15 @@ func TestResultConfigMapNames(t *testing.T) {
 	}
 }
 
+func TestFlagValue(t *testing.T) {
+	type mode string
+	for in, want := range map[mode]string{"Sharded": "sharded", "Standalone": "standalone", "Hashed": "hashed", "ranged": "ranged", "": ""} {
+		if got := FlagValue(in); got != want {
+			t.Errorf("FlagValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestOwnerRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader"
+	"github.com/mongobench/mongobench/internal/mongoadmin"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -79,6 +80,22 @@ func TestJobsWriteWhatTheControllerReads(t *testing.T) {
 				t.Errorf("%s: the validator would write ConfigMap %+v (%v); the controller reads none", validator.Name, cm, err)
 			}
 		})
+	}
+}
+
+// TestTopologyEnumsSpelledAlike ties the API's topology enums to
+// mongoadmin's: the controller writes --mode and --shard-key from the
+// former (contract.FlagValue), the loader reads them into the latter.
+func TestTopologyEnumsSpelledAlike(t *testing.T) {
+	for _, tc := range []struct{ api, admin string }{
+		{string(benchv1.TopologyStandalone), string(mongoadmin.ModeStandalone)},
+		{string(benchv1.TopologySharded), string(mongoadmin.ModeSharded)},
+		{string(benchv1.ShardKeyHashed), string(mongoadmin.ShardKeyHashed)},
+		{string(benchv1.ShardKeyRanged), string(mongoadmin.ShardKeyRanged)},
+	} {
+		if tc.api != tc.admin || contract.FlagValue(tc.api) != contract.FlagValue(tc.admin) {
+			t.Errorf("the API's %q is mongoadmin's %q", tc.api, tc.admin)
+		}
 	}
 }
 

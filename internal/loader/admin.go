@@ -64,8 +64,9 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	fs.StringVar(&namespace, "namespace", mongoadmin.DefaultNamespace, "benchmark collection, `db.collection` (a MongoDB namespace)")
 	fs.DurationVar(&b.timeout, "timeout", mongoadmin.DefaultTimeout, "bound of the whole bootstrap, retries and the split points' computation included")
 	fs.StringVar(&mode, "mode", "", "topology: `sharded` or standalone")
-	fs.StringVar(&shardKey, "shard-key", "hashed", "shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
-		"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
+	fs.StringVar(&shardKey, "shard-key", contract.FlagValue(mongoadmin.ShardKeyHashed),
+		"shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
+			"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
 	fs.Var(&configServers, "config-server", "config server replica set `NAME=HOST:PORT` (sharded)")
 	fs.Var(&shards, "shard", "shard replica set `NAME=HOST:PORT` (sharded), repeatable")
 	fs.StringVar(&mongos, "mongos", "", "mongos `HOST:PORT` (sharded)")
@@ -80,16 +81,16 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 
 	b.topo = mongoadmin.Topology{Namespace: namespace}
 	switch strings.ToLower(mode) {
-	case "sharded":
+	case contract.FlagValue(mongoadmin.ModeSharded):
 		b.topo.Mode = mongoadmin.ModeSharded
 		if len(configServers) != 1 {
 			return nil, usagef("--config-server: want exactly one, got %d", len(configServers))
 		}
 		b.topo.ConfigServer, b.topo.Shards, b.topo.Mongos = configServers[0], shards, mongos
 		switch strings.ToLower(shardKey) {
-		case "hashed":
+		case contract.FlagValue(mongoadmin.ShardKeyHashed):
 			b.topo.ShardKey = mongoadmin.ShardKeyHashed
-		case "ranged":
+		case contract.FlagValue(mongoadmin.ShardKeyRanged):
 			b.topo.ShardKey = mongoadmin.ShardKeyRanged
 		default:
 			return nil, usagef("--shard-key: %q: want hashed or ranged", shardKey)
@@ -97,7 +98,7 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 		if standalone != "" {
 			return nil, usagef("--standalone is for --mode sharded")
 		}
-	case "standalone":
+	case contract.FlagValue(mongoadmin.ModeStandalone):
 		b.topo.Mode, b.topo.Standalone = mongoadmin.ModeStandalone, standalone
 		if len(configServers)+len(shards) > 0 || mongos != "" {
 			return nil, usagef("--config-server, --shard and --mongos are for --mode sharded")

@@ -28,12 +28,12 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"bootstrap", "--namespace", Namespace, "--timeout", cfg.BootstrapTimeout.String()}
 	ps := Processes(run)
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
-		key := "hashed"
+		key := benchv1.ShardKeyHashed
 		if run.Spec.Topology.ShardKey == benchv1.ShardKeyRanged {
-			key = "ranged"
+			key = benchv1.ShardKeyRanged
 		}
-		args = append(args, "--mode", "sharded", "--shard-key", key)
-		if key == "ranged" {
+		args = append(args, "--mode", contract.FlagValue(benchv1.TopologySharded), "--shard-key", contract.FlagValue(key))
+		if key == benchv1.ShardKeyRanged {
 			args = append(args, loadKeyArgs(run, cfg.ClusterDomain)...)
 		}
 		for _, p := range ps {
@@ -47,7 +47,7 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 			}
 		}
 	} else {
-		args = append(args, "--mode", "standalone", "--standalone", Address(run, ps[0], cfg.ClusterDomain))
+		args = append(args, "--mode", contract.FlagValue(benchv1.TopologyStandalone), "--standalone", Address(run, ps[0], cfg.ClusterDomain))
 	}
 	name := BootstrapJobName(run)
 	args = append(args, resultArgs(run, name)...)
