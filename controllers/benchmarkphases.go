@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
@@ -124,13 +125,13 @@ func mergedResult(s *runState, ph *benchv1.PhaseSpec, jobName string) (*results.
 		want = results.KindLoad
 	}
 	for i := 0; i < n; i++ {
-		cm := s.configMaps[topology.ResultConfigMapName(jobName, i)]
+		cm := s.configMaps[contract.ResultConfigMapName(jobName, i)]
 		if cm == nil {
-			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) is missing", i, topology.ResultConfigMapName(jobName, i))
+			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) is missing", i, contract.ResultConfigMapName(jobName, i))
 		}
-		data, ok := cm.BinaryData[results.ConfigMapKey]
+		data, ok := cm.BinaryData[contract.ConfigMapKey]
 		if !ok {
-			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) has no %s", i, cm.Name, results.ConfigMapKey)
+			return nil, fmt.Errorf("result of loader %d (ConfigMap %s) has no %s", i, cm.Name, contract.ConfigMapKey)
 		}
 		res, err := results.Decode(data)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
@@ -43,8 +44,8 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonBootstrapping, msg+"; bootstrap Job running")
 			return false, nil
 		}
-		cm := s.configMaps[topology.ResultConfigMapName(job.Name, 0)]
-		raw := cm.Data[results.BootstrapConfigMapKey]
+		cm := s.configMaps[contract.ResultConfigMapName(job.Name, 0)]
+		raw := cm.Data[contract.BootstrapConfigMapKey]
 		rep, err := results.DecodeBootstrap([]byte(raw))
 		if err != nil {
 			s.fail(benchv1.ReasonBootstrapFailed, "bootstrap Job %s reported an unusable result in ConfigMap %s: %v", job.Name, cm.Name, err)
@@ -125,7 +126,7 @@ func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason b
 	}
 	var missing []string
 	for i := 0; i < int(completions); i++ {
-		if name := topology.ResultConfigMapName(job.Name, i); s.configMaps[name] == nil {
+		if name := contract.ResultConfigMapName(job.Name, i); s.configMaps[name] == nil {
 			missing = append(missing, name)
 		}
 	}

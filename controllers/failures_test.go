@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -154,7 +154,7 @@ func TestMissingResultFails(t *testing.T) {
 	k.create(run)
 	k.upToPhase(run, 1)
 	// Loader 0 reported, loader 1 did not.
-	k.writeResultCM(k.run("noresult"), "noresult-s2", 0, map[string][]byte{results.ConfigMapKey: loaderResult(t, run, run.Spec.Phases[1], 0, 2)}, nil)
+	k.writeResultCM(k.run("noresult"), "noresult-s2", 0, map[string][]byte{contract.ConfigMapKey: loaderResult(t, run, run.Spec.Phases[1], 0, 2)}, nil)
 	k.completeJob("noresult-s2")
 	k.waitFailed("noresult", "PhaseFailed", "phase S2 completed but reported no result", "noresult-s2-result-1 missing after 2s")
 	k.dbPodKept("noresult-mongod")
@@ -168,7 +168,7 @@ func TestCorruptResultFails(t *testing.T) {
 	k.create(run)
 	k.upToPhase(run, 1)
 	good := loaderResult(t, run, run.Spec.Phases[1], 0, 1)
-	k.writeResultCM(k.run("corrupt"), "corrupt-s2", 0, map[string][]byte{results.ConfigMapKey: good[:len(good)/2]}, nil)
+	k.writeResultCM(k.run("corrupt"), "corrupt-s2", 0, map[string][]byte{contract.ConfigMapKey: good[:len(good)/2]}, nil)
 	k.completeJob("corrupt-s2")
 	k.waitFailed("corrupt", "ResultInvalid", "phase S2: result of loader 0 (ConfigMap corrupt-s2-result-0) is unusable", "truncated")
 	k.dbPodKept("corrupt-mongod")
@@ -183,7 +183,7 @@ func TestWrongKindResultFails(t *testing.T) {
 	run := k.create(newRun("wrongkind", benchv1.TopologyStandalone, 0, 1))
 	k.upToPhase(run, 1)
 	// A load result where a run result belongs.
-	k.writeResultCM(k.run("wrongkind"), "wrongkind-s2", 0, map[string][]byte{results.ConfigMapKey: loaderResult(t, run, run.Spec.Phases[0], 0, 1)}, nil)
+	k.writeResultCM(k.run("wrongkind"), "wrongkind-s2", 0, map[string][]byte{contract.ConfigMapKey: loaderResult(t, run, run.Spec.Phases[0], 0, 1)}, nil)
 	k.completeJob("wrongkind-s2")
 	k.waitFailed("wrongkind", "ResultInvalid", "holds the load result of loader 0 of 1, want the run result")
 }

@@ -32,6 +32,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/controllers"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
 	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
@@ -515,7 +516,7 @@ func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index
 	k.t.Helper()
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: topology.ResultConfigMapName(jobName, index), Namespace: k.ns,
+			Name: contract.ResultConfigMapName(jobName, index), Namespace: k.ns,
 			Labels: map[string]string{topology.LabelManagedBy: topology.ManagedBy, topology.LabelRun: run.Name},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun", Name: run.Name, UID: run.UID,
 				Controller: ptr.To(true)}},
@@ -547,7 +548,7 @@ func (k *cluster) finishBootstrap(run *benchv1.BenchmarkRun) {
 	if err != nil {
 		k.t.Fatal(err)
 	}
-	k.writeResultCM(run, name, 0, nil, map[string]string{results.BootstrapConfigMapKey: string(b)})
+	k.writeResultCM(run, name, 0, nil, map[string]string{contract.BootstrapConfigMapKey: string(b)})
 	k.completeJob(name)
 }
 
@@ -652,7 +653,7 @@ func (k *cluster) finishPhase(run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec) {
 	k.job(name)
 	n := int(run.Spec.Loaders)
 	for i := 0; i < n; i++ {
-		k.writeResultCM(run, name, i, map[string][]byte{results.ConfigMapKey: loaderResult(k.t, run, ph, i, n)}, nil)
+		k.writeResultCM(run, name, i, map[string][]byte{contract.ConfigMapKey: loaderResult(k.t, run, ph, i, n)}, nil)
 	}
 	k.completeJob(name)
 }
@@ -749,7 +750,7 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 		switch j.Labels[topology.LabelComponent] {
 		case topology.ComponentBootstrap:
 			b, _ := results.EncodeBootstrap(bootstrapReport(run))
-			k.writeResultCM(run, j.Name, 0, nil, map[string]string{results.BootstrapConfigMapKey: string(b)})
+			k.writeResultCM(run, j.Name, 0, nil, map[string]string{contract.BootstrapConfigMapKey: string(b)})
 		case topology.ComponentLoader:
 			if opts.holdPhases {
 				continue
@@ -757,7 +758,7 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 			for _, ph := range run.Spec.Phases {
 				if topology.PhaseJobName(run, ph.Name) == j.Name {
 					for l := 0; l < int(run.Spec.Loaders); l++ {
-						k.writeResultCM(run, j.Name, l, map[string][]byte{results.ConfigMapKey: loaderResult(k.t, run, ph, l, int(run.Spec.Loaders))}, nil)
+						k.writeResultCM(run, j.Name, l, map[string][]byte{contract.ConfigMapKey: loaderResult(k.t, run, ph, l, int(run.Spec.Loaders))}, nil)
 					}
 				}
 			}

@@ -20,7 +20,7 @@
 #   CLIENT_CPU  CPU the client is pinned to (default 0)
 #   SERVER_CPU  CPU of the stub server (default 1)
 #
-# What is compared (internal/loader/perf_test.go has the details):
+# What is compared (internal/loader/mongodb/perf_test.go has the details):
 #   bare     BenchmarkCPU/<w>/bare: the driver calls the binding makes, with
 #            the same argument types (raw BSON), nothing else; 8 goroutines
 #   loader   BenchmarkCPU/<w>/loader: ycsb.Run + the MongoDB binding in
@@ -80,7 +80,7 @@ goycsb=$(cd "$(dirname "$goycsb")" && pwd)/$(basename "$goycsb")
 
 # 2. The benchmark binaries and the loader itself.
 log "building test binaries and the loader"
-go test -c -o "$out/loader.test" ./internal/loader
+go test -c -o "$out/mongodb.test" ./internal/loader/mongodb
 go test -c -o "$out/stubmongo.test" ./internal/testutil/stubmongo
 CGO_ENABLED=0 go build -trimpath -o "$out/loader" ./cmd/loader
 
@@ -96,7 +96,7 @@ for round in $(seq 1 "$ROUNDS"); do
     log "round $round/$ROUNDS, GC $gc"
     gcenv=()
     [ "$gc" = limit ] && gcenv=(GOGC=off GOMEMLIMIT=256MiB)
-    env -u GOGC -u GOMEMLIMIT "${gcenv[@]}" GOYCSB_BIN="$goycsb" STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$out/loader.test" -test.run '^$' \
+    env -u GOGC -u GOMEMLIMIT "${gcenv[@]}" GOYCSB_BIN="$goycsb" STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$out/mongodb.test" -test.run '^$' \
       -test.bench '^(BenchmarkCPU|BenchmarkGoYCSB|BenchmarkOverhead)$' -test.benchtime "${OPS}x" |
       sed -n "s/^Benchmark/gc=$gc round=$round Benchmark/p" >>"$cpu"
   done
@@ -110,7 +110,7 @@ done
 # for MEM_SECONDS seconds (unlimited operations, maxexecutiontime), both as
 # shipped (GOGC=400) and at Go's default GOGC=100; go-ycsb for comparison.
 log "memory runs: $MEM_OPS operations${MEM_SECONDS:+; $MEM_SECONDS seconds}"
-exec 9> >(MONGOBENCH_STUBMONGO_CHILD=1 taskset -c "$SERVER_CPU" "$out/loader.test" -test.run '^$' >"$out/stub.out" 2>&1)
+exec 9> >(MONGOBENCH_STUBMONGO_CHILD=1 taskset -c "$SERVER_CPU" "$out/mongodb.test" -test.run '^$' >"$out/stub.out" 2>&1)
 addr=
 for _ in $(seq 1 100); do
   addr=$(sed -n 's/^LISTENING //p' "$out/stub.out")

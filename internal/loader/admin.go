@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/mongoadmin"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/ycsb"
@@ -61,8 +64,9 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	fs.StringVar(&namespace, "namespace", mongoadmin.DefaultNamespace, "benchmark collection, `db.collection` (a MongoDB namespace)")
 	fs.DurationVar(&b.timeout, "timeout", mongoadmin.DefaultTimeout, "bound of the whole bootstrap, retries and the split points' computation included")
 	fs.StringVar(&mode, "mode", "", "topology: `sharded` or standalone")
-	fs.StringVar(&shardKey, "shard-key", "hashed", "shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
-		"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
+	fs.StringVar(&shardKey, "shard-key", contract.FlagValue(mongoadmin.ShardKeyHashed),
+		"shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
+			"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
 	fs.Var(&configServers, "config-server", "config server replica set `NAME=HOST:PORT` (sharded)")
 	fs.Var(&shards, "shard", "shard replica set `NAME=HOST:PORT` (sharded), repeatable")
 	fs.StringVar(&mongos, "mongos", "", "mongos `HOST:PORT` (sharded)")
@@ -77,16 +81,16 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 
 	b.topo = mongoadmin.Topology{Namespace: namespace}
 	switch strings.ToLower(mode) {
-	case "sharded":
+	case contract.FlagValue(mongoadmin.ModeSharded):
 		b.topo.Mode = mongoadmin.ModeSharded
 		if len(configServers) != 1 {
 			return nil, usagef("--config-server: want exactly one, got %d", len(configServers))
 		}
 		b.topo.ConfigServer, b.topo.Shards, b.topo.Mongos = configServers[0], shards, mongos
 		switch strings.ToLower(shardKey) {
-		case "hashed":
+		case contract.FlagValue(mongoadmin.ShardKeyHashed):
 			b.topo.ShardKey = mongoadmin.ShardKeyHashed
-		case "ranged":
+		case contract.FlagValue(mongoadmin.ShardKeyRanged):
 			b.topo.ShardKey = mongoadmin.ShardKeyRanged
 		default:
 			return nil, usagef("--shard-key: %q: want hashed or ranged", shardKey)
@@ -94,7 +98,7 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 		if standalone != "" {
 			return nil, usagef("--standalone is for --mode sharded")
 		}
-	case "standalone":
+	case contract.FlagValue(mongoadmin.ModeStandalone):
 		b.topo.Mode, b.topo.Standalone = mongoadmin.ModeStandalone, standalone
 		if len(configServers)+len(shards) > 0 || mongos != "" {
 			return nil, usagef("--config-server, --shard and --mongos are for --mode sharded")
@@ -127,7 +131,7 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 		}
 		b.loadProps = p
 	}
-	// The split points are computed later (bootstrapCommand): check the
+	// The split points are computed later (runBootstrap): check the
 	// rest of the topology now, as if it were hashed.
 	check := b.topo
 	if b.loadProps != nil {
@@ -139,16 +143,12 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	return &b, nil
 }
 
-// bootstrapCommand is `loader bootstrap`: for a ranged shard key over
+// runBootstrap runs a parsed `loader bootstrap`: for a ranged shard key over
 // several shards, the split points (the quantiles of the keys the Load
 // phase inserts, ycsb.KeySet.SplitPoints), then mongoadmin.Bootstrap, then
 // the report to stdout and, with --result-configmap, to ConfigMap NAME-0
-// (data key results.BootstrapConfigMapKey).
-func bootstrapCommand(ctx context.Context, args []string, env Env) error {
-	b, err := parseBootstrapArgs(args, env)
-	if err != nil {
-		return err
-	}
+// (data key contract.BootstrapConfigMapKey).
+func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
 	cm, err := b.sink.prepare(env, 0)
 	if err != nil {
 		return err
@@ -187,7 +187,7 @@ func bootstrapCommand(ctx context.Context, args []string, env Env) error {
 	}
 	_, _ = fmt.Fprintf(env.Stdout, "%s\n", enc)
 	if cm != nil {
-		return cm.write(ctx, map[string]string{results.BootstrapConfigMapKey: string(enc)}, nil)
+		return cm.write(ctx, map[string]string{contract.BootstrapConfigMapKey: string(enc)}, nil)
 	}
 	return nil
 }
@@ -237,34 +237,48 @@ func logShardRanges(log *slog.Logger, report *results.BootstrapReport, keys ycsb
 	}
 }
 
-// collModCommand is `loader collmod`: mongoadmin.ParseValidator and
-// ApplyValidator. The exit code is the outcome; there is no result.
-func collModCommand(ctx context.Context, args []string, env Env) error {
+// collModArgs is the parsed command line of `loader collmod`.
+type collModArgs struct {
+	uri, namespace, level, action string
+	validator                     bson.Raw
+	timeout                       time.Duration
+}
+
+// parseCollModArgs parses and checks `loader collmod`'s command line and
+// its validator; nothing is sent.
+func parseCollModArgs(args []string, env Env) (*collModArgs, error) {
 	var (
-		uri, namespace, validatorJSON, level, action string
-		timeout                                      time.Duration
+		a             collModArgs
+		validatorJSON string
 	)
 	fs := newFlagSet("collmod", "--uri URI --validator JSON [flags]", env)
-	fs.StringVar(&uri, "uri", "", "MongoDB connection string (`URI`) of the entry point (mongos or mongod)")
-	fs.StringVar(&namespace, "namespace", mongoadmin.DefaultNamespace, "collection, `db.collection`")
+	fs.StringVar(&a.uri, "uri", "", "MongoDB connection string (`URI`) of the entry point (mongos or mongod)")
+	fs.StringVar(&a.namespace, "namespace", mongoadmin.DefaultNamespace, "collection, `db.collection`")
 	fs.StringVar(&validatorJSON, "validator", "", "the validator as (extended) `JSON`, e.g. {\"$jsonSchema\": {...}}")
-	fs.StringVar(&level, "validation-level", "", "validationLevel: `off|strict|moderate` (empty: MongoDB's default, strict)")
-	fs.StringVar(&action, "validation-action", "", "validationAction: `error|warn` (empty: MongoDB's default, error)")
-	fs.DurationVar(&timeout, "timeout", 2*time.Minute, "bound of the whole operation, retries included")
+	fs.StringVar(&a.level, "validation-level", "", "validationLevel: `off|strict|moderate` (empty: MongoDB's default, strict)")
+	fs.StringVar(&a.action, "validation-action", "", "validationAction: `error|warn` (empty: MongoDB's default, error)")
+	fs.DurationVar(&a.timeout, "timeout", 2*time.Minute, "bound of the whole operation, retries included")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if uri == "" {
-		return usagef("--uri is required")
+	if a.uri == "" {
+		return nil, usagef("--uri is required")
 	}
-	if timeout <= 0 {
-		return usagef("--timeout: %v must be positive", timeout)
+	if a.timeout <= 0 {
+		return nil, usagef("--timeout: %v must be positive", a.timeout)
 	}
-	validator, err := mongoadmin.ParseValidator([]byte(validatorJSON))
-	if err != nil {
-		return usagef("--validator: %w", err)
+	var err error
+	if a.validator, err = mongoadmin.ParseValidator([]byte(validatorJSON)); err != nil {
+		return nil, usagef("--validator: %w", err)
 	}
-	err = mongoadmin.ApplyValidator(ctx, uri, namespace, validator, level, action, mongoadmin.Options{Timeout: timeout, Logger: adminLogger(env)})
+	return &a, nil
+}
+
+// runCollMod runs a parsed `loader collmod`: mongoadmin.ApplyValidator. The
+// exit code is the outcome; there is no result.
+func runCollMod(ctx context.Context, a *collModArgs, env Env) error {
+	err := mongoadmin.ApplyValidator(ctx, a.uri, a.namespace, a.validator, a.level, a.action,
+		mongoadmin.Options{Timeout: a.timeout, Logger: adminLogger(env)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("collmod: %w", err))

@@ -90,15 +90,7 @@ Run 'loader <command> -h' for a command's flags.
 // unwritable), where Kubernetes picks them up as the container's
 // termination message.
 func Main(ctx context.Context, args []string, env Env) int {
-	if env.Stdout == nil {
-		env.Stdout = io.Discard
-	}
-	if env.Stderr == nil {
-		env.Stderr = io.Discard
-	}
-	if env.Getenv == nil {
-		env.Getenv = func(string) string { return "" }
-	}
+	env = env.withDefaults()
 	termLog := terminationLogArg(args)
 	args = skipLeadingTerminationLog(args)
 	if len(args) == 0 {
@@ -106,15 +98,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return fatal(env, termLog, usagef("no command given"))
 	}
 	var err error
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "load":
-		err = runPhaseCommand(ctx, phaseLoad, rest, env)
-	case "run":
-		err = runPhaseCommand(ctx, phaseRun, rest, env)
-	case "bootstrap":
-		err = bootstrapCommand(ctx, rest, env)
-	case "collmod":
-		err = collModCommand(ctx, rest, env)
+	switch cmd := args[0]; cmd {
+	case "load", "run", "bootstrap", "collmod":
+		var c *Command
+		if c, err = Parse(args, env); err == nil {
+			err = c.run(ctx, env)
+		}
 	case "version":
 		_, _ = fmt.Fprintln(env.Stdout, versionString(env))
 	case "help", "-h", "-help", "--help":
@@ -130,6 +119,105 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return ExitOK
 	}
 	return fatal(env, termLog, err)
+}
+
+// withDefaults fills in what a caller left unset: streams that discard, an
+// empty environment.
+func (env Env) withDefaults() Env {
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	return env
+}
+
+// Command is a parsed loader command line (load, run, bootstrap or
+// collmod), checked as far as it can be before any work. Parse makes it;
+// Main parses, then runs it.
+type Command struct {
+	// Name is the command: load, run, bootstrap or collmod.
+	Name string
+
+	phase     *phaseCommand
+	bootstrap *bootstrapArgs
+	collMod   *collModArgs
+}
+
+// Parse parses and checks a loader command line (without the program name,
+// as Main takes it) exactly as Main does before it does any work: the
+// flags; for load and run the properties, the loader's identity (-p
+// loader.index, else JOB_COMPLETION_INDEX from env.Getenv) and the
+// binding's configuration; for bootstrap the topology and the Load phase's
+// keys; for collmod the validator. It connects to nothing, creates no file
+// and no Kubernetes client. As in Main, flag errors, -h and the property
+// warnings go to env.Stderr. version and help are not parsed here.
+func Parse(args []string, env Env) (*Command, error) {
+	env = env.withDefaults()
+	args = skipLeadingTerminationLog(args)
+	if len(args) == 0 {
+		return nil, usagef("no command given")
+	}
+	c := &Command{Name: args[0]}
+	var err error
+	switch rest := args[1:]; c.Name {
+	case "load":
+		c.phase, err = parsePhaseCommand(phaseLoad, rest, env)
+	case "run":
+		c.phase, err = parsePhaseCommand(phaseRun, rest, env)
+	case "bootstrap":
+		c.bootstrap, err = parseBootstrapArgs(rest, env)
+	case "collmod":
+		c.collMod, err = parseCollModArgs(rest, env)
+	default:
+		err = usagef("unknown command %q", c.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LoaderIndex is the loader's index among loader.count for load and run
+// (-p loader.index, else JOB_COMPLETION_INDEX, else 0); 0 for the other
+// commands.
+func (c *Command) LoaderIndex() int {
+	if c.phase != nil {
+		return c.phase.prepared.index
+	}
+	return 0
+}
+
+// ResultConfigMap is the result ConfigMap the command would create: the
+// name (--result-configmap and the loader index), labels (--result-labels
+// and the loader index) and owner (--result-owner), checked as before a
+// run; nil when it creates none. Its namespace, which the loader finds in
+// the pod, is left empty, and it holds no data yet.
+func (c *Command) ResultConfigMap() (*k8sresult.ConfigMap, error) {
+	switch {
+	case c.phase != nil:
+		return c.phase.flags.sink.configMapFor(c.phase.prepared.index)
+	case c.bootstrap != nil:
+		return c.bootstrap.sink.configMapFor(0)
+	}
+	return nil, nil
+}
+
+// run does the parsed command's work.
+func (c *Command) run(ctx context.Context, env Env) error {
+	switch {
+	case c.phase != nil:
+		return c.phase.run(ctx, env)
+	case c.bootstrap != nil:
+		return runBootstrap(ctx, c.bootstrap, env)
+	case c.collMod != nil:
+		return runCollMod(ctx, c.collMod, env)
+	}
+	return usagef("unknown command %q", c.Name)
 }
 
 func versionString(env Env) string {

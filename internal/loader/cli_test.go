@@ -16,8 +16,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
 
@@ -26,10 +28,11 @@ import (
 func runMain(t *testing.T, env map[string]string, newWriter func() (*k8sresult.Writer, error), args ...string) (int, string, string, string) {
 	t.Helper()
 	termLog := filepath.Join(t.TempDir(), "termination-log")
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr syncbuf.Buffer
 	code := Main(context.Background(), append(args, "--termination-log", termLog), Env{
 		Stdout:          &stdout,
-		Stderr:          &syncWriter{w: &stderr},
+		Stderr:          &stderr,
 		Getenv:          func(k string) string { return env[k] },
 		Version:         "v0.0.0-test",
 		NewResultWriter: newWriter,
@@ -243,7 +246,7 @@ func adminWriter(t *testing.T, env interface {
 func TestMainWritesResultConfigMaps(t *testing.T) {
 	kenv := startAPIServer(t)
 	srv := wireserver.Shared(t)
-	db, _ := testDatabase(t, srv)
+	db, _ := wireserver.TestDatabase(t, srv)
 	admin, err := kubernetes.NewForConfig(kenv.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +260,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	owner := "bench.mongobench.io/v1alpha1,BenchmarkRun,r1,5f0c6f5e-0000-4000-8000-00000000000a"
 	labels := "app.kubernetes.io/managed-by=mongobench,bench.mongobench.io/run=r1,app.kubernetes.io/name=mongobench"
 	env := map[string]string{"POD_NAMESPACE": "bench", "POD_NAME": "r1-load-1-x7k2p", "JOB_COMPLETION_INDEX": "1"}
-	args := []string{"load", "-P", "workloada", "-p", "recordcount=500", "-p", "mongodb.url=" + dbURI(srv.Addr(), db),
+	args := []string{"load", "-P", "workloada", "-p", "recordcount=500", "-p", "mongodb.url=" + wireserver.DatabaseURI(srv.Addr(), db),
 		"-p", "loader.count=2", "-threads", "2", "-s",
 		"--result-configmap", "r1-load-result", "--result-owner", owner, "--result-labels", labels}
 
@@ -269,7 +272,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := results.Decode(cm.BinaryData[results.ConfigMapKey])
+	r, err := results.Decode(cm.BinaryData[contract.ConfigMapKey])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,8 +284,8 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 		t.Errorf("report:\n%s", stdout)
 	}
 	wantLabels := map[string]string{"app.kubernetes.io/managed-by": "mongobench", "bench.mongobench.io/run": "r1",
-		"app.kubernetes.io/name": "mongobench", LabelLoaderIndex: "1"}
-	if k8sresult.FormatLabels(cm.Labels) != k8sresult.FormatLabels(wantLabels) {
+		"app.kubernetes.io/name": "mongobench", contract.LabelLoaderIndex: "1"}
+	if contract.EncodeLabels(cm.Labels) != contract.EncodeLabels(wantLabels) {
 		t.Errorf("labels %v, want %v", cm.Labels, wantLabels)
 	}
 	if o := cm.OwnerReferences; len(o) != 1 || o[0].Name != "r1" || o[0].Kind != "BenchmarkRun" || o[0].Controller == nil || !*o[0].Controller {
@@ -292,7 +295,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	// exportfile: the report goes there instead of stdout.
 	export := filepath.Join(t.TempDir(), "report.txt")
 	code, stdout, stderr, _ = runMain(t, nil, nil, "run", "-P", "workloadc", "-p", "recordcount=500", "-p", "insertstart=250", "-p", "insertcount=250", "-p", "operationcount=100",
-		"-p", "mongodb.url="+dbURI(srv.Addr(), db), "-p", "exportfile="+export, "-p", "exporter=site.ycsb.measurements.exporter.TextMeasurementsExporter")
+		"-p", "mongodb.url="+wireserver.DatabaseURI(srv.Addr(), db), "-p", "exportfile="+export, "-p", "exporter=site.ycsb.measurements.exporter.TextMeasurementsExporter")
 	if b, err := os.ReadFile(export); code != 0 || err != nil || !strings.Contains(string(b), "[READ], Return=OK, 100\n") || stdout != "" {
 		t.Errorf("exportfile: exit %d, stdout %q, file %q (%v)\n%s", code, stdout, b, err, stderr)
 	}
@@ -312,7 +315,7 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 func TestMainWritesBootstrapConfigMap(t *testing.T) {
 	kenv := startAPIServer(t)
 	srv := wireserver.Shared(t)
-	db, _ := testDatabase(t, srv)
+	db, _ := wireserver.TestDatabase(t, srv)
 	admin, err := kubernetes.NewForConfig(kenv.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -333,14 +336,14 @@ func TestMainWritesBootstrapConfigMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := results.DecodeBootstrap([]byte(cm.Data[results.BootstrapConfigMapKey]))
+	rep, err := results.DecodeBootstrap([]byte(cm.Data[contract.BootstrapConfigMapKey]))
 	if err != nil || rep.ServerVersion != "6.0.0" || rep.Namespace != db+".usertable" || rep.Sharded {
 		t.Errorf("bootstrap report %+v, %v", rep, err)
 	}
-	if strings.TrimSpace(stdout) != cm.Data[results.BootstrapConfigMapKey] {
+	if strings.TrimSpace(stdout) != cm.Data[contract.BootstrapConfigMapKey] {
 		t.Errorf("stdout %q differs from the ConfigMap's report", stdout)
 	}
-	if cm.Labels[LabelLoaderIndex] != "0" || cm.Labels["bench.mongobench.io/run"] != "r1" {
+	if cm.Labels[contract.LabelLoaderIndex] != "0" || cm.Labels["bench.mongobench.io/run"] != "r1" {
 		t.Errorf("bootstrap labels %v", cm.Labels)
 	}
 }

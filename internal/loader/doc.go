@@ -1,70 +1,35 @@
-// Package loader runs YCSB workloads against MongoDB and writes their
-// results: the MongoDB binding of the internal/ycsb engine (YCSB's
-// MongoDbClient), and the `loader` command (cmd/loader) that the
-// operator's Jobs run.
+// Package loader is the `loader` command (cmd/loader) that the operator's
+// Jobs run: YCSB workloads against MongoDB through the internal/ycsb engine
+// and the MongoDB binding (internal/loader/mongodb, YCSB's MongoDbClient),
+// the in-cluster administration of the benchmark's topology
+// (internal/mongoadmin), and their results.
 //
 // # Layout
 //
-//   - config.go: the binding's properties (mongodb.url and YCSB's legacy
-//     options, batchsize, mongodb.upsert, mongodb.operationtimeout).
 //   - properties.go: the registry of the properties the command and the
-//     binding read (KnownProperties), the unknown-property warnings and the
+//     binding read (KnownProperties: the engine's, the command's and
+//     mongodb.KnownProperties), the unknown-property warnings and the
 //     property table of -h.
-//   - client.go, db.go: Client, one per process (one *mongo.Client, one
-//     connection pool, shared by all threads, like YCSB's static
-//     MongoClient), and DB, one per thread (its buffers, implementing
-//     ycsb.DB).
-//   - rawbson.go: documents, filters and updates built as raw BSON into
-//     per-thread buffers; no reflection, no maps, no allocation.
-//   - guard.go: operation timeouts without a timer per operation.
-//   - errlog.go: the first failed operations, printed (bounded).
 //   - gc.go: the binary's GC target (GOGC=400 unless GOGC is set).
-//   - cli.go, phase.go, admin.go, resultsink.go: the command.
+//   - cli.go, phase.go, admin.go, resultsink.go: the command. Parse reads
+//     and checks a command line without doing any work (the Job contract
+//     test in internal/contract runs the Jobs' arguments through it); Main
+//     parses, then runs.
+//   - mongodb: the binding (connection, operations, mongodb.url and its
+//     properties).
 //   - k8sresult: the result ConfigMap writer (net/http, no client-go).
 //
-// # The binding
+// # Properties
 //
-// As YCSB's MongoDbClient (0.17.0): a record is {_id: key, field0:
-// BinData(0, value), ...} in collection `table` of the URL's database
-// ("ycsb" when the URL names none or admin). Read is find({_id: key})
-// (projection only for named fields), first document, NOT_FOUND if none;
-// Scan is find({_id: {$gte: start}}).sort({_id: 1}).limit(n), every
-// document fetched, NOT_FOUND if none (YCSB returns ERROR); Update is
-// updateOne({_id: key}, {$set: {...}}), NOT_FOUND when nothing matched;
-// Delete is deleteOne, NOT_FOUND when nothing was deleted; Insert is
-// insertOne (replaceOne with upsert when mongodb.upsert=true), a duplicate
-// key is ERROR. With batchsize > 1 inserts are buffered per thread
-// (BATCHED_OK) and written with insertMany(ordered=false) when the batch is
-// full; the insert completing a batch reports its own document's fate.
-// Unlike YCSB, which never writes the trailing partial batch, Cleanup
-// flushes it; buffered inserts that were not written (in the final flush
-// or in an earlier one) are reported by Cleanup and appear as
-// FailedBufferedInserts in the report and LostInserts in the result.
-// Reads decode the document only for data integrity (dataintegrity=true).
-//
-// Properties: `loader load|run -h` lists every property the loader reads or
-// accepts, with its default and meaning, from one registry:
-// KnownProperties, the engine's (ycsb.KnownProperties) and this package's
-// (properties.go). Tests tie the registry to the code (every key the code
-// looks up is registered, every registered key is looked up or marked
-// ignored) and to its users (the embedded workloads and every key the
-// operator's Jobs pass are known). mongodb.writeConcern maps to w=0
-// (errors_ignored, unacknowledged), w=1 (acknowledged), journal=true
-// (journaled), w=2 (replica_acknowledged) or w=majority; like
-// mongodb.readPreference and mongodb.maxconnections (maxPoolSize) it is
-// added to the URL only when the URL does not set that option.
-//
-// mongodb.url is checked before anything connects, by the driver's own
-// connection-string parser plus a check that every host has a name (the
-// driver dials ":27017" as this machine): a URL it rejects is a usage error
-// naming mongodb.url, with the password hidden.
-//
-// An unknown writeConcern or readPreference is an error (YCSB warns and
-// ignores it). Every driver call is bounded by mongodb.operationtimeout: a
-// watchdog cancels a call running longer, within an eighth of the timeout
-// (at most a second) after it elapses; see guard.go for why this is not a
-// context.WithTimeout per call. Calls carry no deadline, so the driver
-// sends no maxTimeMS, as YCSB's binding does not.
+// `loader load|run -h` lists every property the loader reads or accepts,
+// with its default and meaning, from one registry: KnownProperties, the
+// engine's (ycsb.KnownProperties), this package's (properties.go) and the
+// binding's (mongodb.KnownProperties). Tests tie the registry to the code
+// (every key the code looks up is registered, every registered key is
+// looked up or marked ignored) and to its users (the embedded workloads and
+// every key the operator's Jobs pass are known). The binding's properties
+// (mongodb.url, mongodb.writeConcern, ...) are described in
+// internal/loader/mongodb.
 //
 // # The command
 //
@@ -107,15 +72,19 @@
 // share would be 0 is an error: 0 means unthrottled).
 //
 // --result-configmap NAME creates ConfigMap NAME-<loader index> (bootstrap:
-// NAME-0) in POD_NAMESPACE (else the service account's namespace), immutable,
-// with the given labels plus bench.mongobench.io/loader-index, and with the
-// --result-owner as controlling owner reference. load and run put the
-// encoded result in binaryData[result.json.gz] (results.ConfigMapKey);
-// bootstrap puts results.EncodeBootstrap's JSON in data[bootstrap.json]
-// (results.BootstrapConfigMapKey), and prints it on stdout. The ConfigMap
+// NAME-0) in POD_NAMESPACE (else the service account's namespace),
+// immutable, with the given labels plus bench.mongobench.io/loader-index
+// (contract.LabelLoaderIndex), and with the --result-owner as controlling
+// owner reference. load and run put the encoded result in
+// binaryData[result.json.gz] (contract.ConfigMapKey); bootstrap puts
+// results.EncodeBootstrap's JSON in data[bootstrap.json]
+// (contract.BootstrapConfigMapKey), and prints it on stdout. The ConfigMap
 // already existing is a failure (the Job ran twice). Everything about the
 // destinations (names, labels, owner, the in-cluster credentials) is
-// checked before the benchmark starts.
+// checked before the benchmark starts. These names, keys and flags, and how
+// the owner and labels are encoded, are internal/contract's: the
+// controller's Jobs (internal/topology) pass them, the controller reads the
+// ConfigMaps back by them.
 //
 // bootstrap calls mongoadmin.Bootstrap; collmod calls
 // mongoadmin.ParseValidator and mongoadmin.ApplyValidator (its exit code is

@@ -7,13 +7,10 @@ import (
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/testutil/kube"
-	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
 
 func TestMain(m *testing.M) {
-	// Benchmarks run the stub server in a re-executed copy of this binary.
-	stubmongo.RunChildIfRequested()
 	code := m.Run()
 	if apiServer.env != nil {
 		if err := apiServer.env.Stop(); err != nil {

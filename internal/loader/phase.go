@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
@@ -49,11 +51,21 @@ type phaseFlags struct {
 	sink    resultFlags
 }
 
-// runPhaseCommand is `loader load|run`, bin/ycsb load|run mongodb.
-func runPhaseCommand(ctx context.Context, phase ycsb.Phase, args []string, env Env) error {
+// phaseCommand is a parsed `loader load|run`: its flags, its properties
+// and everything prepared from them, checked before connecting.
+type phaseCommand struct {
+	phase    ycsb.Phase
+	flags    *phaseFlags
+	props    *ycsb.Properties
+	prepared *preparedPhase
+}
+
+// parsePhaseCommand parses and checks `loader load|run`, bin/ycsb load|run
+// mongodb, and prints the property warnings.
+func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand, error) {
 	f, p, err := parsePhaseArgs(phase, args, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Before preparePhase, so that a typo is pointed out even when another
 	// property is rejected.
@@ -62,18 +74,25 @@ func runPhaseCommand(ctx context.Context, phase ycsb.Phase, args []string, env E
 	}
 	pr, err := preparePhase(phase, p, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, w := range pr.warnings() {
 		warn(env, w)
 	}
-	dst, err := openDestinations(f, p, env, pr.index)
+	return &phaseCommand{phase: phase, flags: f, props: p, prepared: pr}, nil
+}
+
+// run runs the phase: opens its destinations, connects, runs the workload
+// and writes the report and the result.
+func (pc *phaseCommand) run(ctx context.Context, env Env) error {
+	phase, pr := pc.phase, pc.prepared
+	dst, err := openDestinations(pc.flags, pc.props, env, pr.index)
 	if err != nil {
 		return err
 	}
 	defer dst.close()
 
-	client, err := NewClient(ctx, pr.cfg, env.Stderr)
+	client, err := mongodb.NewClient(ctx, pr.cfg, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("%s phase: %w", phase, err))
@@ -221,7 +240,7 @@ func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentil
 		}
 	}
 	if d.sink != nil {
-		if err := d.sink.write(ctx, nil, map[string][]byte{results.ConfigMapKey: enc}); err != nil {
+		if err := d.sink.write(ctx, nil, map[string][]byte{contract.ConfigMapKey: enc}); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -232,7 +251,7 @@ func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentil
 // failure when a result was not written or a load left records out (YCSB
 // exits 0 then; a run on an incomplete data set is not worth measuring).
 // Failed operations of the run phase are measurements, not failures.
-func phaseOutcome(ctx context.Context, phase ycsb.Phase, res *ycsb.RunResult, client *Client, writeErr error) error {
+func phaseOutcome(ctx context.Context, phase ycsb.Phase, res *ycsb.RunResult, client *mongodb.Client, writeErr error) error {
 	if res.StopReason == results.StopCancelled {
 		msg := fmt.Sprintf("%s phase stopped after %d of %s operations; partial result reported", phase, res.Operations, plannedOps(res))
 		if writeErr != nil {
@@ -263,7 +282,7 @@ type preparedPhase struct {
 	workload     *ycsb.Workload
 	opts         ycsb.RunOptions
 	percentiles  []float64
-	cfg          Config
+	cfg          mongodb.Config
 	index, count int
 	phase        ycsb.Phase
 	targetTotal  string
@@ -324,7 +343,7 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
-	if pr.cfg, err = ConfigFromProperties(p); err != nil {
+	if pr.cfg, err = mongodb.ConfigFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
 	pr.opts.StopGrace = StopGrace

@@ -5,20 +5,18 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
-// GroupMongoDB is the help section of the binding's properties.
-const GroupMongoDB ycsb.Group = "MongoDB binding"
-
 // helpGroups is the order of the sections of `loader load|run -h`.
-var helpGroups = []ycsb.Group{ycsb.GroupCore, ycsb.GroupClient, GroupMongoDB, ycsb.GroupLoader}
+var helpGroups = []ycsb.Group{ycsb.GroupCore, ycsb.GroupClient, mongodb.Group, ycsb.GroupLoader}
 
-// commandProperties are the properties this package reads or accepts: the
-// binding's, and the YCSB client's that the command handles (the engine's
-// are ycsb.KnownProperties). TestKnownPropertiesMatchTheCode keeps the list
-// and the code in step.
-var commandProperties = []ycsb.Property{
+// commandProperties are the properties `loader load|run` reads or accepts
+// besides the engine's (ycsb.KnownProperties): the YCSB client's that the
+// command handles, and the binding's (mongodb.KnownProperties).
+// TestKnownPropertiesMatchTheCode keeps the list and the code in step.
+var commandProperties = append([]ycsb.Property{
 	{Name: "workload", Default: coreWorkloadClasses[0], Group: ycsb.GroupCore, Meaning: "workload class; only CoreWorkload"},
 	{Name: "exporter", Default: textExporters[0], Group: ycsb.GroupClient, Meaning: "report format; only the text report"},
 	{Name: "exportfile", Group: ycsb.GroupClient, Meaning: "file the text report goes to (unset: stdout)"},
@@ -28,26 +26,11 @@ var commandProperties = []ycsb.Property{
 		Ignored: "the binding is MongoDB's (loader load|run [mongodb])"},
 	{Name: "dotransactions", Group: ycsb.GroupClient, Meaning: "YCSB's load (false) or run (true) switch",
 		Ignored: "the command (load or run) decides"},
-
-	{Name: PropURL, Default: DefaultURL, Group: GroupMongoDB,
-		Meaning: "connection string; the database is its path (none or admin: " + DefaultDatabase + ")"},
-	{Name: PropWriteConcern, Group: GroupMongoDB,
-		Meaning: "errors_ignored|unacknowledged|acknowledged|journaled|replica_acknowledged|majority: w or journal, unless the URL sets it"},
-	{Name: PropReadPreference, Group: GroupMongoDB,
-		Meaning: "primary|primary_preferred|secondary|secondary_preferred|nearest, unless the URL sets readPreference"},
-	{Name: PropMaxConnections, Group: GroupMongoDB,
-		Meaning: fmt.Sprintf("maxPoolSize, unless the URL sets it (the driver's default: %d)", driverDefaultMaxPoolSize)},
-	{Name: PropBatchSize, Default: "1", Group: GroupMongoDB, Meaning: "inserts per insertMany (1: insertOne each)"},
-	{Name: PropUpsert, Default: "false", Group: GroupMongoDB, Meaning: "insert with replaceOne(upsert), so a load may overwrite records"},
-	{Name: PropOperationTimeout, Default: DefaultOperationTimeout.String(), Group: GroupMongoDB,
-		Meaning: "bound of every driver call and of connecting (ours); a duration or seconds"},
-	{Name: propWaitQueueMultiple, Group: GroupMongoDB, Meaning: "the Java driver's wait queue limit per connection",
-		Ignored: "the Go driver has no wait queue limit"},
-}
+}, mongodb.KnownProperties()...)
 
 // KnownProperties returns every property `loader load|run` reads or
-// accepts: the engine's (ycsb.KnownProperties) and the command's and
-// binding's. Any other key draws an "unknown property" warning. The slice
+// accepts: the engine's (ycsb.KnownProperties), the command's and the
+// binding's (mongodb.KnownProperties). Any other key draws an "unknown property" warning. The slice
 // is the caller's.
 func KnownProperties() []ycsb.Property {
 	return append(ycsb.KnownProperties(), commandProperties...)

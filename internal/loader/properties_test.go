@@ -14,9 +14,20 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/topology"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
+
+// props are the properties given as -p name=value.
+func props(t *testing.T, kv ...string) *ycsb.Properties {
+	t.Helper()
+	p, err := ycsb.LoadProperties(nil, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 func testEnv(vars map[string]string) Env {
 	return Env{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(k string) string { return vars[k] }}
@@ -296,7 +307,7 @@ func TestUnlimitedRunWarning(t *testing.T) {
 
 func ExampleKnownProperties() {
 	for _, p := range KnownProperties() {
-		if p.Group == GroupMongoDB && p.Ignored == "" {
+		if p.Group == mongodb.Group && p.Ignored == "" {
 			fmt.Printf("%s=%s\n", p.Name, p.Default)
 		}
 	}

@@ -7,12 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 )
-
-// LabelLoaderIndex is added to every result ConfigMap: the loader's index
-// (the Job's completion index; 0 for bootstrap).
-const LabelLoaderIndex = "bench.mongobench.io/loader-index"
 
 // resultWriteTimeout bounds writing a result ConfigMap, retries included.
 // With StopGrace (5 s) it keeps a SIGTERM's partial result within
@@ -20,7 +17,7 @@ const LabelLoaderIndex = "bench.mongobench.io/loader-index"
 const resultWriteTimeout = 20 * time.Second
 
 // resultFlags are the flags of the result ConfigMap, shared by load, run
-// and bootstrap.
+// and bootstrap: the Jobs' side of internal/contract.
 type resultFlags struct {
 	configMap string
 	owner     string
@@ -28,11 +25,11 @@ type resultFlags struct {
 }
 
 func (r *resultFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&r.configMap, "result-configmap", "",
+	fs.StringVar(&r.configMap, contract.FlagResultConfigMap, "",
 		"create ConfigMap `NAME`-<loader index> in the pod's namespace (POD_NAMESPACE, else the service account's) holding the result")
-	fs.StringVar(&r.owner, "result-owner", "",
+	fs.StringVar(&r.owner, contract.FlagResultOwner, "",
 		"controlling owner of the result ConfigMap: `APIVERSION,KIND,NAME,UID`")
-	fs.StringVar(&r.labels, "result-labels", "", "labels of the result ConfigMap: `k=v,k=v`")
+	fs.StringVar(&r.labels, contract.FlagResultLabels, "", "labels of the result ConfigMap: `k=v,k=v`")
 }
 
 // configMapSink is a checked --result-configmap destination, ready before
@@ -42,28 +39,41 @@ type configMapSink struct {
 	cm     k8sresult.ConfigMap
 }
 
-// prepare checks the flags and sets up the Kubernetes client; nil when no
-// ConfigMap is asked for.
-func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
+// configMapFor checks the flags and returns the ConfigMap they ask for, for
+// the loader with the given index, without its namespace and data; nil
+// when no ConfigMap is asked for.
+func (r *resultFlags) configMapFor(index int) (*k8sresult.ConfigMap, error) {
 	if r.configMap == "" {
 		if r.owner != "" || r.labels != "" {
 			return nil, usagef("--result-owner and --result-labels need --result-configmap")
 		}
 		return nil, nil
 	}
-	cm := k8sresult.ConfigMap{Name: r.configMap + "-" + strconv.Itoa(index)}
+	cm := &k8sresult.ConfigMap{Name: contract.IndexedName(r.configMap, index)}
 	if err := k8sresult.ValidateName(cm.Name); err != nil {
 		return nil, usagef("--result-configmap: %w", err)
 	}
 	var err error
-	if cm.Labels, err = k8sresult.ParseLabels(r.labels); err != nil {
+	if cm.Labels, err = contract.DecodeLabels(r.labels, k8sresult.ValidateLabel); err != nil {
 		return nil, usagef("--result-labels: %w", err)
 	}
-	cm.Labels[LabelLoaderIndex] = strconv.Itoa(index)
+	cm.Labels[contract.LabelLoaderIndex] = strconv.Itoa(index)
 	if r.owner != "" {
-		if cm.Owner, err = k8sresult.ParseOwner(r.owner); err != nil {
+		owner, err := contract.DecodeOwner(r.owner)
+		if err != nil {
 			return nil, usagef("--result-owner: %w", err)
 		}
+		cm.Owner = &k8sresult.OwnerReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Name: owner.Name, UID: owner.UID}
+	}
+	return cm, nil
+}
+
+// prepare checks the flags (configMapFor), finds the pod's namespace and sets
+// up the Kubernetes client; nil when no ConfigMap is asked for.
+func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
+	cm, err := r.configMapFor(index)
+	if cm == nil || err != nil {
+		return nil, err
 	}
 	if cm.Namespace, err = k8sresult.Namespace(env.Getenv); err != nil {
 		return nil, fmt.Errorf("--result-configmap: %w", err)
@@ -79,7 +89,7 @@ func (r *resultFlags) prepare(env Env, index int) (*configMapSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--result-configmap: %w", err)
 	}
-	return &configMapSink{writer: w, cm: cm}, nil
+	return &configMapSink{writer: w, cm: *cm}, nil
 }
 
 // write creates the ConfigMap with the given contents. It runs after a

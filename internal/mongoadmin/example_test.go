@@ -32,7 +32,7 @@ func ExampleBootstrap() {
 	if err != nil {
 		os.Exit(1)
 	}
-	_ = b // written to the result ConfigMap under results.BootstrapConfigMapKey
+	_ = b // written to the result ConfigMap under contract.BootstrapConfigMapKey
 }
 
 // How `loader collmod` uses the package: the validator arrives as the JSON

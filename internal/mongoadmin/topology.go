@@ -9,8 +9,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Mode is the shape of the deployment; the values match the BenchmarkRun
-// API's TopologyMode so the loader can convert with a plain cast.
+// Mode is the shape of the deployment. Its values are spelled as the
+// BenchmarkRun API's TopologyMode values are, but nothing converts one into
+// the other: the API never reaches this package. The controller writes the
+// mode on the bootstrap Job's command line (--mode, the API's value in lower
+// case: contract.FlagValue), and the loader maps that flag onto these
+// constants, ignoring case (internal/loader, admin.go).
 type Mode string
 
 // Modes.
@@ -22,8 +26,10 @@ const (
 	ModeSharded Mode = "Sharded"
 )
 
-// ShardKey selects the benchmark collection's shard key, always on _id; the
-// values match the BenchmarkRun API's ShardKey.
+// ShardKey selects the benchmark collection's shard key, always on _id. Like
+// Mode, its values are spelled as the BenchmarkRun API's ShardKey values
+// are, and reach this package through the loader's --shard-key flag, in
+// lower case.
 type ShardKey string
 
 // Shard keys.

@@ -5,10 +5,6 @@ import (
 	"fmt"
 )
 
-// BootstrapConfigMapKey is the data key of a bootstrap Job's report in its
-// result ConfigMap (the same transport as loader results).
-const BootstrapConfigMapKey = "bootstrap.json"
-
 // BootstrapFormatVersion is the version of the bootstrap report encoding.
 // Version 2 added splitPoints and each shard's range (a ranged shard key);
 // DecodeBootstrap still reads version 1, which has neither.
@@ -63,7 +59,8 @@ type KeyRange struct {
 	Max string `json:"max"`
 }
 
-// EncodeBootstrap serialises a report.
+// EncodeBootstrap serialises a report, as the bootstrap Job writes it to
+// its result ConfigMap (data key contract.BootstrapConfigMapKey).
 func EncodeBootstrap(r *BootstrapReport) ([]byte, error) {
 	r.Version = BootstrapFormatVersion
 	b, err := json.Marshal(r)

@@ -10,7 +10,7 @@ import (
 )
 
 // Transport: a loader writes its Result into a ConfigMap (binaryData key
-// ConfigMapKey) as gzip-compressed JSON. Histograms inside are HdrHistogram
+// contract.ConfigMapKey) as gzip-compressed JSON. Histograms inside are HdrHistogram
 // V2 compressed base64, so the JSON is readable with standard tools after
 // gunzip, and the histograms with any HdrHistogram library.
 //
@@ -20,8 +20,6 @@ import (
 // enforces MaxEncodedBytes by coarsening the series; a result that still
 // does not fit is an error, never silently truncated.
 const (
-	// ConfigMapKey is the binaryData key holding the encoded result.
-	ConfigMapKey = "result.json.gz"
 	// MaxEncodedBytes keeps a result well inside a ConfigMap's 1 MiB.
 	MaxEncodedBytes = 512 << 10
 	// maxDecodedBytes bounds decompression of untrusted input.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -27,12 +28,12 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"bootstrap", "--namespace", Namespace, "--timeout", cfg.BootstrapTimeout.String()}
 	ps := Processes(run)
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
-		key := "hashed"
+		key := benchv1.ShardKeyHashed
 		if run.Spec.Topology.ShardKey == benchv1.ShardKeyRanged {
-			key = "ranged"
+			key = benchv1.ShardKeyRanged
 		}
-		args = append(args, "--mode", "sharded", "--shard-key", key)
-		if key == "ranged" {
+		args = append(args, "--mode", contract.FlagValue(benchv1.TopologySharded), "--shard-key", contract.FlagValue(key))
+		if key == benchv1.ShardKeyRanged {
 			args = append(args, loadKeyArgs(run, cfg.ClusterDomain)...)
 		}
 		for _, p := range ps {
@@ -46,7 +47,7 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 			}
 		}
 	} else {
-		args = append(args, "--mode", "standalone", "--standalone", Address(run, ps[0], cfg.ClusterDomain))
+		args = append(args, "--mode", contract.FlagValue(benchv1.TopologyStandalone), "--standalone", Address(run, ps[0], cfg.ClusterDomain))
 	}
 	name := BootstrapJobName(run)
 	args = append(args, resultArgs(run, name)...)
@@ -316,14 +317,18 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// resultArgs tell a Job where to write its result ConfigMap: named after the
-// Job, labelled so the manager's cache sees it, owned by the run so it is
-// garbage-collected with it.
+// resultArgs tell a Job where to write its result ConfigMap (in the
+// contract's flags and encoding): named after the Job, labelled so the
+// manager's cache sees it, owned by the run like every object of the run so
+// it is garbage-collected with it.
 func resultArgs(run *benchv1.BenchmarkRun, jobName string) []string {
+	ref := ownerRefs(run)[0]
+	owner := contract.Owner{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: string(ref.UID)}
+	labels := map[string]string{LabelManagedBy: ManagedBy, LabelRun: run.Name, LabelName: AppName}
 	return []string{
-		"--result-configmap", jobName + "-result",
-		"--result-owner", fmt.Sprintf("%s,%s,%s,%s", benchv1.GroupVersion.String(), "BenchmarkRun", run.Name, run.UID),
-		"--result-labels", fmt.Sprintf("%s=%s,%s=%s,%s=%s", LabelManagedBy, ManagedBy, LabelRun, run.Name, LabelName, AppName),
+		"--" + contract.FlagResultConfigMap, contract.ResultConfigMapPrefix(jobName),
+		"--" + contract.FlagResultOwner, contract.EncodeOwner(owner),
+		"--" + contract.FlagResultLabels, contract.EncodeLabels(labels),
 	}
 }
 

@@ -107,12 +107,6 @@ func PhaseJobName(run *benchv1.BenchmarkRun, phase string) string {
 	return run.Name + "-" + strings.ToLower(phase)
 }
 
-// ResultConfigMapName is where a Job's pod with completion index i writes its
-// result: <job>-result-<i>.
-func ResultConfigMapName(jobName string, index int) string {
-	return fmt.Sprintf("%s-result-%d", jobName, index)
-}
-
 func ptrOr[T any](p *T, def T) T {
 	if p == nil {
 		return def

@@ -8,7 +8,7 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
-// The run's Jobs report results by creating ConfigMaps (results.ConfigMapKey);
+// The run's Jobs report results by creating ConfigMaps (contract.ConfigMapKey);
 // this is all they may do. RBAC cannot restrict create by name, so the Role
 // is per run and namespace, and lives only as long as the run.
 

@@ -5,8 +5,8 @@ import "slices"
 // Group is the section a property is listed under in `loader load|run -h`.
 type Group string
 
-// The engine's groups. The MongoDB binding's is the loader's
-// (loader.GroupMongoDB): this package knows nothing of MongoDB.
+// The engine's groups. The MongoDB binding's is its own (mongodb.Group, in
+// internal/loader/mongodb): this package knows nothing of MongoDB.
 const (
 	GroupCore   Group = "Core workload (CoreWorkload)"
 	GroupClient Group = "Client and measurement"

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 )
 
@@ -50,59 +49,6 @@ func ValidateLabel(key, value string) error {
 			"starting and ending with an alphanumeric character", key, value)
 	}
 	return nil
-}
-
-// ParseLabels parses "k=v,k=v" (empty: none).
-func ParseLabels(s string) (map[string]string, error) {
-	labels := map[string]string{}
-	if strings.TrimSpace(s) == "" {
-		return labels, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-		if !ok {
-			return nil, fmt.Errorf("label %q: want key=value", kv)
-		}
-		if err := ValidateLabel(k, v); err != nil {
-			return nil, err
-		}
-		labels[k] = v
-	}
-	return labels, nil
-}
-
-// FormatLabels is the inverse of ParseLabels, in sorted order.
-func FormatLabels(labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + labels[k]
-	}
-	return strings.Join(parts, ",")
-}
-
-// ParseOwner parses "APIVERSION,KIND,NAME,UID", e.g.
-// "bench.mongobench.io/v1alpha1,BenchmarkRun,run1,0b6c…".
-func ParseOwner(s string) (*OwnerReference, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 4 {
-		return nil, fmt.Errorf("owner %q: want APIVERSION,KIND,NAME,UID", s)
-	}
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(p)
-		if parts[i] == "" {
-			return nil, fmt.Errorf("owner %q: APIVERSION, KIND, NAME and UID must all be set", s)
-		}
-	}
-	o := &OwnerReference{APIVersion: parts[0], Kind: parts[1], Name: parts[2], UID: parts[3]}
-	if strings.Count(o.APIVersion, "/") > 1 {
-		return nil, fmt.Errorf("owner %q: apiVersion %q: want group/version or version", s, o.APIVersion)
-	}
-	return o, nil
 }
 
 // ValidateConfigMap checks what Create sends.

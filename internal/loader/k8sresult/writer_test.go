@@ -22,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // scripted answers each POST with the next scripted response and records
@@ -223,25 +225,25 @@ func TestValidation(t *testing.T) {
 			t.Errorf("ValidateName(%q): no error", name)
 		}
 	}
-	labels, err := ParseLabels("app.kubernetes.io/managed-by=mongobench, bench.mongobench.io/run=r1,empty=")
+	labels, err := contract.DecodeLabels("app.kubernetes.io/managed-by=mongobench, bench.mongobench.io/run=r1,empty=", ValidateLabel)
 	if err != nil || len(labels) != 3 || labels["bench.mongobench.io/run"] != "r1" || labels["empty"] != "" {
-		t.Errorf("ParseLabels: %v %v", labels, err)
+		t.Errorf("DecodeLabels: %v %v", labels, err)
 	}
-	if got := FormatLabels(labels); got != "app.kubernetes.io/managed-by=mongobench,bench.mongobench.io/run=r1,empty=" {
-		t.Errorf("FormatLabels: %s", got)
+	if got := contract.EncodeLabels(labels); got != "app.kubernetes.io/managed-by=mongobench,bench.mongobench.io/run=r1,empty=" {
+		t.Errorf("EncodeLabels: %s", got)
 	}
 	for _, s := range []string{"novalue", "a=b=c", "Bad_Prefix/x=y", "x=" + strings.Repeat("v", 64), "/x=y", "k=-v"} {
-		if _, err := ParseLabels(s); err == nil {
-			t.Errorf("ParseLabels(%q): no error", s)
+		if _, err := contract.DecodeLabels(s, ValidateLabel); err == nil {
+			t.Errorf("DecodeLabels(%q): no error", s)
 		}
 	}
-	o, err := ParseOwner("bench.mongobench.io/v1alpha1,BenchmarkRun,r1,uid-1")
-	if err != nil || *o != (OwnerReference{"bench.mongobench.io/v1alpha1", "BenchmarkRun", "r1", "uid-1"}) {
-		t.Errorf("ParseOwner: %+v %v", o, err)
+	o, err := contract.DecodeOwner("bench.mongobench.io/v1alpha1,BenchmarkRun,r1,uid-1")
+	if err != nil || o != (contract.Owner{APIVersion: "bench.mongobench.io/v1alpha1", Kind: "BenchmarkRun", Name: "r1", UID: "uid-1"}) {
+		t.Errorf("DecodeOwner: %+v %v", o, err)
 	}
 	for _, s := range []string{"", "v1,Pod,p", "v1,Pod,p,u,x", "v1,,p,u", "a/b/c,K,n,u"} {
-		if _, err := ParseOwner(s); err == nil {
-			t.Errorf("ParseOwner(%q): no error", s)
+		if _, err := contract.DecodeOwner(s); err == nil {
+			t.Errorf("DecodeOwner(%q): no error", s)
 		}
 	}
 }

@@ -41,6 +41,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 const (
@@ -124,6 +127,30 @@ func Shared(tb testing.TB) *Server {
 		tb.Fatalf("wireserver: shared server: %v", shared.err)
 	}
 	return shared.srv
+}
+
+// DatabaseURI is the connection string of database db on the server at
+// addr ("host:port": a Server's Addr, or a proxy's in front of it).
+func DatabaseURI(addr, db string) string {
+	return "mongodb://" + addr + "/" + db + "?directConnection=true"
+}
+
+// TestDatabase returns a database name unique to the test, on srv, and a
+// handle on it; the database is dropped first (the shared server outlives a
+// test run with -count=N).
+func TestDatabase(tb testing.TB, srv *Server) (string, *mongo.Database) {
+	tb.Helper()
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(tb.Name())
+	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	db := client.Database(name)
+	if err := db.Drop(context.Background()); err != nil {
+		tb.Fatalf("drop %s: %v", name, err)
+	}
+	return name, db
 }
 
 // CloseShared stops the shared server if Shared started one; for TestMain:

@@ -1,4 +1,4 @@
-package loader
+package mongodb
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 	"github.com/mongobench/mongobench/internal/ycsb"
@@ -23,26 +22,6 @@ import (
 
 // The binding against mongo-java-server: a real, independent
 // implementation of the wire protocol (internal/testutil/wireserver).
-
-// dbURI is the server's URI with a database path.
-func dbURI(addr, db string) string { return "mongodb://" + addr + "/" + db + "?directConnection=true" }
-
-// testDatabase returns a database name unique to the test, dropped first
-// (the shared server outlives a test run with -count=N).
-func testDatabase(t *testing.T, srv *wireserver.Server) (string, *mongo.Database) {
-	t.Helper()
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
-	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	db := client.Database(name)
-	if err := db.Drop(context.Background()); err != nil {
-		t.Fatalf("drop %s: %v", name, err)
-	}
-	return name, db
-}
 
 func newTestClient(t *testing.T, uri string, kv ...string) (*Client, *bytes.Buffer) {
 	t.Helper()
@@ -94,8 +73,8 @@ const fixtureTable = "usertable"
 func newBindingFixture(t *testing.T, n int) *bindingFixture {
 	t.Helper()
 	srv := wireserver.Shared(t)
-	name, db := testDatabase(t, srv)
-	c, log := newTestClient(t, dbURI(srv.Addr(), name))
+	name, db := wireserver.TestDatabase(t, srv)
+	c, log := newTestClient(t, wireserver.DatabaseURI(srv.Addr(), name))
 	f := &bindingFixture{c: c, d: c.NewDB(), log: log, coll: db.Collection(fixtureTable)}
 	for i := range n {
 		if st := f.d.Insert(context.Background(), fixtureTable, key(i), record(i)); st != ycsb.StatusOK {
@@ -223,9 +202,9 @@ func TestBindingScan(t *testing.T) {
 
 func TestBindingUpsert(t *testing.T) {
 	srv := wireserver.Shared(t)
-	name, db := testDatabase(t, srv)
+	name, db := wireserver.TestDatabase(t, srv)
 	for _, batch := range []string{"1", "3"} {
-		c, _ := newTestClient(t, dbURI(srv.Addr(), name), "mongodb.upsert=true", "batchsize="+batch)
+		c, _ := newTestClient(t, wireserver.DatabaseURI(srv.Addr(), name), "mongodb.upsert=true", "batchsize="+batch)
 		d := c.NewDB()
 		for i := range 4 {
 			if st := d.Insert(context.Background(), "t", key(i), record(i+len(batch))); !st.IsOK() {
@@ -244,8 +223,8 @@ func TestBindingUpsert(t *testing.T) {
 
 func TestBindingBatches(t *testing.T) {
 	srv := wireserver.Shared(t)
-	name, db := testDatabase(t, srv)
-	c, _ := newTestClient(t, dbURI(srv.Addr(), name), "batchsize=4")
+	name, db := wireserver.TestDatabase(t, srv)
+	c, _ := newTestClient(t, wireserver.DatabaseURI(srv.Addr(), name), "batchsize=4")
 	ctx := context.Background()
 	coll := db.Collection("t")
 	count := func() int64 {
@@ -386,10 +365,10 @@ func (p *freezeProxy) setFrozen(frozen bool) {
 // watchdog cancels it), and the thread's next call works again.
 func TestOperationTimeoutEndsHungCalls(t *testing.T) {
 	srv := wireserver.Shared(t)
-	name, _ := testDatabase(t, srv)
+	name, _ := wireserver.TestDatabase(t, srv)
 	proxy := startFreezeProxy(t, srv.Addr())
 	const timeout = 300 * time.Millisecond
-	c, log := newTestClient(t, dbURI(proxy.ln.Addr().String(), name), "mongodb.operationtimeout=300ms")
+	c, log := newTestClient(t, wireserver.DatabaseURI(proxy.ln.Addr().String(), name), "mongodb.operationtimeout=300ms")
 	d := c.NewDB()
 	ctx := context.Background()
 	if st := d.Insert(ctx, "t", key(1), record(1)); st != ycsb.StatusOK {
@@ -416,9 +395,9 @@ func TestOperationTimeoutEndsHungCalls(t *testing.T) {
 // at the end of a stop's grace; calls then end at once.
 func TestCancelledParentEndsCalls(t *testing.T) {
 	srv := wireserver.Shared(t)
-	name, _ := testDatabase(t, srv)
+	name, _ := wireserver.TestDatabase(t, srv)
 	proxy := startFreezeProxy(t, srv.Addr())
-	c, _ := newTestClient(t, dbURI(proxy.ln.Addr().String(), name))
+	c, _ := newTestClient(t, wireserver.DatabaseURI(proxy.ln.Addr().String(), name))
 	d := c.NewDB()
 	ctx, cancel := context.WithCancel(context.Background())
 	if st := d.Update(ctx, "t", key(1), record(1)); st != ycsb.StatusNotFound {

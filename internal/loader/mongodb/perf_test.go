@@ -1,4 +1,4 @@
-package loader
+package mongodb
 
 import (
 	"bytes"
@@ -29,12 +29,13 @@ import (
 // that this process's CPU time (getrusage) is the client's alone.
 // hack/perf-loader.sh runs these pinned to one core and prints the table:
 //
-//	STUBMONGO_SERVER_CPUS=1 taskset -c 0 go test ./internal/loader -run '^$' -bench 'BenchmarkCPU' -benchtime 100000x
+//	STUBMONGO_SERVER_CPUS=1 taskset -c 0 go test ./internal/loader/mongodb -run '^$' -bench 'BenchmarkCPU' -benchtime 100000x
 //
 // Both sides use 8 goroutines (threadcount=8) and one shared mongo.Client.
 // Unless GOGC is set, each runs with its GC as shipped: Go's default for
 // the bare loop, the loader binary's DefaultGCPercent for the loader (see
-// gc.go); hack/perf-loader.sh also measures both with the same GC budget.
+// internal/loader/gc.go); hack/perf-loader.sh also measures both with the
+// same GC budget.
 //
 // The bare loop makes the calls the binding makes, with the argument types
 // the binding passes (bson.Raw filter, document and $set update, built by
@@ -56,6 +57,12 @@ type perfWorkload struct {
 	insert       bool
 	readFraction float64
 }
+
+// ConfigureLoaderGC is loader.ConfigureGC, the loader binary's GC setting
+// (internal/loader/gc.go), set by loadergc_test.go: this package's own
+// tests cannot import the loader, which imports this package; an external
+// test package, linked into the same test binary, can.
+var ConfigureLoaderGC func(getenv func(string) string) (restore func())
 
 var perfWorkloads = []perfWorkload{
 	{name: "load", phase: ycsb.PhaseLoad, props: []string{"workloada"}, insert: true},
@@ -131,7 +138,7 @@ func runLoader(ctx context.Context, c *Client, p *ycsb.Properties, phase ycsb.Ph
 
 func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	// As the loader binary does (cmd/loader); a no-op when GOGC is set.
-	defer ConfigureGC(os.Getenv)()
+	defer ConfigureLoaderGC(os.Getenv)()
 	ctx := context.Background()
 	cfg, err := ConfigFromProperties(perfProperties(b, child.URI(), wl, 1))
 	if err != nil {
