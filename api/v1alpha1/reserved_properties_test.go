@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/loader"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -25,19 +26,19 @@ import (
 // reservedNotPassed are reserved keys that no loader Job's command line
 // sets, and why a user still must not set them.
 var reservedNotPassed = map[string]string{
-	loader.PropWriteConcern:   "spec.driver.writeConcern, passed as w= in mongodb.url",
-	loader.PropReadPreference: "spec.driver.readPreference, passed in mongodb.url",
-	loader.PropMaxConnections: "spec.driver.maxPoolSize, passed in mongodb.url",
-	loader.PropUpsert:         "would turn the Load phase's inserts into replaceOne upserts",
-	"db":                      "the loader ignores it (its binding is MongoDB's); mongodb.url names the database",
-	"table":                   "the collection is topology.Collection: the bootstrap Job shards it, the validator Job collMods it",
-	"insertstart":             "the Load phase inserts recordcount keys from 0, split between the loaders and pre-split by the bootstrap",
-	"insertcount":             "the Load phase inserts recordcount keys from 0, split between the loaders and pre-split by the bootstrap",
-	"measurementtype":         "the loader measures with hdrhistogram only, which the controller's result merge relies on",
-	"measurement.interval":    "the loader measures op latency only, which the controller's result merge relies on",
-	"exporter":                "the report goes into the result ConfigMap (--result-configmap), where the controller reads it",
-	"exportfile":              "the report goes into the result ConfigMap (--result-configmap), where the controller reads it",
-	"workload":                "the workload class: the loader runs CoreWorkload only, which spec.workload describes",
+	mongodb.PropWriteConcern:   "spec.driver.writeConcern, passed as w= in mongodb.url",
+	mongodb.PropReadPreference: "spec.driver.readPreference, passed in mongodb.url",
+	mongodb.PropMaxConnections: "spec.driver.maxPoolSize, passed in mongodb.url",
+	mongodb.PropUpsert:         "would turn the Load phase's inserts into replaceOne upserts",
+	"db":                       "the loader ignores it (its binding is MongoDB's); mongodb.url names the database",
+	"table":                    "the collection is topology.Collection: the bootstrap Job shards it, the validator Job collMods it",
+	"insertstart":              "the Load phase inserts recordcount keys from 0, split between the loaders and pre-split by the bootstrap",
+	"insertcount":              "the Load phase inserts recordcount keys from 0, split between the loaders and pre-split by the bootstrap",
+	"measurementtype":          "the loader measures with hdrhistogram only, which the controller's result merge relies on",
+	"measurement.interval":     "the loader measures op latency only, which the controller's result merge relies on",
+	"exporter":                 "the report goes into the result ConfigMap (--result-configmap), where the controller reads it",
+	"exportfile":               "the report goes into the result ConfigMap (--result-configmap), where the controller reads it",
+	"workload":                 "the workload class: the loader runs CoreWorkload only, which spec.workload describes",
 }
 
 // passedNotReserved are properties a loader Job sets that a user may set
