@@ -67,13 +67,7 @@ not be asked.`,
   kubectl mongobench results run/demo -o csv > demo.csv
   kubectl mongobench results run/demo -o ycsb --phase run | my-ycsb-parser`,
 		Args: refArg(KindRun),
-		RunE: coded(func(cmd *cobra.Command, args []string) error {
-			ref, err := ParseRef(args[0], KindRun)
-			if err != nil {
-				return usageErrorf("%w", err)
-			}
-			return o.results(cmd.Context(), ref, f)
-		}),
+		RunE: onRun(func(ctx context.Context, ref Ref) error { return o.results(ctx, ref, f) }),
 	}
 	cmd.Flags().StringVarP(&f.output, "output", "o", outputTable, "output format: "+strings.Join(outputFormats, ", "))
 	cmd.Flags().StringVar(&f.phase, "phase", "", "print only this benchmark phase (spec.phases[].name)")

@@ -109,6 +109,18 @@ func coded(run func(cmd *cobra.Command, args []string) error) func(*cobra.Comman
 }
 
 // refArg accepts exactly one resource reference of the allowed kinds.
+// onRun is the RunE of a command on one run: it parses the run reference
+// (a bad one is a usage error) and calls fn with it.
+func onRun(fn func(ctx context.Context, ref Ref) error) func(*cobra.Command, []string) error {
+	return coded(func(cmd *cobra.Command, args []string) error {
+		ref, err := ParseRef(args[0], KindRun)
+		if err != nil {
+			return usageErrorf("%w", err)
+		}
+		return fn(cmd.Context(), ref)
+	})
+}
+
 func refArg(allowed ...Kind) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != 1 {

@@ -47,13 +47,7 @@ finished), a negative value waits without limit.
 		Example: `  # In CI: block until the run finishes, fail the job if it failed.
   kubectl mongobench wait run/demo --timeout=1h && kubectl mongobench results run/demo`,
 		Args: refArg(KindRun),
-		RunE: coded(func(cmd *cobra.Command, args []string) error {
-			ref, err := ParseRef(args[0], KindRun)
-			if err != nil {
-				return usageErrorf("%w", err)
-			}
-			return o.wait(cmd.Context(), ref, timeout)
-		}),
+		RunE: onRun(func(ctx context.Context, ref Ref) error { return o.wait(ctx, ref, timeout) }),
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", defaultWaitTimeout,
 		"how long to wait; 0 checks once, a negative value waits without limit")
