@@ -12,6 +12,12 @@
 //   - Diff turns two consecutive samples into counter deltas; a process
 //     restart (uptime going down) or a counter that goes down never yields
 //     a negative or inflated rate (see Diff for the rules).
+//   - SeriesBuilder keeps a process's samples as a Series of at most
+//     results.MaxSeriesPoints points, doubling the interval as the client
+//     series does: counter totals stay exact, rates are time-weighted,
+//     gauges keep their mean, minimum and maximum.
+//   - Summarize condenses a Series into the few numbers of a phase's status.
 //
-// The package imports the MongoDB driver and nothing of Kubernetes.
+// The package imports the MongoDB driver and internal/results, and nothing
+// of Kubernetes.
 package telemetry

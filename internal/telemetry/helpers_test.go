@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -60,4 +61,23 @@ func sampleAt(at time.Time, uptimeMillis int64, counters map[Counter]int64, gaug
 		s.Gauges[g] = fv(v)
 	}
 	return s
+}
+
+// buildSeries is the series of samples taken from t0 on.
+func buildSeries(interval time.Duration, samples ...Sample) Series {
+	b := NewSeriesBuilder(t0, interval)
+	for i := range samples {
+		b.Add(&samples[i])
+	}
+	return b.Series()
+}
+
+// equalJSON fails the test, showing both as JSON, when got and want differ.
+func equalJSON(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		t.Errorf("%s\n got %s\nwant %s", what, g, w)
+	}
 }
