@@ -1,6 +1,6 @@
 // Package telemetry watches the MongoDB processes of a benchmark while it
 // runs, as mongostat or FTDC would: serverStatus of every process at a fixed
-// interval.
+// interval, and the storage statistics of the benchmark collection.
 //
 //   - Extract reads a Sample from one serverStatus reply: opcounters,
 //     connections, network bytes, the WiredTiger cache, execution tickets,
@@ -17,6 +17,8 @@
 //     series does: counter totals stay exact, rates are time-weighted,
 //     gauges keep their mean, minimum and maximum.
 //   - Summarize condenses a Series into the few numbers of a phase's status.
+//   - CollStats reads count, size, storageSize and index sizes of a
+//     collection, with the split by shard through mongos.
 //
 // The package imports the MongoDB driver and internal/results, and nothing
 // of Kubernetes.
