@@ -1,0 +1,21 @@
+package telemetry
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
+	"github.com/mongobench/mongobench/internal/testutil/wireserver"
+)
+
+func TestMain(m *testing.M) {
+	// BenchmarkServerStatusCall runs the stub server in a re-executed copy
+	// of this binary.
+	stubmongo.RunChildIfRequested()
+	code := m.Run()
+	if err := wireserver.CloseShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}

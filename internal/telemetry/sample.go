@@ -1,0 +1,340 @@
+package telemetry
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// Opt is a number read from serverStatus that may be absent: Valid is false
+// when the field was missing or not a finite number, and V is then 0 and
+// means nothing.
+type Opt[T int64 | float64] struct {
+	V     T
+	Valid bool
+}
+
+// Get returns the value and whether it is present.
+func (o Opt[T]) Get() (T, bool) { return o.V, o.Valid }
+
+func some[T int64 | float64](v T) Opt[T] { return Opt[T]{V: v, Valid: true} }
+
+// Counter is a cumulative serverStatus counter: it only grows while the
+// process runs and starts again from zero when it restarts. A series holds
+// its increase per interval (and so its rate).
+type Counter int
+
+// Counters, in the order of series and tables.
+const (
+	CounterInsert  Counter = iota // opcounters.insert
+	CounterQuery                  // opcounters.query
+	CounterUpdate                 // opcounters.update
+	CounterDelete                 // opcounters.delete
+	CounterGetmore                // opcounters.getmore
+	CounterCommand                // opcounters.command
+	// CounterNetIn and CounterNetOut are network.bytesIn and bytesOut.
+	CounterNetIn
+	CounterNetOut
+	// CounterEvictedByApp is wiredTiger.cache["pages evicted by application
+	// threads"]: eviction work the cache pushed onto operations because the
+	// eviction threads could not keep up.
+	CounterEvictedByApp
+	// CounterConnectionsCreated is connections.totalCreated.
+	CounterConnectionsCreated
+	// NumCounters is the number of counters.
+	NumCounters
+)
+
+// OpCounters are the opcounters, in mongostat's order.
+var OpCounters = []Counter{CounterInsert, CounterQuery, CounterUpdate, CounterDelete, CounterGetmore, CounterCommand}
+
+// Gauge is an instantaneous serverStatus value (or one derived from such
+// values in the same sample). A series holds its mean, minimum and maximum
+// per interval.
+type Gauge int
+
+// Gauges, in the order of series and tables.
+const (
+	GaugeConnections     Gauge = iota // connections.current
+	GaugeCacheBytes                   // wiredTiger.cache["bytes currently in the cache"]
+	GaugeCacheDirtyBytes              // wiredTiger.cache["tracked dirty bytes in the cache"]
+	GaugeCacheMaxBytes                // wiredTiger.cache["maximum bytes configured"]
+	// GaugeCacheUsedPercent and GaugeCacheDirtyPercent are derived: bytes
+	// in the cache and tracked dirty bytes as a percentage of the maximum
+	// configured (mongostat's used and dirty).
+	GaugeCacheUsedPercent
+	GaugeCacheDirtyPercent
+	// Execution tickets, read from a path that depends on the server's
+	// version (see TicketsPath).
+	GaugeReadTicketsOut
+	GaugeReadTicketsAvailable
+	GaugeWriteTicketsOut
+	GaugeWriteTicketsAvailable
+	GaugeQueueTotal   // globalLock.currentQueue.total
+	GaugeQueueReaders // globalLock.currentQueue.readers
+	GaugeQueueWriters // globalLock.currentQueue.writers
+	GaugeResidentMiB  // mem.resident, in MiB
+	// NumGauges is the number of gauges.
+	NumGauges
+)
+
+var counterNames = [NumCounters]string{
+	"insert", "query", "update", "delete", "getmore", "command",
+	"netIn", "netOut", "evictedByApp", "connectionsCreated",
+}
+
+var gaugeNames = [NumGauges]string{
+	"connections", "cacheBytes", "cacheDirtyBytes", "cacheMaxBytes", "cacheUsedPercent", "cacheDirtyPercent",
+	"readTicketsOut", "readTicketsAvailable", "writeTicketsOut", "writeTicketsAvailable",
+	"queueTotal", "queueReaders", "queueWriters", "residentMiB",
+}
+
+// String is the counter's name in series (JSON keys) and tables.
+func (c Counter) String() string {
+	if c < 0 || c >= NumCounters {
+		return "counter(" + strconv.Itoa(int(c)) + ")"
+	}
+	return counterNames[c]
+}
+
+// String is the gauge's name in series (JSON keys) and tables.
+func (g Gauge) String() string {
+	if g < 0 || g >= NumGauges {
+		return "gauge(" + strconv.Itoa(int(g)) + ")"
+	}
+	return gaugeNames[g]
+}
+
+// Sections of serverStatus that the fields are read from. Each is looked up
+// once per sample.
+type section int
+
+const (
+	secOpcounters section = iota
+	secConnections
+	secNetwork
+	secCache
+	secTickets // version-dependent: see ticketSections
+	secQueue
+	secMem
+	numSections
+)
+
+var sectionPaths = [numSections][]string{
+	secOpcounters:  {"opcounters"},
+	secConnections: {"connections"},
+	secNetwork:     {"network"},
+	secCache:       {"wiredTiger", "cache"},
+	secQueue:       {"globalLock", "currentQueue"},
+	secMem:         {"mem"},
+}
+
+// The execution ticket sections: wiredTiger.concurrentTransactions through
+// MongoDB 7.0, queues.execution from 8.0 on (where the former is gone).
+var (
+	ticketsWiredTiger = []string{"wiredTiger", "concurrentTransactions"}
+	ticketsQueues     = []string{"queues", "execution"}
+)
+
+// field is where a raw value lives: a key in a section.
+type field struct {
+	sec section
+	key []string
+}
+
+var counterFields = [NumCounters]field{
+	CounterInsert:             {secOpcounters, []string{"insert"}},
+	CounterQuery:              {secOpcounters, []string{"query"}},
+	CounterUpdate:             {secOpcounters, []string{"update"}},
+	CounterDelete:             {secOpcounters, []string{"delete"}},
+	CounterGetmore:            {secOpcounters, []string{"getmore"}},
+	CounterCommand:            {secOpcounters, []string{"command"}},
+	CounterNetIn:              {secNetwork, []string{"bytesIn"}},
+	CounterNetOut:             {secNetwork, []string{"bytesOut"}},
+	CounterEvictedByApp:       {secCache, []string{"pages evicted by application threads"}},
+	CounterConnectionsCreated: {secConnections, []string{"totalCreated"}},
+}
+
+// gaugeFields holds the raw gauges; the derived ones have no key.
+var gaugeFields = [NumGauges]field{
+	GaugeConnections:           {secConnections, []string{"current"}},
+	GaugeCacheBytes:            {secCache, []string{"bytes currently in the cache"}},
+	GaugeCacheDirtyBytes:       {secCache, []string{"tracked dirty bytes in the cache"}},
+	GaugeCacheMaxBytes:         {secCache, []string{"maximum bytes configured"}},
+	GaugeReadTicketsOut:        {secTickets, []string{"read", "out"}},
+	GaugeReadTicketsAvailable:  {secTickets, []string{"read", "available"}},
+	GaugeWriteTicketsOut:       {secTickets, []string{"write", "out"}},
+	GaugeWriteTicketsAvailable: {secTickets, []string{"write", "available"}},
+	GaugeQueueTotal:            {secQueue, []string{"total"}},
+	GaugeQueueReaders:          {secQueue, []string{"readers"}},
+	GaugeQueueWriters:          {secQueue, []string{"writers"}},
+	GaugeResidentMiB:           {secMem, []string{"resident"}},
+}
+
+func (g Gauge) derived() bool { return g == GaugeCacheUsedPercent || g == GaugeCacheDirtyPercent }
+
+// Sample is one serverStatus of one process at one time. Every value is
+// optional: a field the server did not report (an older or newer version, a
+// mongos without a storage engine, a wire-compatible server that implements
+// little) or reported as something other than a number is absent, never 0.
+type Sample struct {
+	// Time is when the server took the sample as seen by this process (the
+	// midpoint of the call, for the Sampler).
+	Time time.Time
+	// Version is serverStatus.version, "" when absent.
+	Version string
+	// UptimeMillis is serverStatus.uptimeMillis; a decrease between two
+	// samples means the process restarted.
+	UptimeMillis Opt[int64]
+	Counters     [NumCounters]Opt[int64]
+	Gauges       [NumGauges]Opt[float64]
+	// TicketsPath is the section the ticket gauges were read from
+	// ("wiredTiger.concurrentTransactions" or "queues.execution"), "" when
+	// neither was present.
+	TicketsPath string
+}
+
+// TicketsPath returns the serverStatus section that holds the execution
+// tickets for a server version, and the one to fall back to when it is
+// missing: wiredTiger.concurrentTransactions through 7.x, queues.execution
+// from 8.0 on. An empty or unparsable version prefers queues.execution.
+func TicketsPath(version string) (preferred, fallback []string) {
+	major, err := strconv.Atoi(strings.SplitN(version, ".", 2)[0])
+	if err == nil && major < 8 {
+		return ticketsWiredTiger, ticketsQueues
+	}
+	return ticketsQueues, ticketsWiredTiger
+}
+
+// Extract reads a Sample from a serverStatus reply taken at time at. It
+// never fails: what is missing, malformed or oddly typed is left absent
+// (Sample.Absent lists it). Numbers may be int32, int64 or double.
+func Extract(doc bson.Raw, at time.Time) Sample {
+	d := bsoncore.Document(doc)
+	s := Sample{Time: at}
+	if v, err := d.LookupErr("version"); err == nil {
+		s.Version, _ = v.StringValueOK()
+	}
+	s.UptimeMillis = intValue(d, "uptimeMillis")
+
+	var secs [numSections]bsoncore.Document
+	for i, p := range sectionPaths {
+		if p != nil {
+			secs[i] = subDocument(d, p...)
+		}
+	}
+	preferred, fallback := TicketsPath(s.Version)
+	for _, p := range [][]string{preferred, fallback} {
+		if t := subDocument(d, p...); t != nil {
+			secs[secTickets] = t
+			s.TicketsPath = strings.Join(p, ".")
+			break
+		}
+	}
+
+	for c, f := range counterFields {
+		s.Counters[c] = intValue(secs[f.sec], f.key...)
+	}
+	for g, f := range gaugeFields {
+		if Gauge(g).derived() {
+			continue
+		}
+		if v := intValue(secs[f.sec], f.key...); v.Valid {
+			s.Gauges[g] = some(float64(v.V))
+		}
+	}
+	s.Gauges[GaugeCacheUsedPercent] = percent(s.Gauges[GaugeCacheBytes], s.Gauges[GaugeCacheMaxBytes])
+	s.Gauges[GaugeCacheDirtyPercent] = percent(s.Gauges[GaugeCacheDirtyBytes], s.Gauges[GaugeCacheMaxBytes])
+	return s
+}
+
+// Absent lists the serverStatus fields (dotted paths) that the sample lacks.
+// The ticket fields are named by the section the sample's version prefers.
+func (s *Sample) Absent() []string {
+	var out []string
+	if s.Version == "" {
+		out = append(out, "version")
+	}
+	if !s.UptimeMillis.Valid {
+		out = append(out, "uptimeMillis")
+	}
+	for c := range NumCounters {
+		if !s.Counters[c].Valid {
+			out = append(out, s.path(counterFields[c]))
+		}
+	}
+	for g := range NumGauges {
+		if !g.derived() && !s.Gauges[g].Valid {
+			out = append(out, s.path(gaugeFields[g]))
+		}
+	}
+	return out
+}
+
+// path is the dotted serverStatus path of a field as this sample reads it.
+func (s *Sample) path(f field) string {
+	sec := sectionPaths[f.sec]
+	if f.sec == secTickets {
+		sec, _ = TicketsPath(s.Version)
+		if s.TicketsPath != "" {
+			sec = strings.Split(s.TicketsPath, ".")
+		}
+	}
+	return strings.Join(sec, ".") + "." + strings.Join(f.key, ".")
+}
+
+// percent is 100·part/whole when both are present and whole is positive.
+func percent(part, whole Opt[float64]) Opt[float64] {
+	if !part.Valid || !whole.Valid || whole.V <= 0 {
+		return Opt[float64]{}
+	}
+	return some(100 * part.V / whole.V)
+}
+
+// subDocument returns the embedded document at path, or nil.
+func subDocument(d bsoncore.Document, path ...string) bsoncore.Document {
+	if d == nil {
+		return nil
+	}
+	v, err := d.LookupErr(path...)
+	if err != nil {
+		return nil
+	}
+	sub, ok := v.DocumentOK()
+	if !ok {
+		return nil
+	}
+	return sub
+}
+
+// intValue reads a number at path in d: int32, int64 or a finite double
+// within int64's range (rounded). Anything else is absent.
+func intValue(d bsoncore.Document, path ...string) Opt[int64] {
+	if d == nil {
+		return Opt[int64]{}
+	}
+	v, err := d.LookupErr(path...)
+	if err != nil {
+		return Opt[int64]{}
+	}
+	switch v.Type {
+	case bsoncore.TypeInt32:
+		if n, ok := v.Int32OK(); ok {
+			return some(int64(n))
+		}
+	case bsoncore.TypeInt64:
+		if n, ok := v.Int64OK(); ok {
+			return some(n)
+		}
+	case bsoncore.TypeDouble:
+		// 2^63 is the first double beyond int64's range.
+		if f, ok := v.DoubleOK(); ok && !math.IsNaN(f) && math.Abs(f) < 1<<63 {
+			return some(int64(math.Round(f)))
+		}
+	}
+	return Opt[int64]{}
+}

@@ -1,0 +1,168 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/mongobench/mongobench/internal/testutil/wireserver"
+)
+
+// The Sampler end to end against mongo-java-server (a real wire-protocol
+// server, see internal/testutil/wireserver) while documents are inserted:
+// two "processes" (two clients of the one server), one given as a client
+// and one as a URI, and the collection's statistics during and after.
+//
+// What mongo-java-server 1.47.0 reports (recorded in testdata): serverStatus
+// with version 6.0.0, uptimeMillis and connections.current only; no
+// $collStats stage (error 40324), so the collStats command is used, which
+// gives count, size and storageSize (0) but no totalIndexSize or indexSizes.
+// The missing fields must come out absent: no errors, no zeros.
+func TestSamplerWireServer(t *testing.T) {
+	srv := wireserver.Shared(t)
+	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()).SetServerSelectionTimeout(10 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	coll := client.Database("telemetry").Collection("usertable")
+
+	// The phase: sampling starts, documents go in for 1.2 s, the phase's
+	// context ends, then Stop (the last samples and statistics must still
+	// be taken, after every insert).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := Start(ctx, Config{
+		Interval: 200 * time.Millisecond,
+		Processes: []Process{
+			{Role: "shard", Pod: "shard0", Client: client},
+			{Role: "mongos", Pod: "mongos", URI: srv.URI()},
+		},
+		Collection: &CollectionTarget{Client: client, Database: "telemetry", Collection: "usertable", Every: 400 * time.Millisecond},
+	})
+	var inserted int64
+	for end := time.Now().Add(1200 * time.Millisecond); time.Now().Before(end); inserted++ {
+		ictx, icancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := coll.InsertOne(ictx, bson.D{{Key: "_id", Value: inserted}, {Key: "field0", Value: "x"}})
+		icancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	r := s.Stop()
+
+	for i := range r.Processes {
+		checkWireProcess(t, &r.Processes[i])
+	}
+	checkWireCollection(t, r.Collection, inserted)
+}
+
+// checkWireProcess checks a process's report: samples without errors, the
+// fields mongo-java-server reports present, every other one absent.
+func checkWireProcess(t *testing.T, p *ProcessReport) {
+	t.Helper()
+	s := p.Series
+	sum := p.Summary()
+	t.Logf("%s: %d samples, %d points of %d ms, %d errors (%s), absent %q", p.Pod, s.Samples(), len(s.Points), s.IntervalMillis,
+		p.Errors, p.LastError, s.Absent)
+	if p.Errors != 0 {
+		t.Errorf("%s: %d errors, last %s", p.Pod, p.Errors, p.LastError)
+	}
+	// A first sample, one per 200 ms for 1.2 s (fewer when the
+	// machine is slow: a ticker drops ticks), and a last one.
+	if n := s.Samples(); n < 3 || n > 9 {
+		t.Errorf("%s: %d samples", p.Pod, n)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("%s: %v", p.Pod, err)
+	}
+	if s.Version != "6.0.0" || s.Restarts != 0 || sum.Role != p.Role {
+		t.Errorf("%s: version %q, restarts %d, role %q", p.Pod, s.Version, s.Restarts, sum.Role)
+	}
+	if sum.PeakConnections == nil || *sum.PeakConnections < 1 || sum.MeanConnections == nil {
+		t.Errorf("%s: connections %v, %v", p.Pod, sum.PeakConnections, sum.MeanConnections)
+	}
+	for _, field := range []string{"version", "uptimeMillis", "connections.current"} {
+		if slices.Contains(s.Absent, field) {
+			t.Errorf("%s: %s reported absent", p.Pod, field)
+		}
+	}
+	for _, field := range []string{
+		"opcounters.insert", "opcounters.command", "network.bytesIn", "connections.totalCreated",
+		"wiredTiger.cache.bytes currently in the cache", "wiredTiger.concurrentTransactions.read.available",
+		"globalLock.currentQueue.total", "mem.resident",
+	} {
+		if !slices.Contains(s.Absent, field) {
+			t.Errorf("%s: %s not reported absent", p.Pod, field)
+		}
+	}
+	// Absent is nil, never a zero pretending to be data.
+	if o := sum.OpsPerSecond; o.Insert != nil || o.Command != nil || sum.MeanNetInMBps != nil || sum.MaxCacheUsedPercent != nil ||
+		sum.EvictionsByAppThreads != nil || sum.MinReadTicketsAvailable != nil || sum.MaxQueue != nil {
+		t.Errorf("%s: summary has values the server never reported: %+v", p.Pod, sum)
+	}
+	for i, pt := range s.Points {
+		for c := range NumCounters {
+			if pt.Counters[c] != (Delta{}) {
+				t.Errorf("%s: point %d has %s %+v", p.Pod, i, c, pt.Counters[c])
+			}
+		}
+	}
+}
+
+// checkWireCollection checks the collection statistics: taken during the
+// phase and at its end, through the collStats command, with the count of
+// documents inserted and the index sizes absent.
+func checkWireCollection(t *testing.T, c *CollectionReport, inserted int64) {
+	t.Helper()
+	if c == nil || c.Final == nil {
+		t.Fatalf("no final collection statistics: %+v", c)
+	}
+	final, _ := json.Marshal(c.Final)
+	t.Logf("collection: final %s, %d growth entries, %d errors (%s)", final, len(c.Growth), c.Errors, c.LastError)
+	f := c.Final
+	if c.Errors != 0 || f.Source != SourceCommand || f.Namespace != "telemetry.usertable" {
+		t.Errorf("collection: %d errors (%s), source %q, namespace %q", c.Errors, c.LastError, f.Source, f.Namespace)
+	}
+	if f.Count == nil || *f.Count != inserted || f.Size == nil || *f.Size <= 0 {
+		t.Errorf("final count %v, size %v; %d inserted", f.Count, f.Size, inserted)
+	}
+	if f.TotalIndexSize != nil || f.IndexSizes != nil || !slices.Equal(f.Absent, []string{"totalIndexSize", "indexSizes"}) || f.Shards != nil {
+		t.Errorf("final: index sizes %v %v, absent %q, shards %v", f.TotalIndexSize, f.IndexSizes, f.Absent, f.Shards)
+	}
+	if len(c.Growth) < 2 {
+		t.Errorf("%d growth entries", len(c.Growth))
+	}
+	for i := 1; i < len(c.Growth); i++ {
+		if *c.Growth[i].Count < *c.Growth[i-1].Count || !c.Growth[i].Time.After(c.Growth[i-1].Time) {
+			t.Errorf("growth %d: count %d at %v after %d at %v", i, *c.Growth[i].Count, c.Growth[i].Time, *c.Growth[i-1].Count, c.Growth[i-1].Time)
+		}
+	}
+}
+
+// Stop takes a last sample even after the context given to Start has
+// ended: with an interval longer than the phase there are exactly two, the
+// first and the last.
+func TestSamplerLastSampleAfterCancel(t *testing.T) {
+	srv := wireserver.Shared(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := Start(ctx, Config{Interval: time.Hour, Processes: []Process{{Role: "standalone", Pod: "mongod", URI: srv.URI()}}})
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	r := s.Stop()
+	p := r.Processes[0]
+	if n := p.Series.Samples(); n != 2 || p.Errors != 0 {
+		t.Fatalf("%d samples, %d errors (%s); want 2 and none", n, p.Errors, p.LastError)
+	}
+	if g := p.Series.Gauge(GaugeConnections); g.N != 2 {
+		t.Errorf("connections %+v", g)
+	}
+}
