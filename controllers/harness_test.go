@@ -215,6 +215,18 @@ func newCluster(t *testing.T) *cluster {
 	if err := c.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
+	// A failed test shows what the manager said about its namespace: a
+	// timeout alone does not tell a stuck reconcile from a missed event.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		lines := logs.Lines(`"namespace":"` + ns.Name + `"`)
+		if len(lines) > 80 {
+			lines = lines[len(lines)-80:]
+		}
+		t.Logf("the manager's last %d log lines for namespace %s:\n%s", len(lines), ns.Name, strings.Join(lines, "\n"))
+	})
 	return &cluster{t: t, c: c, ns: ns.Name}
 }
 
