@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/utils/clock"
@@ -86,6 +87,16 @@ func main() {
 		log.Error(err, "unable to create the pods/log client")
 		os.Exit(1)
 	}
+	// The API server's version goes into every run's environment; a
+	// failure to ask is not fatal (the field stays empty).
+	kubeVersion := ""
+	if dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig()); err == nil {
+		if v, err := dc.ServerVersion(); err == nil {
+			kubeVersion = v.GitVersion
+		} else {
+			log.Info("cannot read the Kubernetes version; runs will not record it", "error", err.Error())
+		}
+	}
 	rec := &controllers.BenchmarkRunReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -101,6 +112,7 @@ func main() {
 		},
 		Limits:                  limits,
 		MaxConcurrentReconciles: concurrency,
+		Environment:             controllers.Environment{KubernetesVersion: kubeVersion, ManagerVersion: version.Version},
 	}
 	if err := rec.SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the controller")

@@ -45,11 +45,13 @@ type BenchmarkRunReconciler struct {
 
 	Topology topology.Config
 	Limits   Limits
+	// Environment is recorded into every run's status.environment.
+	Environment Environment
 	// MaxConcurrentReconciles bounds how many runs are reconciled at once.
 	MaxConcurrentReconciles int
 }
 
-// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods;services;persistentvolumeclaims;serviceaccounts,verbs=get;list;watch;create;delete
@@ -127,6 +129,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		r.start, r.checkTimeout, // the run's clock
 		r.ensureIdentity, r.preflight, r.ensureClaims, r.placePods, r.checkPods, // MongoDB pods on one node
 		r.bootstrap, r.watchTopology, // replica sets, shards, collection; a topology that must not change
+		r.recordEnvironment,    // what the numbers come from
 		r.runPhases, r.succeed, // spec.phases and the merged results
 	}
 	for _, st := range steps {

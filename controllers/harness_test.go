@@ -61,6 +61,10 @@ func TestMain(m *testing.M) {
 // fake one (pods/log works).
 var nodes = map[string]string{"node-a": "host-a", "node-b": "host-b"}
 
+// testKubeVersion is what the test managers record as the API server's
+// version.
+const testKubeVersion = "v1.36.3-envtest"
+
 // nodeSize is the allocatable of the fake cluster's nodes.
 var nodeSize = kube.Resources("32", "128Gi")
 
@@ -159,6 +163,7 @@ func startManager(t *testing.T, count *counters, limits controllers.Limits) *man
 			LoaderImagePullPolicy: corev1.PullIfNotPresent},
 		Limits:                  limits,
 		MaxConcurrentReconciles: 4,
+		Environment:             controllers.Environment{KubernetesVersion: testKubeVersion, ManagerVersion: "v0.0.0-test"},
 	}
 	if err := rec.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

@@ -82,6 +82,11 @@ type BenchmarkRunStatus struct {
 	// owned by the run and deleted with it.
 	// +optional
 	Diagnostics string `json:"diagnostics,omitempty"`
+
+	// Environment records what the numbers came from, and the fingerprint
+	// that tells comparable runs apart.
+	// +optional
+	Environment *EnvironmentStatus `json:"environment,omitempty"`
 }
 
 // TopologyStatus lists the run's MongoDB processes.

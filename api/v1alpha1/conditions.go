@@ -15,6 +15,10 @@ const (
 	// ConditionValidatorApplied is True once spec.collection's validator is
 	// in place (only present when spec.collection is set).
 	ConditionValidatorApplied = "ValidatorApplied"
+	// ConditionWarnings is True when the run's environment may skew its
+	// numbers (database pods that are not Guaranteed QoS); the message
+	// lists what. It is set once the topology is ready.
+	ConditionWarnings = "Warnings"
 )
 
 // Reason is the machine-readable reason of a condition, and of the event
@@ -89,6 +93,15 @@ const (
 	ReasonApplied Reason = "Applied"
 )
 
+// Reasons of the Warnings condition.
+const (
+	// ReasonEnvironmentWarnings: something in the environment may skew the
+	// numbers (the message says what).
+	ReasonEnvironmentWarnings Reason = "EnvironmentWarnings"
+	// ReasonNoWarnings: nothing found.
+	ReasonNoWarnings Reason = "NoWarnings"
+)
+
 // Reasons of events that mark a step without a condition of their own.
 // (Each run phase transition is also an event, with the new RunPhase as
 // its reason.)
@@ -102,6 +115,7 @@ const (
 	EventPhaseCompleted    Reason = "PhaseCompleted"
 	EventDiagnosticsStored Reason = "DiagnosticsStored"
 	EventCleanedUp         Reason = "CleanedUp"
+	EventEnvironment       Reason = "EnvironmentRecorded"
 )
 
 // FailureReasons lists the reasons a Failed condition may carry, for tools

@@ -1,0 +1,104 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// LabelFingerprint labels a run with its environment fingerprint, so that
+// comparable runs can be selected: kubectl get benchmarkruns -l
+// bench.mongobench.io/fingerprint=<value>.
+const LabelFingerprint = "bench.mongobench.io/fingerprint"
+
+// EnvironmentStatus records what a run's numbers came from: the node, the
+// Kubernetes and mongobench versions, the database pods' QoS, and the
+// exact YCSB properties of each phase. It is recorded once, when the
+// topology is ready.
+type EnvironmentStatus struct {
+	// Fingerprint is a stable hash (16 hex digits of SHA-256) over what
+	// must match for two runs to be comparable: the MongoDB server version
+	// and image, the topology (mode, shards, shard key, WiredTiger cache,
+	// storage, resources, env), the driver settings and loaders, the node's
+	// kernel, OS image, container runtime, architecture, instance type and
+	// allocatable CPU and memory, the loader image, and every phase's YCSB
+	// properties (without mongodb.url, which names this run's hosts). Run
+	// names, namespaces, node names, zones and times are left out. The
+	// same value labels the run (bench.mongobench.io/fingerprint).
+	// +optional
+	Fingerprint string `json:"fingerprint,omitempty"`
+
+	// KubernetesVersion is the API server's version (gitVersion).
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+
+	// ManagerVersion is the mongobench manager's version.
+	// +optional
+	ManagerVersion string `json:"managerVersion,omitempty"`
+
+	// LoaderImage ran the run's Jobs.
+	// +optional
+	LoaderImage string `json:"loaderImage,omitempty"`
+
+	// Node describes the node every database pod runs on.
+	// +optional
+	Node *NodeEnvironment `json:"node,omitempty"`
+
+	// DatabasePods lists each MongoDB pod's QoS class. A pod that is not
+	// Guaranteed may be CPU-throttled, which skews the numbers: the
+	// Warnings condition says so.
+	// +listType=map
+	// +listMapKey=pod
+	// +optional
+	DatabasePods []PodEnvironment `json:"databasePods,omitempty"`
+
+	// Phases holds the exact YCSB properties each phase's loaders are
+	// given (with -P workload<preset> as "workload").
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Phases []PhaseEnvironment `json:"phases,omitempty"`
+}
+
+// NodeEnvironment is what the Node object says about the benchmark node.
+type NodeEnvironment struct {
+	// Name of the node (not part of the fingerprint).
+	Name string `json:"name"`
+	// +optional
+	KernelVersion string `json:"kernelVersion,omitempty"`
+	// +optional
+	OSImage string `json:"osImage,omitempty"`
+	// +optional
+	ContainerRuntimeVersion string `json:"containerRuntimeVersion,omitempty"`
+	// +optional
+	Architecture string `json:"architecture,omitempty"`
+	// InstanceType is the node.kubernetes.io/instance-type label.
+	// +optional
+	InstanceType string `json:"instanceType,omitempty"`
+	// Zone is the topology.kubernetes.io/zone label (not part of the
+	// fingerprint).
+	// +optional
+	Zone string `json:"zone,omitempty"`
+	// AllocatableCPU and AllocatableMemory are the node's allocatable
+	// resources.
+	// +optional
+	AllocatableCPU *resource.Quantity `json:"allocatableCPU,omitempty"`
+	// +optional
+	AllocatableMemory *resource.Quantity `json:"allocatableMemory,omitempty"`
+}
+
+// PodEnvironment is one database pod's QoS class.
+type PodEnvironment struct {
+	Pod  string      `json:"pod"`
+	Role ProcessRole `json:"role"`
+	// QOSClass is Guaranteed, Burstable or BestEffort.
+	QOSClass corev1.PodQOSClass `json:"qosClass"`
+}
+
+// PhaseEnvironment is the YCSB property set of one phase.
+type PhaseEnvironment struct {
+	Name string `json:"name"`
+	// Properties are the loader's -p properties (and "workload" for -P),
+	// as given to every loader of the phase.
+	// +optional
+	Properties map[string]string `json:"properties,omitempty"`
+}

@@ -1,0 +1,201 @@
+package controllers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// Environment is what the manager knows of its own surroundings, resolved
+// once at startup.
+type Environment struct {
+	// KubernetesVersion is the API server's gitVersion.
+	KubernetesVersion string
+	// ManagerVersion is this manager's version.
+	ManagerVersion string
+}
+
+// Node labels the environment reads.
+const (
+	labelInstanceType = "node.kubernetes.io/instance-type"
+	labelZone         = "topology.kubernetes.io/zone"
+)
+
+// recordEnvironment records, once the topology is ready, what the run's
+// numbers come from (status.environment), labels the run with its
+// fingerprint, and sets the Warnings condition. It never stops the run: an
+// environment that cannot be read completely is recorded as far as it can.
+func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	if run.Status.Environment != nil && run.Status.Environment.Fingerprint != "" {
+		return true, r.labelFingerprint(ctx, run)
+	}
+	env := &benchv1.EnvironmentStatus{
+		KubernetesVersion: r.Environment.KubernetesVersion,
+		ManagerVersion:    r.Environment.ManagerVersion,
+		LoaderImage:       r.Topology.LoaderImage,
+	}
+	if run.Status.NodeName != "" {
+		node := &corev1.Node{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Name: run.Status.NodeName}, node)
+		switch {
+		case err == nil:
+			env.Node = nodeEnvironment(node)
+		case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+			// A namespace-scoped install may not read Nodes.
+			env.Node = &benchv1.NodeEnvironment{Name: run.Status.NodeName}
+		default:
+			return false, fmt.Errorf("get node %s: %w", run.Status.NodeName, err)
+		}
+	}
+	var notGuaranteed []string
+	for _, p := range topology.Processes(run) {
+		pod := s.pods[p.Name]
+		if pod == nil {
+			continue
+		}
+		env.DatabasePods = append(env.DatabasePods, benchv1.PodEnvironment{Pod: p.Name, Role: p.Role, QOSClass: pod.Status.QOSClass})
+		if pod.Status.QOSClass != corev1.PodQOSGuaranteed {
+			notGuaranteed = append(notGuaranteed, fmt.Sprintf("%s (%s)", p.Name, orUnknown(string(pod.Status.QOSClass))))
+		}
+	}
+	for i := range run.Spec.Phases {
+		env.Phases = append(env.Phases, benchv1.PhaseEnvironment{Name: run.Spec.Phases[i].Name,
+			Properties: phaseProperties(run, &run.Spec.Phases[i], r.Topology.ClusterDomain)})
+	}
+	fp, err := fingerprint(run, env)
+	if err != nil {
+		return false, err
+	}
+	env.Fingerprint = fp
+	run.Status.Environment = env
+	if len(notGuaranteed) > 0 {
+		msg := "database pods that are not Guaranteed QoS may be CPU-throttled, which skews the numbers " +
+			"(set equal requests and limits, whole CPUs): " + strings.Join(notGuaranteed, ", ")
+		s.setCondition(benchv1.ConditionWarnings, metav1.ConditionTrue, benchv1.ReasonEnvironmentWarnings, msg)
+		s.warnf(benchv1.ReasonEnvironmentWarnings, "%s", msg)
+	} else {
+		s.setCondition(benchv1.ConditionWarnings, metav1.ConditionFalse, benchv1.ReasonNoWarnings, "no environment warnings")
+	}
+	s.eventf(benchv1.EventEnvironment, "environment fingerprint %s (node %s)", fp, run.Status.NodeName)
+	return true, r.labelFingerprint(ctx, run)
+}
+
+// labelFingerprint puts the fingerprint on the run's labels, so comparable
+// runs can be selected. A label is metadata: it is patched apart from the
+// status, and only when missing or different.
+func (r *BenchmarkRunReconciler) labelFingerprint(ctx context.Context, run *benchv1.BenchmarkRun) error {
+	fp := run.Status.Environment.Fingerprint
+	if run.Labels[benchv1.LabelFingerprint] == fp {
+		return nil
+	}
+	patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, benchv1.LabelFingerprint, fp))
+	obj := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: run.Name, Namespace: run.Namespace}}
+	if err := r.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", patch)); err != nil {
+		return fmt.Errorf("label %s with its fingerprint: %w", run.Name, err)
+	}
+	return nil
+}
+
+func nodeEnvironment(n *corev1.Node) *benchv1.NodeEnvironment {
+	info := n.Status.NodeInfo
+	out := &benchv1.NodeEnvironment{
+		Name:                    n.Name,
+		KernelVersion:           info.KernelVersion,
+		OSImage:                 info.OSImage,
+		ContainerRuntimeVersion: info.ContainerRuntimeVersion,
+		Architecture:            info.Architecture,
+		InstanceType:            n.Labels[labelInstanceType],
+		Zone:                    n.Labels[labelZone],
+	}
+	if q, ok := n.Status.Allocatable[corev1.ResourceCPU]; ok {
+		out.AllocatableCPU = &q
+	}
+	if q, ok := n.Status.Allocatable[corev1.ResourceMemory]; ok {
+		out.AllocatableMemory = &q
+	}
+	return out
+}
+
+// phaseProperties are the properties a phase's loaders are given, as the
+// loader reads them: -P workload<preset> as "workload", then every -p.
+func phaseProperties(run *benchv1.BenchmarkRun, ph *benchv1.PhaseSpec, domain string) map[string]string {
+	props := map[string]string{}
+	if p := run.Spec.Workload.Preset; p != "" {
+		props["workload"] = "workload" + string(p)
+	}
+	for _, kv := range topology.Properties(run, ph, domain) {
+		props[kv[0]] = kv[1]
+	}
+	return props
+}
+
+// fingerprintFields are hashed for the fingerprint; see
+// EnvironmentStatus.Fingerprint for what goes in and what stays out.
+type fingerprintFields struct {
+	ServerVersion string                       `json:"serverVersion"`
+	Topology      benchv1.TopologySpec         `json:"topology"`
+	Driver        benchv1.DriverSpec           `json:"driver"`
+	Loaders       int32                        `json:"loaders"`
+	LoaderPlace   benchv1.LoaderPlacement      `json:"loaderPlacement"`
+	LoaderImage   string                       `json:"loaderImage"`
+	LoaderRes     *corev1.ResourceRequirements `json:"loaderResources,omitempty"`
+	Node          *benchv1.NodeEnvironment     `json:"node,omitempty"`
+	Phases        []benchv1.PhaseEnvironment   `json:"phases"`
+}
+
+// fingerprint hashes what must match for two runs to be comparable.
+func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (string, error) {
+	f := fingerprintFields{
+		Topology:    run.Spec.Topology,
+		Driver:      run.Spec.Driver,
+		Loaders:     max(run.Spec.Loaders, 1),
+		LoaderPlace: run.Spec.Placement.LoaderPlacement,
+		LoaderImage: env.LoaderImage,
+		LoaderRes:   run.Spec.LoaderResources,
+	}
+	if run.Status.Topology != nil {
+		f.ServerVersion = run.Status.Topology.ServerVersion
+	}
+	if env.Node != nil {
+		n := *env.Node
+		n.Name, n.Zone = "", ""
+		f.Node = &n
+	}
+	for _, ph := range env.Phases {
+		props := map[string]string{}
+		for k, v := range ph.Properties {
+			if k != "mongodb.url" {
+				props[k] = v
+			}
+		}
+		f.Phases = append(f.Phases, benchv1.PhaseEnvironment{Name: ph.Name, Properties: props})
+	}
+	sort.Slice(f.Phases, func(i, j int) bool { return f.Phases[i].Name < f.Phases[j].Name })
+	// encoding/json sorts map keys: the hash is stable.
+	b, err := json.Marshal(f)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "QoS unknown"
+	}
+	return s
+}

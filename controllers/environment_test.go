@@ -1,0 +1,94 @@
+package controllers
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// TestFingerprint: what must match for two runs to be comparable changes
+// the fingerprint; names, namespaces, hosts, node names and zones do not.
+func TestFingerprint(t *testing.T) {
+	base := func() (*benchv1.BenchmarkRun, *benchv1.EnvironmentStatus) {
+		run := &benchv1.BenchmarkRun{
+			ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns1"},
+			Spec: benchv1.BenchmarkRunSpec{
+				Topology: benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2), Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "1"},
+				Workload: benchv1.WorkloadSpec{Preset: "a"},
+				Phases:   []benchv1.PhaseSpec{{Name: "load", Type: benchv1.PhaseLoad}, {Name: "run", Type: benchv1.PhaseRun, Threads: 8}},
+				Loaders:  2,
+			},
+			Status: benchv1.BenchmarkRunStatus{Topology: &benchv1.TopologyStatus{ServerVersion: "8.0.16"}},
+		}
+		cpu, mem := resource.MustParse("16"), resource.MustParse("64Gi")
+		env := &benchv1.EnvironmentStatus{
+			LoaderImage: "ghcr.io/mongobench/mongobench-loader:v0.1.0",
+			Node: &benchv1.NodeEnvironment{Name: "node-a", KernelVersion: "6.8.0", OSImage: "Ubuntu 24.04", Architecture: "amd64",
+				ContainerRuntimeVersion: "containerd://2.0", InstanceType: "m7i.4xlarge", Zone: "z1", AllocatableCPU: &cpu, AllocatableMemory: &mem},
+		}
+		for i := range run.Spec.Phases {
+			env.Phases = append(env.Phases, benchv1.PhaseEnvironment{Name: run.Spec.Phases[i].Name,
+				Properties: phaseProperties(run, &run.Spec.Phases[i], "cluster.local")})
+		}
+		return run, env
+	}
+	fp := func(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) string {
+		t.Helper()
+		f, err := fingerprint(run, env)
+		if err != nil || len(f) != 16 {
+			t.Fatalf("fingerprint %q, %v", f, err)
+		}
+		return f
+	}
+	run, env := base()
+	want := fp(run, env)
+	if again := fp(base()); again != want {
+		t.Fatalf("not stable: %s, then %s", want, again)
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*benchv1.BenchmarkRun, *benchv1.EnvironmentStatus)
+		same   bool
+	}{
+		{"another name and namespace", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Name, r.Namespace = "b", "ns2"
+			for i := range r.Spec.Phases { // mongodb.url names the run's own hosts
+				e.Phases[i].Properties = phaseProperties(r, &r.Spec.Phases[i], "cluster.local")
+			}
+		}, true},
+		{"another node of the same shape, in another zone", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.Node.Name, e.Node.Zone = "node-b", "z2"
+		}, true},
+		{"a timeout or cleanup policy", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Cleanup = benchv1.CleanupRetain
+			r.Spec.Timeout = &metav1.Duration{}
+		}, true},
+		{"another server version", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Status.Topology.ServerVersion = "8.0.17"
+		}, false},
+		{"another cache size", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Topology.WiredTigerCacheSizeGB = "2"
+		}, false},
+		{"another shard count", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Topology.Shards = ptr.To[int32](4) }, false},
+		{"another kernel", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) { e.Node.KernelVersion = "6.9.0" }, false},
+		{"a smaller node", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			q := resource.MustParse("8")
+			e.Node.AllocatableCPU = &q
+		}, false},
+		{"another loader image", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) { e.LoaderImage += "-rc1" }, false},
+		{"another workload property", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.Phases[1].Properties["threadcount"] = "16"
+		}, false},
+		{"another loader count", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Loaders = 4 }, false},
+	} {
+		r, e := base()
+		tc.mutate(r, e)
+		if got := fp(r, e); (got == want) != tc.same {
+			t.Errorf("%s: fingerprint %s, base %s; same = %v, want %v", tc.name, got, want, got == want, tc.same)
+		}
+	}
+}
