@@ -53,6 +53,12 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 		}
 		t := run.Status.Topology
 		t.ServerVersion = rep.ServerVersion
+		if rep.Server != nil {
+			if run.Status.Environment == nil {
+				run.Status.Environment = &benchv1.EnvironmentStatus{}
+			}
+			run.Status.Environment.MongoDB = mongoDBEnvironment(rep.Server)
+		}
 		t.Chunks = nil
 		for _, sh := range rep.Shards {
 			t.Chunks = append(t.Chunks, benchv1.ShardChunks{Shard: sh.Name, Chunks: int32(sh.Chunks)})

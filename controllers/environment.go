@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -47,6 +48,9 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 		ManagerVersion:    r.Environment.ManagerVersion,
 		LoaderImage:       r.Topology.LoaderImage,
 	}
+	if run.Status.Environment != nil {
+		env.MongoDB = run.Status.Environment.MongoDB // recorded by the bootstrap
+	}
 	if run.Status.NodeName != "" {
 		node := &corev1.Node{}
 		err := r.APIReader.Get(ctx, client.ObjectKey{Name: run.Status.NodeName}, node)
@@ -60,7 +64,7 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 			return false, fmt.Errorf("get node %s: %w", run.Status.NodeName, err)
 		}
 	}
-	var notGuaranteed []string
+	var warnings, notGuaranteed []string
 	for _, p := range topology.Processes(run) {
 		pod := s.pods[p.Name]
 		if pod == nil {
@@ -82,8 +86,19 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 	env.Fingerprint = fp
 	run.Status.Environment = env
 	if len(notGuaranteed) > 0 {
-		msg := "database pods that are not Guaranteed QoS may be CPU-throttled, which skews the numbers " +
-			"(set equal requests and limits, whole CPUs): " + strings.Join(notGuaranteed, ", ")
+		warnings = append(warnings, "database pods that are not Guaranteed QoS may be CPU-throttled, which skews the numbers "+
+			"(set equal requests and limits, whole CPUs): "+strings.Join(notGuaranteed, ", "))
+	}
+	if env.MongoDB != nil {
+		for _, p := range env.MongoDB.Processes {
+			if n := len(p.StartupWarnings); n > 0 {
+				warnings = append(warnings, fmt.Sprintf("%s logged %d startup warnings (status.environment.mongodb), the first: %s",
+					p.Host, n, p.StartupWarnings[0]))
+			}
+		}
+	}
+	if len(warnings) > 0 {
+		msg := tailDetail(strings.Join(warnings, "\n"))
 		s.setCondition(benchv1.ConditionWarnings, metav1.ConditionTrue, benchv1.ReasonEnvironmentWarnings, msg)
 		s.warnf(benchv1.ReasonEnvironmentWarnings, "%s", msg)
 	} else {
@@ -153,6 +168,7 @@ type fingerprintFields struct {
 	LoaderImage   string                       `json:"loaderImage"`
 	LoaderRes     *corev1.ResourceRequirements `json:"loaderResources,omitempty"`
 	Node          *benchv1.NodeEnvironment     `json:"node,omitempty"`
+	Build         []string                     `json:"build,omitempty"`
 	Phases        []benchv1.PhaseEnvironment   `json:"phases"`
 }
 
@@ -168,6 +184,9 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	}
 	if run.Status.Topology != nil {
 		f.ServerVersion = run.Status.Topology.ServerVersion
+	}
+	if m := env.MongoDB; m != nil {
+		f.Build = []string{m.GitVersion, m.Allocator, m.FeatureCompatibilityVersion}
 	}
 	if env.Node != nil {
 		n := *env.Node
@@ -198,4 +217,15 @@ func orUnknown(s string) string {
 		return "QoS unknown"
 	}
 	return s
+}
+
+// mongoDBEnvironment copies what the bootstrap Job read of the servers.
+func mongoDBEnvironment(in *results.ServerEnvironment) *benchv1.MongoDBEnvironment {
+	out := &benchv1.MongoDBEnvironment{GitVersion: in.GitVersion, Allocator: in.Allocator, OpenSSL: in.OpenSSL,
+		FeatureCompatibilityVersion: in.FeatureCompatibilityVersion}
+	for _, p := range in.Processes {
+		out.Processes = append(out.Processes, benchv1.MongoDBProcessEnvironment{Host: p.Host, Options: p.Options,
+			StartupWarnings: p.StartupWarnings, Unavailable: p.Unavailable})
+	}
+	return out
 }

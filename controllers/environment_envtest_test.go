@@ -33,7 +33,11 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 	startManager(t, &counters{}, testLimits)
 	var fps []string
 	for _, name := range []string{"env-1", "env-2"} {
-		run := k.create(newRun(name, benchv1.TopologyStandalone, 0, 1))
+		run := newRun(name, benchv1.TopologyStandalone, 0, 1)
+		if name == "env-2" {
+			run.Annotations = map[string]string{startupWarningAnnotation: "** WARNING: /sys/kernel/mm/transparent_hugepage/enabled is 'never'"}
+		}
+		k.create(run)
 		k.upToPhase(run, 0)
 		r := k.waitRun(name, "environment recorded", func(r *benchv1.BenchmarkRun) bool {
 			return r.Status.Environment != nil && r.Status.Environment.Fingerprint != "" && r.Labels[benchv1.LabelFingerprint] != ""
@@ -58,10 +62,19 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 		if r.Labels[benchv1.LabelFingerprint] != env.Fingerprint {
 			t.Errorf("%s: label %q, fingerprint %q", name, r.Labels[benchv1.LabelFingerprint], env.Fingerprint)
 		}
+		if m := env.MongoDB; m == nil || m.GitVersion != "git-8.0.4" || m.Allocator != "tcmalloc-google" || m.FeatureCompatibilityVersion != "8.0" ||
+			len(m.Processes) != 1 || m.Processes[0].Options == "" {
+			t.Errorf("%s: mongodb environment %+v", name, m)
+		}
 		c := cond(r, benchv1.ConditionWarnings)
 		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != string(benchv1.ReasonEnvironmentWarnings) ||
 			!strings.Contains(c.Message, "not Guaranteed QoS") || !strings.Contains(c.Message, pod.Name) {
 			t.Errorf("%s: Warnings condition %+v", name, c)
+		}
+		// A startup warning is a warning too, quoted in the condition.
+		if w := run.Annotations[startupWarningAnnotation]; (w != "" && !strings.Contains(c.Message, "logged 1 startup warnings")) ||
+			(w != "" && !strings.Contains(c.Message, w)) || (w == "" && strings.Contains(c.Message, "startup warning")) {
+			t.Errorf("%s: Warnings condition %q, startup warning %q", name, c.Message, w)
 		}
 		k.waitEvent(name, string(benchv1.ReasonEnvironmentWarnings))
 		fps = append(fps, env.Fingerprint)

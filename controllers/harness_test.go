@@ -546,8 +546,21 @@ func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index
 }
 
 // bootstrapReport is what a bootstrap Job reports for a run.
+// startupWarningAnnotation makes the fake bootstrap report a startup
+// warning of the run's first MongoDB process.
+const startupWarningAnnotation = "test.mongobench.io/startup-warning"
+
 func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
-	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace}
+	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace,
+		Server: &results.ServerEnvironment{GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0"}}
+	for _, p := range topology.Processes(run) {
+		pe := results.ProcessEnvironment{Host: topology.Address(run, p, "cluster.local"), Options: `{"net": {"port": 27017}}`}
+		// A run annotated so has one startup warning on its first process.
+		if w := run.Annotations[startupWarningAnnotation]; w != "" && len(rep.Server.Processes) == 0 {
+			pe.StartupWarnings = []string{w}
+		}
+		rep.Server.Processes = append(rep.Server.Processes, pe)
+	}
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
 		rep.Sharded, rep.ShardKey, rep.BalancerMode = true, `{"_id":"hashed"}`, "off"
 		for i := 0; i < int(*run.Spec.Topology.Shards); i++ {

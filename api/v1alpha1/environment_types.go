@@ -51,6 +51,11 @@ type EnvironmentStatus struct {
 	// +optional
 	DatabasePods []PodEnvironment `json:"databasePods,omitempty"`
 
+	// MongoDB is what the servers say about themselves, read by the
+	// bootstrap Job.
+	// +optional
+	MongoDB *MongoDBEnvironment `json:"mongodb,omitempty"`
+
 	// Phases holds the exact YCSB properties each phase's loaders are
 	// given (with -P workload<preset> as "workload").
 	// +listType=map
@@ -101,4 +106,40 @@ type PhaseEnvironment struct {
 	// as given to every loader of the phase.
 	// +optional
 	Properties map[string]string `json:"properties,omitempty"`
+}
+
+// MongoDBEnvironment is what the MongoDB servers say about themselves, as
+// far as they answered: buildInfo of the entry point, the
+// featureCompatibilityVersion of a data-bearing mongod, and each process's
+// parsed options and startup warnings. The startup warnings are how THP,
+// ulimit and filesystem problems show without access to the host: any of
+// them sets the Warnings condition.
+type MongoDBEnvironment struct {
+	// +optional
+	GitVersion string `json:"gitVersion,omitempty"`
+	// Allocator is tcmalloc or tcmalloc-google (per-CPU caches).
+	// +optional
+	Allocator string `json:"allocator,omitempty"`
+	// +optional
+	OpenSSL string `json:"openssl,omitempty"`
+	// +optional
+	FeatureCompatibilityVersion string `json:"featureCompatibilityVersion,omitempty"`
+	// +listType=map
+	// +listMapKey=host
+	// +optional
+	Processes []MongoDBProcessEnvironment `json:"processes,omitempty"`
+}
+
+// MongoDBProcessEnvironment is one process's options and startup warnings.
+type MongoDBProcessEnvironment struct {
+	Host string `json:"host"`
+	// Options is getCmdLineOpts' parsed document (extended JSON).
+	// +optional
+	Options string `json:"options,omitempty"`
+	// StartupWarnings are getLog startupWarnings' lines.
+	// +optional
+	StartupWarnings []string `json:"startupWarnings,omitempty"`
+	// Unavailable says what the process did not answer, and why.
+	// +optional
+	Unavailable []string `json:"unavailable,omitempty"`
 }

@@ -54,17 +54,19 @@ func (r *runner) bootstrapStandalone(ctx context.Context, topo Topology) (*resul
 		return nil, err
 	}
 	r.log.Info("mongod ready", "host", topo.Standalone)
-	version, err := r.serverVersion(ctx, uri)
+	bi, err := r.buildInfo(ctx, uri)
 	if err != nil {
 		return nil, err
 	}
+	version := bi.version
 	// The collection is created so that the report, and the validator step
 	// that may follow, refer to something that exists.
 	if err := r.ensureCollection(ctx, uri, topo.Namespace); err != nil {
 		return nil, err
 	}
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace)
-	return &results.BootstrapReport{ServerVersion: version, Namespace: topo.Namespace}, nil
+	return &results.BootstrapReport{ServerVersion: version, Namespace: topo.Namespace,
+		Server: r.serverEnvironment(ctx, bi, topo.Standalone, []string{topo.Standalone})}, nil
 }
 
 func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.BootstrapReport, error) {
@@ -107,10 +109,11 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 	}
 
 	// The report reads the cluster back rather than echoing the topology.
-	version, err := r.serverVersion(ctx, DirectURI(topo.Mongos))
+	bi, err := r.buildInfo(ctx, DirectURI(topo.Mongos))
 	if err != nil {
 		return nil, err
 	}
+	version := bi.version
 	if err := r.retry(ctx, "list shards", func(ctx context.Context) error {
 		listed, err = r.listShards(ctx, topo.Mongos)
 		return err
@@ -130,6 +133,11 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 		Shards:        shardReports(topo.Shards, listed, chunks, ranges),
 		SplitPoints:   topo.SplitPoints,
 	}
+	hosts := []string{topo.ConfigServer.Host}
+	for _, rs := range topo.Shards {
+		hosts = append(hosts, rs.Host)
+	}
+	report.Server = r.serverEnvironment(ctx, bi, topo.Shards[0].Host, append(hosts, topo.Mongos))
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace,
 		"shardKey", report.ShardKey, "balancer", mode, "chunks", chunks, "splitPoints", topo.SplitPoints)
 	return report, nil

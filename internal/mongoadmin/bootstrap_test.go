@@ -49,8 +49,14 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 		h + ` admin {"buildInfo":1}`,
 		h + ` ycsb {"listCollections":1,"filter":{"name":"usertable"}}`,
 		h + ` ycsb {"create":"usertable"}`,
+		h + ` admin {"getCmdLineOpts":1}`,
+		h + ` admin {"getLog":"startupWarnings"}`,
+		h + ` admin {"getParameter":1,"featureCompatibilityVersion":1}`,
 	})
-	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable"}
+	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Server: &results.ServerEnvironment{
+		GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
+		Processes: []results.ProcessEnvironment{{Host: h, Options: `{"net": {"port": {"$numberInt":"27017"}}}`,
+			StartupWarnings: []string{`{"msg":"startup warning of ` + h + `"}`}}}}}
 	if !reflect.DeepEqual(report, want) {
 		t.Errorf("report = %+v, want %+v", report, want)
 	}
@@ -105,6 +111,23 @@ func reportCommands() []string {
 	}
 }
 
+// environmentCommands ask every process for its options and startup
+// warnings, and shard0 for the featureCompatibilityVersion.
+func environmentCommands(n int) []string {
+	hosts := []string{cfgHost}
+	for i := range n {
+		hosts = append(hosts, shardHost(i))
+	}
+	var lines []string
+	for _, h := range append(hosts, mongosHost) {
+		lines = append(lines, h+` admin {"getCmdLineOpts":1}`, h+` admin {"getLog":"startupWarnings"}`)
+		if h == shardHost(0) {
+			lines = append(lines, h+` admin {"getParameter":1,"featureCompatibilityVersion":1}`)
+		}
+	}
+	return lines
+}
+
 // shardedFromScratch is the command sequence for n shards of a topology
 // that nothing has touched yet, with a hashed key.
 func shardedFromScratch(n int, keyJSON string) []string {
@@ -141,9 +164,9 @@ func TestBootstrapShardedHashedCommands(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	want := append(shardedFromScratch(3, `{"_id":"hashed"}`),
+	want := append(append(shardedFromScratch(3, `{"_id":"hashed"}`),
 		// 3 groups in batches of 2: one getMore.
-		mongosHost+` config {"getMore":1,"collection":"chunks"}`)
+		mongosHost+` config {"getMore":1,"collection":"chunks"}`), environmentCommands(3)...)
 	sameLines(t, "commands", f.callStrings(), want)
 
 	wantReport := &results.BootstrapReport{
@@ -158,6 +181,7 @@ func TestBootstrapShardedHashedCommands(t *testing.T) {
 			{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 2},
 		},
 	}
+	checkServerEnvironment(t, report, 3)
 	if !reflect.DeepEqual(report, wantReport) {
 		t.Errorf("report =\n%+v\nwant\n%+v", report, wantReport)
 	}
@@ -203,7 +227,7 @@ func TestBootstrapShardedRangedCommands(t *testing.T) {
 		mongosHost+findChunksJSON, // the outcome, checked
 		getMore(2),
 	)
-	want = append(append(want, reportCommands()...), getMore(3))
+	want = append(append(append(want, reportCommands()...), getMore(3)), environmentCommands(3)...)
 	sameLines(t, "commands", f.callStrings(), want)
 
 	wantReport := &results.BootstrapReport{
@@ -219,6 +243,7 @@ func TestBootstrapShardedRangedCommands(t *testing.T) {
 		},
 		SplitPoints: []string{"user3", "user6"},
 	}
+	checkServerEnvironment(t, report, 3)
 	if !reflect.DeepEqual(report, wantReport) {
 		t.Errorf("report =\n%+v\nwant\n%+v", report, wantReport)
 	}
@@ -242,7 +267,7 @@ func TestBootstrapRangedOneShard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	want := append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), reportCommands()...)
+	want := append(append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), reportCommands()...), environmentCommands(1)...)
 	sameLines(t, "commands", f.callStrings(), want)
 	if report.SplitPoints != nil || !reflect.DeepEqual(report.Shards[0].Range, &results.KeyRange{Min: results.MinKeyBound, Max: results.MaxKeyBound}) {
 		t.Errorf("report %+v, shard %+v", report, report.Shards[0])
@@ -361,4 +386,31 @@ func TestBootstrapStandaloneErrors(t *testing.T) {
 			t.Errorf("%d isMaster, want 1", n)
 		}
 	})
+}
+
+// checkServerEnvironment checks the report's server environment from the
+// fake (n shards), then leaves it out of the report for the comparisons
+// that follow.
+func checkServerEnvironment(t *testing.T, report *results.BootstrapReport, n int) {
+	t.Helper()
+	env := report.Server
+	report.Server = nil
+	if env == nil || env.GitVersion == "" || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" {
+		t.Fatalf("server environment %+v", env)
+	}
+	hosts := []string{cfgHost}
+	for i := range n {
+		hosts = append(hosts, shardHost(i))
+	}
+	hosts = append(hosts, mongosHost)
+	if len(env.Processes) != len(hosts) {
+		t.Fatalf("%d processes, want %d: %+v", len(env.Processes), len(hosts), env.Processes)
+	}
+	for i, p := range env.Processes {
+		// FCV is asked of shard0 only, so mongos reports nothing missing.
+		if p.Host != hosts[i] || p.Options == "" || len(p.StartupWarnings) != 1 || !strings.Contains(p.StartupWarnings[0], p.Host) ||
+			len(p.Unavailable) != 0 {
+			t.Errorf("process %d: %+v", i, p)
+		}
+	}
 }

@@ -373,7 +373,17 @@ func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, erro
 	name := cmd[0].Key
 	switch name {
 	case "buildInfo":
-		return bson.D{{Key: "version", Value: s.version}}, nil
+		return bson.D{{Key: "version", Value: s.version}, {Key: "gitVersion", Value: "git-" + s.version},
+			{Key: "allocator", Value: "tcmalloc-google"}, {Key: "openssl", Value: bson.D{{Key: "running", Value: "OpenSSL 3.0.13"}}}}, nil
+	case "getCmdLineOpts":
+		return bson.D{{Key: "argv", Value: bson.A{"mongod"}}, {Key: "parsed", Value: bson.D{{Key: "net", Value: bson.D{{Key: "port", Value: 27017}}}}}}, nil
+	case "getLog":
+		return bson.D{{Key: "totalLinesWritten", Value: 1}, {Key: "log", Value: bson.A{`{"msg":"startup warning of ` + s.host + `"}`}}}, nil
+	case "getParameter":
+		if s.role == roleMongos {
+			return nil, serverError(59, "CommandNotFound", "featureCompatibilityVersion is not available on mongos")
+		}
+		return bson.D{{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "8.0"}}}}, nil
 	case "getMore":
 		return f.getMore(cmd)
 	}

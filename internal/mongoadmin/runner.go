@@ -199,9 +199,9 @@ func (r *runner) hello(ctx context.Context, uri string) (helloReply, error) {
 	return h, nil
 }
 
-// serverVersion asks buildInfo for the server's version.
-func (r *runner) serverVersion(ctx context.Context, uri string) (string, error) {
-	var version string
+// buildInfo asks buildInfo for the server's version and build.
+func (r *runner) buildInfo(ctx context.Context, uri string) (buildInfo, error) {
+	var bi buildInfo
 	err := r.retry(ctx, "read server version", func(ctx context.Context) error {
 		reply, err := r.run(ctx, uri, adminDB, simpleCommand("buildInfo"))
 		if err != nil {
@@ -211,8 +211,11 @@ func (r *runner) serverVersion(ctx context.Context, uri string) (string, error) 
 		if !ok || v == "" {
 			return fmt.Errorf("buildInfo on %s: no version in %s", redactURI(uri), reply)
 		}
-		version = v
+		bi = buildInfo{version: v}
+		bi.gitVersion, _ = reply.Lookup("gitVersion").StringValueOK()
+		bi.allocator, _ = reply.Lookup("allocator").StringValueOK()
+		bi.openssl, _ = reply.Lookup("openssl", "running").StringValueOK()
 		return nil
 	})
-	return version, err
+	return bi, err
 }

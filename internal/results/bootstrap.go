@@ -7,8 +7,9 @@ import (
 
 // BootstrapFormatVersion is the version of the bootstrap report encoding.
 // Version 2 added splitPoints and each shard's range (a ranged shard key);
-// DecodeBootstrap still reads version 1, which has neither.
-const BootstrapFormatVersion = 2
+// version 3 the server environment. DecodeBootstrap still reads versions 1
+// and 2, which lack them.
+const BootstrapFormatVersion = 3
 
 // oldestBootstrapFormatVersion is the oldest version DecodeBootstrap reads.
 const oldestBootstrapFormatVersion = 1
@@ -40,6 +41,43 @@ type BootstrapReport struct {
 	// shard key was split before loading, in increasing order: the
 	// quantiles of the keys the Load phase inserts, one range per shard.
 	SplitPoints []string `json:"splitPoints,omitempty"`
+	// Server describes the MongoDB build and each process's options and
+	// startup warnings, as far as the servers answered (best effort).
+	Server *ServerEnvironment `json:"server,omitempty"`
+}
+
+// Bounds of the server environment in a bootstrap report, so that the
+// report stays small whatever the servers say.
+const (
+	MaxStartupWarnings     = 20
+	MaxStartupWarningBytes = 512
+	MaxOptionsBytes        = 2048
+)
+
+// ServerEnvironment is what the MongoDB servers say about themselves.
+type ServerEnvironment struct {
+	// GitVersion, Allocator and OpenSSL come from buildInfo of the entry
+	// point (gitVersion, allocator, openssl.running).
+	GitVersion string `json:"gitVersion,omitempty"`
+	Allocator  string `json:"allocator,omitempty"`
+	OpenSSL    string `json:"openssl,omitempty"`
+	// FeatureCompatibilityVersion of a data-bearing mongod.
+	FeatureCompatibilityVersion string `json:"featureCompatibilityVersion,omitempty"`
+	// Processes are the MongoDB processes, in topology order.
+	Processes []ProcessEnvironment `json:"processes,omitempty"`
+}
+
+// ProcessEnvironment is one process's options and startup warnings.
+type ProcessEnvironment struct {
+	Host string `json:"host"`
+	// Options is getCmdLineOpts' parsed document as relaxed extended JSON
+	// (at most MaxOptionsBytes).
+	Options string `json:"options,omitempty"`
+	// StartupWarnings are getLog startupWarnings' lines (at most
+	// MaxStartupWarnings of MaxStartupWarningBytes each).
+	StartupWarnings []string `json:"startupWarnings,omitempty"`
+	// Unavailable says what could not be read, and why.
+	Unavailable []string `json:"unavailable,omitempty"`
 }
 
 // ShardReport is one shard of a sharded topology.

@@ -14,12 +14,15 @@ func TestBootstrapReportRoundTrip(t *testing.T) {
 			{Name: "shard1", Host: "shard1/b:1", Chunks: 1, Range: &KeyRange{Min: "user3334", Max: MaxKeyBound}},
 		},
 		SplitPoints: []string{"user3334"},
+		Server: &ServerEnvironment{GitVersion: "abc123", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
+			Processes: []ProcessEnvironment{{Host: "a:1", Options: `{"net":{"port":27017}}`, StartupWarnings: []string{"w1"}},
+				{Host: "m:1", Unavailable: []string{"featureCompatibilityVersion: no"}}}},
 	}
 	b, err := EncodeBootstrap(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"version":2`) || !strings.Contains(string(b), `"splitPoints":["user3334"]`) ||
+	if !strings.Contains(string(b), `"version":3`) || !strings.Contains(string(b), `"allocator":"tcmalloc-google"`) || !strings.Contains(string(b), `"splitPoints":["user3334"]`) ||
 		!strings.Contains(string(b), `"range":{"min":"$minKey","max":"user3334"}`) {
 		t.Errorf("encoded %s", b)
 	}
@@ -50,7 +53,7 @@ func TestDecodeBootstrapVersion1(t *testing.T) {
 
 func TestDecodeBootstrapRejects(t *testing.T) {
 	for _, tc := range []struct{ json, want string }{
-		{`{"version":3,"serverVersion":"8.0.4"}`, "version 3, want 1 to 2"},
+		{`{"version":4,"serverVersion":"8.0.4"}`, "version 4, want 1 to 3"},
 		{`{"version":0,"serverVersion":"8.0.4"}`, "version 0"},
 		{`{"version":2}`, "no server version"},
 		{`{"version":2,"serverVersion":"8.0.4","sharded":true}`, "lists no shards"},
