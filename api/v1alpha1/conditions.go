@@ -102,6 +102,9 @@ const (
 	EventPhaseCompleted    Reason = "PhaseCompleted"
 	EventDiagnosticsStored Reason = "DiagnosticsStored"
 	EventCleanedUp         Reason = "CleanedUp"
+	// EventTelemetryInvalid (a Warning): a phase's server telemetry was
+	// unusable; the phase's results stand without it.
+	EventTelemetryInvalid Reason = "TelemetryInvalid"
 )
 
 // FailureReasons lists the reasons a Failed condition may carry, for tools
