@@ -53,6 +53,9 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			s.fail(benchv1.ReasonResultInvalid, "phase %s: %v", ph.Name, err)
 			return false, nil
 		}
+		if err := r.keepTelemetry(ctx, s, ph, name, &res); err != nil {
+			return false, err
+		}
 		run.Status.Results = append(run.Status.Results, res)
 		if ph.Type == benchv1.PhaseRun {
 			run.Status.Summary = &benchv1.RunSummary{Phase: ph.Name, Throughput: res.Throughput, P99Micros: res.P99Micros}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,7 +15,8 @@ import (
 
 // cleanup applies spec.cleanup once a run has ended. Results live in the
 // run's status by then, so deleting result ConfigMaps loses nothing, and
-// the diagnostics ConfigMap, stored before, is always kept. It is
+// the diagnostics ConfigMap, stored before, and the phases' telemetry
+// ConfigMaps are always kept. It is
 // idempotent: each reconcile deletes whatever is still there.
 func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error {
 	run := s.run
@@ -36,7 +38,7 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 		objs = append(objs, j)
 	}
 	for _, c := range s.configMaps {
-		if c.Name != topology.DiagnosticsConfigMapName(run) {
+		if !kept(run, c) {
 			objs = append(objs, c)
 		}
 	}
@@ -75,4 +77,22 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 			deleted, run.Spec.Cleanup, topology.DiagnosticsConfigMapName(run))
 	}
 	return nil
+}
+
+// kept reports whether a ConfigMap of the run outlives its cleanup: the
+// diagnostics, and each phase's telemetry (by name and component, so that
+// a loader's result ConfigMap whose name happens to match is not kept).
+func kept(run *benchv1.BenchmarkRun, cm *corev1.ConfigMap) bool {
+	if cm.Name == topology.DiagnosticsConfigMapName(run) {
+		return true
+	}
+	if cm.Labels[topology.LabelComponent] != topology.ComponentTelemetry {
+		return false
+	}
+	for _, ph := range run.Spec.Phases {
+		if cm.Name == topology.TelemetryConfigMapName(run, ph.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -679,11 +679,23 @@ func expected(run *benchv1.BenchmarkRun, phase string, loaders int) (ops int64, 
 // finishPhase completes a phase's Job with every loader's result.
 func (k *cluster) finishPhase(run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec) {
 	k.t.Helper()
+	k.finishPhaseWith(run, ph, nil)
+}
+
+// finishPhaseWith completes a phase's Job with every loader's result and,
+// when telemetry is not nil, loader 0's telemetry payload beside it
+// (contract.TelemetryKey), as a loader sampling the servers writes it.
+func (k *cluster) finishPhaseWith(run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec, telemetry []byte) {
+	k.t.Helper()
 	name := topology.PhaseJobName(run, ph.Name)
 	k.job(name)
 	n := int(run.Spec.Loaders)
 	for i := 0; i < n; i++ {
-		k.writeResultCM(run, name, i, map[string][]byte{contract.ConfigMapKey: loaderResult(k.t, run, ph, i, n)}, nil)
+		data := map[string][]byte{contract.ConfigMapKey: loaderResult(k.t, run, ph, i, n)}
+		if i == 0 && telemetry != nil {
+			data[contract.TelemetryKey] = telemetry
+		}
+		k.writeResultCM(run, name, i, data, nil)
 	}
 	k.completeJob(name)
 }

@@ -183,6 +183,155 @@ type PhaseResult struct {
 	// TimeSeries for plots, at most 120 points.
 	// +optional
 	TimeSeries *TimeSeries `json:"timeSeries,omitempty"`
+	// Server summarises what serverStatus showed of each MongoDB process
+	// during the phase, sampled in the cluster by loader 0 of the phase.
+	// Absent when telemetry was disabled or its report was unusable (a
+	// Warning event then says why; the phase's results stand).
+	// +listType=map
+	// +listMapKey=pod
+	// +optional
+	Server []ServerSummary `json:"server,omitempty"`
+	// Collection holds the benchmark collection's storage statistics at
+	// the end of the phase. Absent when they could not be taken.
+	// +optional
+	Collection *CollectionSummary `json:"collection,omitempty"`
+	// Telemetry names the ConfigMap holding the phase's full telemetry
+	// (every process's series of at most 120 points, and the collection's
+	// growth), key telemetry.json.gz, gzip-compressed JSON. It is owned by
+	// the run and kept by its cleanup.
+	// +optional
+	Telemetry string `json:"telemetry,omitempty"`
+}
+
+// ServerSummary is one MongoDB process's telemetry over a phase, in the few
+// numbers of mongostat's view. A value the process never reported is left
+// out, never shown as 0. Rates are total counts over the sampled time;
+// percentages are of the WiredTiger cache's configured maximum.
+type ServerSummary struct {
+	// Role is standalone, configsvr, shard or mongos.
+	Role ProcessRole `json:"role"`
+	// Pod runs the process.
+	Pod string `json:"pod"`
+	// Version is the server version the process reported.
+	// +optional
+	Version string `json:"version,omitempty"`
+	// Samples is the number of serverStatus samples taken.
+	Samples int32 `json:"samples"`
+	// Restarts counts the process restarts seen during the phase (uptime
+	// going down).
+	// +optional
+	Restarts int32 `json:"restarts,omitempty"`
+	// SampleErrors counts the samples that failed (timeouts, connection
+	// errors).
+	// +optional
+	SampleErrors int32 `json:"sampleErrors,omitempty"`
+	// PeakConnections is the highest connections.current.
+	// +optional
+	PeakConnections *int64 `json:"peakConnections,omitempty"`
+	// MeanConnections is the mean of connections.current over the samples.
+	// +optional
+	MeanConnections *float64 `json:"meanConnections,omitempty"`
+	// OpsPerSecond are the mean rates of the opcounters.
+	// +optional
+	OpsPerSecond *OpCounterRates `json:"opsPerSecond,omitempty"`
+	// MaxCacheUsedPercent is the highest WiredTiger cache fill (bytes
+	// currently in the cache), in % of the maximum bytes configured.
+	// +optional
+	MaxCacheUsedPercent *float64 `json:"maxCacheUsedPercent,omitempty"`
+	// MaxCacheDirtyPercent is the highest tracked dirty bytes in the cache,
+	// in % of the maximum bytes configured.
+	// +optional
+	MaxCacheDirtyPercent *float64 `json:"maxCacheDirtyPercent,omitempty"`
+	// MeanNetInMBps is network.bytesIn in MB (10^6 bytes) per second.
+	// +optional
+	MeanNetInMBps *float64 `json:"meanNetInMBps,omitempty"`
+	// MeanNetOutMBps is network.bytesOut in MB (10^6 bytes) per second.
+	// +optional
+	MeanNetOutMBps *float64 `json:"meanNetOutMBps,omitempty"`
+	// AppEvictions is the number of pages application threads had to evict
+	// from the cache during the phase: eviction the cache's own threads
+	// could not keep up with, paid in operation latency.
+	// +optional
+	AppEvictions *int64 `json:"appEvictions,omitempty"`
+	// MinReadTicketsAvailable is the lowest number of read execution
+	// tickets left (wiredTiger.concurrentTransactions through 7.0,
+	// queues.execution from 8.0); 0 means reads queued for a ticket.
+	// +optional
+	MinReadTicketsAvailable *int64 `json:"minReadTicketsAvailable,omitempty"`
+	// MinWriteTicketsAvailable is the lowest number of write execution
+	// tickets left; 0 means writes queued for a ticket.
+	// +optional
+	MinWriteTicketsAvailable *int64 `json:"minWriteTicketsAvailable,omitempty"`
+	// MaxQueue is the highest globalLock.currentQueue.total.
+	// +optional
+	MaxQueue *int64 `json:"maxQueue,omitempty"`
+}
+
+// OpCounterRates are operations per second by opcounter, as mongostat
+// shows them.
+type OpCounterRates struct {
+	// Insert is opcounters.insert per second.
+	// +optional
+	Insert *float64 `json:"insert,omitempty"`
+	// Query is opcounters.query per second.
+	// +optional
+	Query *float64 `json:"query,omitempty"`
+	// Update is opcounters.update per second.
+	// +optional
+	Update *float64 `json:"update,omitempty"`
+	// Delete is opcounters.delete per second.
+	// +optional
+	Delete *float64 `json:"delete,omitempty"`
+	// Getmore is opcounters.getmore per second.
+	// +optional
+	Getmore *float64 `json:"getmore,omitempty"`
+	// Command is opcounters.command per second.
+	// +optional
+	Command *float64 `json:"command,omitempty"`
+}
+
+// CollectionSummary are the benchmark collection's storage statistics at
+// the end of a phase (through mongos for a sharded run). Sizes are in
+// bytes; a value that was not reported is left out.
+type CollectionSummary struct {
+	// Count is the number of documents.
+	// +optional
+	Count *int64 `json:"count,omitempty"`
+	// Size is the uncompressed size of the documents.
+	// +optional
+	Size *int64 `json:"size,omitempty"`
+	// StorageSize is the space the documents take on disk (compressed).
+	// +optional
+	StorageSize *int64 `json:"storageSize,omitempty"`
+	// TotalIndexSize is the space all indexes take on disk.
+	// +optional
+	TotalIndexSize *int64 `json:"totalIndexSize,omitempty"`
+	// IndexSizes is each index's size on disk, by index name.
+	// +optional
+	IndexSizes map[string]int64 `json:"indexSizes,omitempty"`
+	// Shards is the split by shard (sharded runs).
+	// +listType=map
+	// +listMapKey=shard
+	// +optional
+	Shards []ShardCollectionSummary `json:"shards,omitempty"`
+}
+
+// ShardCollectionSummary is one shard's part of the collection.
+type ShardCollectionSummary struct {
+	// Shard is the shard's name.
+	Shard string `json:"shard"`
+	// Count is the number of documents on the shard.
+	// +optional
+	Count *int64 `json:"count,omitempty"`
+	// Size is the uncompressed size of the shard's documents.
+	// +optional
+	Size *int64 `json:"size,omitempty"`
+	// StorageSize is the space the shard's documents take on disk.
+	// +optional
+	StorageSize *int64 `json:"storageSize,omitempty"`
+	// TotalIndexSize is the space the shard's indexes take on disk.
+	// +optional
+	TotalIndexSize *int64 `json:"totalIndexSize,omitempty"`
 }
 
 // OperationResult are the statistics of one operation type (YCSB's "[READ]"

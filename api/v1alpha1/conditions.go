@@ -116,6 +116,9 @@ const (
 	EventDiagnosticsStored Reason = "DiagnosticsStored"
 	EventCleanedUp         Reason = "CleanedUp"
 	EventEnvironment       Reason = "EnvironmentRecorded"
+	// EventTelemetryInvalid (a Warning): a phase's server telemetry was
+	// unusable; the phase's results stand without it.
+	EventTelemetryInvalid Reason = "TelemetryInvalid"
 )
 
 // FailureReasons lists the reasons a Failed condition may carry, for tools

@@ -219,6 +219,12 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"phase named diagnostics", `  topology: {mode: Standalone}
   phases: [{name: diagnostics, type: Load}, {name: run, type: Run}]
 `, "phase names bootstrap, validator and diagnostics are reserved"},
+		{"phase named telemetry", `  topology: {mode: Standalone}
+  phases: [{name: load, type: Load}, {name: Telemetry, type: Run}]
+`, "phase names telemetry and telemetry-* are reserved"},
+		{"phase named telemetry-something", `  topology: {mode: Standalone}
+  phases: [{name: load, type: Load}, {name: telemetry-s2, type: Run}]
+`, "phase names telemetry and telemetry-* are reserved"},
 		{"bad phase name", `  topology: {mode: Standalone}
   phases: [{name: load_1, type: Load}, {name: run, type: Run}]
 `, "should match"},

@@ -1,9 +1,12 @@
 package topology
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // DiagnosticsConfigMap holds a finished run's evidence; owned by the run,
@@ -12,5 +15,17 @@ func DiagnosticsConfigMap(run *benchv1.BenchmarkRun, data map[string]string) *co
 	return &corev1.ConfigMap{
 		ObjectMeta: objectMeta(run, DiagnosticsConfigMapName(run), RunLabels(run, ComponentDiagnostics)),
 		Data:       data,
+	}
+}
+
+// TelemetryConfigMap keeps a phase's full server telemetry, the encoded
+// report as loader 0 wrote it (key contract.TelemetryKey); owned by the
+// run, it survives the run's cleanup and goes with the run.
+func TelemetryConfigMap(run *benchv1.BenchmarkRun, phase string, report []byte) *corev1.ConfigMap {
+	labels := RunLabels(run, ComponentTelemetry)
+	labels[LabelPhase] = strings.ToLower(phase)
+	return &corev1.ConfigMap{
+		ObjectMeta: objectMeta(run, TelemetryConfigMapName(run, phase), labels),
+		BinaryData: map[string][]byte{contract.TelemetryKey: report},
 	}
 }

@@ -38,6 +38,8 @@ const (
 	ComponentRBAC      = "rbac"
 	// ComponentDiagnostics labels the ConfigMap of a run's diagnostics.
 	ComponentDiagnostics = "diagnostics"
+	// ComponentTelemetry labels the ConfigMaps of a run's server telemetry.
+	ComponentTelemetry = "telemetry"
 )
 
 // RunLabels are the labels every object of a run carries.

@@ -101,6 +101,12 @@ func ValidatorJobName(run *benchv1.BenchmarkRun) string { return run.Name + "-va
 // evidence (logs of failed containers, YCSB reports).
 func DiagnosticsConfigMapName(run *benchv1.BenchmarkRun) string { return run.Name + "-diagnostics" }
 
+// TelemetryConfigMapName names the ConfigMap keeping a phase's full server
+// telemetry: <run>-telemetry-<phase>, lower-cased like PhaseJobName.
+func TelemetryConfigMapName(run *benchv1.BenchmarkRun, phase string) string {
+	return run.Name + "-telemetry-" + strings.ToLower(phase)
+}
+
 // PhaseJobName names a phase's loader Job: <run>-<phase>, lower-cased
 // because phase names may use capitals (S2) and Job names may not.
 func PhaseJobName(run *benchv1.BenchmarkRun, phase string) string {

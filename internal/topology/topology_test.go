@@ -594,3 +594,20 @@ func TestPropertiesWithoutPresetDefaultCounts(t *testing.T) {
 		}
 	}
 }
+
+func TestTelemetryConfigMap(t *testing.T) {
+	run := sharded(2)
+	report := []byte{0x1f, 0x8b, 1, 2, 3}
+	cm := TelemetryConfigMap(run, "S2", report)
+	if cm.Name != "ms-telemetry-s2" || cm.Name != TelemetryConfigMapName(run, "S2") || cm.Namespace != "bench" {
+		t.Errorf("name %s/%s", cm.Namespace, cm.Name)
+	}
+	checkOwner(t, cm)
+	if got := cm.BinaryData["telemetry.json.gz"]; !reflect.DeepEqual(got, report) || len(cm.BinaryData) != 1 || cm.Data != nil {
+		t.Errorf("data %v binary %v", cm.Data, cm.BinaryData)
+	}
+	if cm.Labels[LabelComponent] != ComponentTelemetry || cm.Labels[LabelPhase] != "s2" || cm.Labels[LabelRun] != "ms" ||
+		cm.Labels[LabelManagedBy] != ManagedBy {
+		t.Errorf("labels %v", cm.Labels)
+	}
+}

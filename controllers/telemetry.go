@@ -1,0 +1,223 @@
+package controllers
+
+// This file reads a phase's server telemetry (sampled in the cluster by
+// loader 0 of the phase, internal/telemetry) into status.results[].server
+// and .collection, and keeps the full report in a ConfigMap of its own.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/telemetry"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// Bounds of a telemetry report, which comes from a pod and is not trusted.
+const (
+	// MaxTelemetryDecodedBytes bounds the report's decompressed size.
+	MaxTelemetryDecodedBytes = 16 << 20
+	// maxTelemetryText bounds the strings copied into status (pod, version,
+	// shard and index names).
+	maxTelemetryText = 253
+	// maxIndexes is MongoDB's limit of indexes per collection.
+	maxIndexes = 64
+)
+
+// keepTelemetry adds a finished phase's server telemetry to its result,
+// when loader 0 reported any: the summaries into res, the report itself
+// into the ConfigMap <run>-telemetry-<phase>. Telemetry is a companion of
+// the results, never a condition of them: an unusable report leaves res
+// without it and says why in a Warning event.
+func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState, ph *benchv1.PhaseSpec, jobName string, res *benchv1.PhaseResult) error {
+	cm := s.configMaps[contract.ResultConfigMapName(jobName, 0)]
+	if cm == nil {
+		return nil
+	}
+	data, ok := cm.BinaryData[contract.TelemetryKey]
+	if !ok {
+		return nil // telemetry disabled or unavailable
+	}
+	server, coll, err := telemetrySummaries(data, len(topology.Processes(s.run)))
+	if err != nil {
+		s.warnf(benchv1.EventTelemetryInvalid, "phase %s: the server telemetry in ConfigMap %s is unusable, the results are kept without it: %v",
+			ph.Name, cm.Name, err)
+		return nil
+	}
+	if err := r.create(ctx, topology.TelemetryConfigMap(s.run, ph.Name, data)); err != nil {
+		return err
+	}
+	res.Server, res.Collection = server, coll
+	res.Telemetry = topology.TelemetryConfigMapName(s.run, ph.Name)
+	return nil
+}
+
+// decodeTelemetry parses an encoded telemetry.Report (gzip-compressed
+// JSON) and checks its shape: at most MaxTelemetryDecodedBytes once
+// decompressed, no unknown fields, every series valid.
+func decodeTelemetry(b []byte) (*telemetry.Report, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("not gzip data: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, MaxTelemetryDecodedBytes+1))
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("truncated: %w", err)
+		}
+		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	if len(data) > MaxTelemetryDecodedBytes {
+		return nil, fmt.Errorf("decompresses to more than %d bytes", MaxTelemetryDecodedBytes)
+	}
+	var rep telemetry.Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	for i := range rep.Processes {
+		if err := rep.Processes[i].Series.Validate(); err != nil {
+			return nil, fmt.Errorf("process %d (%s): %w", i, rep.Processes[i].Pod, err)
+		}
+	}
+	return &rep, nil
+}
+
+// telemetrySummaries decodes a report and condenses it into the status
+// fields of a phase. The report must be fit for the API server: one entry
+// per pod, at most maxProcesses (the run's topology) of them, known roles,
+// bounded names, finite numbers; anything else is an error, so that a bad
+// report can never make the status patch fail.
+func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *benchv1.CollectionSummary, error) {
+	rep, err := decodeTelemetry(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rep.Processes) > maxProcesses {
+		return nil, nil, fmt.Errorf("%d processes reported, the topology has %d", len(rep.Processes), maxProcesses)
+	}
+	seen := map[string]bool{}
+	var server []benchv1.ServerSummary
+	for i := range rep.Processes {
+		p := &rep.Processes[i]
+		if p.Pod == "" || len(p.Pod) > maxTelemetryText || seen[p.Pod] {
+			return nil, nil, fmt.Errorf("process %d: pod %.64q is empty, too long or reported twice", i, p.Pod)
+		}
+		seen[p.Pod] = true
+		sum, err := serverSummary(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("process %s: %w", p.Pod, err)
+		}
+		server = append(server, sum)
+	}
+	var coll *benchv1.CollectionSummary
+	if rep.Collection != nil && rep.Collection.Final != nil {
+		if coll, err = collectionSummary(rep.Collection.Final, maxProcesses); err != nil {
+			return nil, nil, fmt.Errorf("collection statistics: %w", err)
+		}
+	}
+	return server, coll, nil
+}
+
+// role maps the sampler's role names onto the API's.
+func role(name string) (benchv1.ProcessRole, bool) {
+	switch r := benchv1.ProcessRole(name); r {
+	case benchv1.RoleStandalone, benchv1.RoleConfigServer, benchv1.RoleShard, benchv1.RoleMongos:
+		return r, true
+	}
+	return "", false
+}
+
+// serverSummary is a process's status entry: telemetry.Summarize, rounded
+// to 2 decimals.
+func serverSummary(p *telemetry.ProcessReport) (benchv1.ServerSummary, error) {
+	role, ok := role(p.Role)
+	if !ok {
+		return benchv1.ServerSummary{}, fmt.Errorf("unknown role %.32q", p.Role)
+	}
+	sum := p.Summary()
+	if len(sum.Version) > maxTelemetryText {
+		return benchv1.ServerSummary{}, errors.New("version too long")
+	}
+	bad := false
+	f := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		if math.IsNaN(*v) || math.IsInf(*v, 0) {
+			bad = true
+			return nil
+		}
+		return ptrTo(round2(*v))
+	}
+	out := benchv1.ServerSummary{
+		Role: role, Pod: p.Pod, Version: sum.Version,
+		Samples: clamp32(sum.Samples), Restarts: clamp32(sum.Restarts), SampleErrors: clamp32(p.Errors),
+		PeakConnections:          sum.PeakConnections,
+		MeanConnections:          f(sum.MeanConnections),
+		MaxCacheUsedPercent:      f(sum.MaxCacheUsedPercent),
+		MaxCacheDirtyPercent:     f(sum.MaxCacheDirtyPercent),
+		MeanNetInMBps:            f(sum.MeanNetInMBps),
+		MeanNetOutMBps:           f(sum.MeanNetOutMBps),
+		AppEvictions:             sum.EvictionsByAppThreads,
+		MinReadTicketsAvailable:  sum.MinReadTicketsAvailable,
+		MinWriteTicketsAvailable: sum.MinWriteTicketsAvailable,
+		MaxQueue:                 sum.MaxQueue,
+	}
+	ops := benchv1.OpCounterRates{
+		Insert: f(sum.OpsPerSecond.Insert), Query: f(sum.OpsPerSecond.Query), Update: f(sum.OpsPerSecond.Update),
+		Delete: f(sum.OpsPerSecond.Delete), Getmore: f(sum.OpsPerSecond.Getmore), Command: f(sum.OpsPerSecond.Command),
+	}
+	if ops != (benchv1.OpCounterRates{}) {
+		out.OpsPerSecond = &ops
+	}
+	if bad {
+		return benchv1.ServerSummary{}, errors.New("a value is not a finite number")
+	}
+	return out, nil
+}
+
+// collectionSummary is the status entry of the collection statistics.
+func collectionSummary(st *telemetry.CollectionStats, maxShards int) (*benchv1.CollectionSummary, error) {
+	if len(st.Shards) > maxShards {
+		return nil, fmt.Errorf("%d shards reported", len(st.Shards))
+	}
+	if len(st.IndexSizes) > maxIndexes {
+		return nil, fmt.Errorf("%d indexes reported, MongoDB allows %d", len(st.IndexSizes), maxIndexes)
+	}
+	out := &benchv1.CollectionSummary{
+		Count: st.Count, Size: st.Size, StorageSize: st.StorageSize, TotalIndexSize: st.TotalIndexSize,
+	}
+	for name, size := range st.IndexSizes {
+		if name == "" || len(name) > maxTelemetryText {
+			return nil, fmt.Errorf("index name %.64q is empty or too long", name)
+		}
+		if out.IndexSizes == nil {
+			out.IndexSizes = make(map[string]int64, len(st.IndexSizes))
+		}
+		out.IndexSizes[name] = size
+	}
+	seen := map[string]bool{}
+	for _, sh := range st.Shards {
+		if sh.Shard == "" || len(sh.Shard) > maxTelemetryText || seen[sh.Shard] {
+			return nil, fmt.Errorf("shard %.64q is empty, too long or reported twice", sh.Shard)
+		}
+		seen[sh.Shard] = true
+		out.Shards = append(out.Shards, benchv1.ShardCollectionSummary{
+			Shard: sh.Shard, Count: sh.Count, Size: sh.Size, StorageSize: sh.StorageSize, TotalIndexSize: sh.TotalIndexSize,
+		})
+	}
+	return out, nil
+}
+
+func clamp32(n int) int32 { return int32(min(max(n, 0), math.MaxInt32)) }
+
+func ptrTo[T any](v T) *T { return &v }
