@@ -5,13 +5,9 @@ package controllers
 // and .collection, and keeps the full report in a ConfigMap of its own.
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -23,7 +19,7 @@ import (
 // Bounds of a telemetry report, which comes from a pod and is not trusted.
 const (
 	// MaxTelemetryDecodedBytes bounds the report's decompressed size.
-	MaxTelemetryDecodedBytes = 16 << 20
+	MaxTelemetryDecodedBytes = telemetry.MaxDecodedBytes
 	// maxTelemetryText bounds the strings copied into status (pod, version,
 	// shard and index names).
 	maxTelemetryText = 253
@@ -59,45 +55,13 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 	return nil
 }
 
-// decodeTelemetry parses an encoded telemetry.Report (gzip-compressed
-// JSON) and checks its shape: at most MaxTelemetryDecodedBytes once
-// decompressed, no unknown fields, every series valid.
-func decodeTelemetry(b []byte) (*telemetry.Report, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("not gzip data: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(zr, MaxTelemetryDecodedBytes+1))
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("truncated: %w", err)
-		}
-		return nil, fmt.Errorf("decompress: %w", err)
-	}
-	if len(data) > MaxTelemetryDecodedBytes {
-		return nil, fmt.Errorf("decompresses to more than %d bytes", MaxTelemetryDecodedBytes)
-	}
-	var rep telemetry.Report
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
-	}
-	for i := range rep.Processes {
-		if err := rep.Processes[i].Series.Validate(); err != nil {
-			return nil, fmt.Errorf("process %d (%s): %w", i, rep.Processes[i].Pod, err)
-		}
-	}
-	return &rep, nil
-}
-
 // telemetrySummaries decodes a report and condenses it into the status
 // fields of a phase. The report must be fit for the API server: one entry
 // per pod, at most maxProcesses (the run's topology) of them, known roles,
 // bounded names, finite numbers; anything else is an error, so that a bad
 // report can never make the status patch fail.
 func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *benchv1.CollectionSummary, error) {
-	rep, err := decodeTelemetry(b)
+	rep, err := telemetry.DecodeReport(b)
 	if err != nil {
 		return nil, nil, err
 	}

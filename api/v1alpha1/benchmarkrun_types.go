@@ -85,6 +85,31 @@ type BenchmarkRunSpec struct {
 	// LoaderResources are the compute resources of each loader container.
 	// +optional
 	LoaderResources *corev1.ResourceRequirements `json:"loaderResources,omitempty"`
+
+	// Telemetry samples the MongoDB processes while each phase runs
+	// (serverStatus of every process, the benchmark collection's storage
+	// statistics), from loader 0 of the phase. On by default.
+	// +kubebuilder:default={}
+	// +optional
+	Telemetry TelemetrySpec `json:"telemetry,omitempty"`
+}
+
+// TelemetrySpec configures server telemetry: what mongostat would show of
+// every MongoDB process (standalone, shards, config server, mongos) during
+// each phase, sampled by the phase's loader 0, and the benchmark
+// collection's count and sizes at the end of each phase (and every 10 s
+// during the Load phase). Sampling never fails a phase.
+type TelemetrySpec struct {
+	// Enabled turns sampling on (the default) or off.
+	// +kubebuilder:default=true
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Interval between two serverStatus samples of each process.
+	// +kubebuilder:default="1s"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('1m')",message="telemetry.interval must be between 1s and 1m"
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
 }
 
 // TopologyMode is the shape of the deployment under test.

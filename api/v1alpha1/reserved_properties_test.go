@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader"
 	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/topology"
@@ -59,6 +60,11 @@ var loaderFlags = map[string]struct {
 	"--result-configmap": {"", true},
 	"--result-owner":     {"", true},
 	"--result-labels":    {"", true},
+	// Server telemetry (internal/contract): no YCSB property.
+	"--" + contract.FlagTelemetryInterval:        {"", true},
+	"--" + contract.FlagTelemetryProcess:         {"", true},
+	"--" + contract.FlagTelemetryCollection:      {"", true},
+	"--" + contract.FlagTelemetryCollectionEvery: {"", true},
 }
 
 // TestReservedPropertiesAreWhatMongobenchPasses compares the rule's key list

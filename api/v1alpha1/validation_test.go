@@ -115,6 +115,8 @@ func TestDefaults(t *testing.T) {
 		{"readPreference", s.Driver.ReadPreference, "primary"},
 		{"cleanup", s.Cleanup, benchv1.CleanupDelete},
 		{"timeout", s.Timeout.Duration, 2 * time.Hour},
+		{"telemetry.enabled", s.Telemetry.Enabled != nil && *s.Telemetry.Enabled, true},
+		{"telemetry.interval", s.Telemetry.Interval != nil && s.Telemetry.Interval.Duration == time.Second, true},
 	}
 	for _, ch := range checks {
 		if ch.got != ch.want {
@@ -286,6 +288,18 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"negative target", `  topology: {mode: Standalone}
   target: -1
 `, "should be greater than or equal to 0"},
+		{"telemetry interval below 1s", `  topology: {mode: Standalone}
+  telemetry: {interval: 500ms}
+`, "telemetry.interval must be between 1s and 1m"},
+		{"telemetry interval above 1m", `  topology: {mode: Standalone}
+  telemetry: {interval: 61s}
+`, "telemetry.interval must be between 1s and 1m"},
+		{"telemetry interval zero", `  topology: {mode: Standalone}
+  telemetry: {interval: 0s}
+`, "telemetry.interval must be between 1s and 1m"},
+		{"telemetry enabled not a boolean", `  topology: {mode: Standalone}
+  telemetry: {enabled: sometimes}
+`, "spec.telemetry.enabled"},
 		{"bad validation action", `  topology: {mode: Standalone}
   collection: {validator: {$jsonSchema: {bsonType: object}}, validationAction: ignore}
 `, `Unsupported value: "ignore"`},
@@ -308,6 +322,13 @@ func TestBadManifestsAreRejected(t *testing.T) {
 `
 		if _, err := create(t, c, ns, run("cache-bound-"+itoa(i), spec)); err != nil {
 			t.Errorf("wiredTigerCacheSizeGB %s rejected: %v", cache, err)
+		}
+	}
+	// The telemetry interval's bounds are accepted, and so is telemetry off.
+	for i, tel := range []string{"{interval: 1s}", "{interval: 1m}", "{interval: 2.5s}", "{enabled: false}"} {
+		spec := "  topology: {mode: Standalone}\n  workload: {preset: a}\n  telemetry: " + tel + "\n"
+		if _, err := create(t, c, ns, run("telemetry-ok-"+itoa(i), spec)); err != nil {
+			t.Errorf("telemetry %s rejected: %v", tel, err)
 		}
 	}
 	t.Run("name too long", func(t *testing.T) {

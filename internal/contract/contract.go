@@ -46,11 +46,6 @@ const (
 	// BootstrapConfigMapKey is the data key of a bootstrap Job's report
 	// (results.EncodeBootstrap).
 	BootstrapConfigMapKey = "bootstrap.json"
-	// TelemetryKey is the binaryData key of a phase's server telemetry:
-	// gzip-compressed JSON of a telemetry.Report, in the result ConfigMap
-	// of loader index 0 only. Absent when telemetry is disabled or was
-	// unavailable: never an error.
-	TelemetryKey = "telemetry.json.gz"
 )
 
 // ResultConfigMapPrefix is the --result-configmap value of the Job named

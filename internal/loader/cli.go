@@ -382,3 +382,13 @@ func flagsSet(fs *flag.FlagSet) map[string]bool {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
 }
+
+// Telemetry is the server telemetry this loader takes: nil unless the
+// command is load or run, telemetry is asked for (--telemetry-process) and
+// the loader's index is 0, the one loader of a phase that samples.
+func (c *Command) Telemetry() *Telemetry {
+	if c.phase == nil || c.phase.prepared.index != 0 {
+		return nil
+	}
+	return c.phase.telemetry
+}

@@ -3,6 +3,7 @@ package loader
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
@@ -93,6 +95,21 @@ func TestMainUsageAndConfigurationErrors(t *testing.T) {
 		{"bootstrap: bad shard key", nil, []string{"bootstrap", "--mode", "sharded", "--config-server", "cfg=c:1", "--shard", "s0=s:1",
 			"--mongos", "m:1", "--shard-key", "random"}, ExitUsage, `--shard-key: "random"`},
 		{"bootstrap: standalone without host", nil, []string{"bootstrap", "--mode", "standalone"}, ExitUsage, "want host:port"},
+		{"telemetry: bad process", nil, []string{"run", "--telemetry-process", "shard,p"}, ExitUsage,
+			`--telemetry-process: telemetry process "shard,p": want ROLE,POD,HOST:PORT`},
+		{"telemetry: process without port", nil, []string{"run", "--telemetry-process", "shard,p,host"}, ExitUsage,
+			`address "host": want host:port`},
+		{"telemetry: bad collection", nil, []string{"load", "--telemetry-process", "shard,p,h:1", "--telemetry-collection", "h:1,ycsb"},
+			ExitUsage, "--telemetry-collection: telemetry collection"},
+		{"telemetry: collection without process", nil, []string{"load", "--telemetry-collection", "h:1,ycsb,usertable"}, ExitUsage,
+			"need --telemetry-process"},
+		{"telemetry: growth without collection", nil, []string{"load", "--telemetry-process", "shard,p,h:1",
+			"--telemetry-collection-every", "10s"}, ExitUsage, "--telemetry-collection-every needs --telemetry-collection"},
+		{"telemetry: tiny interval", nil, []string{"run", "--telemetry-process", "shard,p,h:1", "--telemetry-interval", "1ms"}, ExitUsage,
+			"--telemetry-interval 1ms: must be at least 10ms"},
+		{"telemetry: bad interval", nil, []string{"run", "--telemetry-interval", "often"}, ExitUsage, `invalid value "often"`},
+		{"telemetry: result without process", nil, []string{"run", "--telemetry-result", "t.gz"}, ExitUsage,
+			"--telemetry-result needs --telemetry-process"},
 		{"collmod: no uri", nil, []string{"collmod", "--validator", "{}"}, ExitUsage, "--uri is required"},
 		{"collmod: bad validator", nil, []string{"collmod", "--uri", "mongodb://h", "--validator", "{nope"}, ExitUsage, "--validator"},
 	} {
@@ -262,7 +279,9 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	env := map[string]string{"POD_NAMESPACE": "bench", "POD_NAME": "r1-load-1-x7k2p", "JOB_COMPLETION_INDEX": "1"}
 	args := []string{"load", "-P", "workloada", "-p", "recordcount=500", "-p", "mongodb.url=" + wireserver.DatabaseURI(srv.Addr(), db),
 		"-p", "loader.count=2", "-threads", "2", "-s",
-		"--result-configmap", "r1-load-result", "--result-owner", owner, "--result-labels", labels}
+		"--result-configmap", "r1-load-result", "--result-owner", owner, "--result-labels", labels,
+		"--telemetry-interval", "50ms", "--telemetry-process", "standalone,r1-mongod," + srv.Addr(),
+		"--telemetry-collection", srv.Addr() + "," + db + ",usertable", "--telemetry-collection-every", "100ms"}
 
 	code, stdout, stderr, _ := runMain(t, env, newWriter, args...)
 	if code != 0 {
@@ -291,6 +310,12 @@ func TestMainWritesResultConfigMaps(t *testing.T) {
 	if o := cm.OwnerReferences; len(o) != 1 || o[0].Name != "r1" || o[0].Kind != "BenchmarkRun" || o[0].Controller == nil || !*o[0].Controller {
 		t.Errorf("owner %+v", o)
 	}
+	// Loader 1 does not sample; loader 0 of the same Job does, and its
+	// telemetry travels in its result ConfigMap, beside the result.
+	if _, ok := cm.BinaryData[contract.TelemetryKey]; ok || strings.Contains(stderr, "telemetry:") {
+		t.Errorf("loader 1 took telemetry:\n%s", stderr)
+	}
+	checkLoader0Telemetry(t, admin, newWriter, args)
 
 	// exportfile: the report goes there instead of stdout.
 	export := filepath.Join(t.TempDir(), "report.txt")
@@ -345,5 +370,41 @@ func TestMainWritesBootstrapConfigMap(t *testing.T) {
 	}
 	if cm.Labels[contract.LabelLoaderIndex] != "0" || cm.Labels["bench.mongobench.io/run"] != "r1" {
 		t.Errorf("bootstrap labels %v", cm.Labels)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkLoader0Telemetry runs loader 0 of a phase Job with telemetry (args)
+// and checks its result ConfigMap: the result, and beside it the
+// telemetry report, decodable, with samples and collection statistics.
+func checkLoader0Telemetry(t *testing.T, admin kubernetes.Interface, newWriter func() (*k8sresult.Writer, error), args []string) {
+	t.Helper()
+	ctx := context.Background()
+	env0 := map[string]string{"POD_NAMESPACE": "bench", "POD_NAME": "r1-load-0-b4n8q", "JOB_COMPLETION_INDEX": "0"}
+	if code, _, stderr, _ := runMain(t, env0, newWriter, args...); code != 0 || !strings.Contains(stderr, "telemetry: 1 processes") {
+		t.Fatalf("load, loader 0: exit %d\n%s", code, stderr)
+	}
+	cm0, err := admin.CoreV1().ConfigMaps("bench").Get(ctx, "r1-load-result-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := results.Decode(cm0.BinaryData[contract.ConfigMapKey]); err != nil {
+		t.Errorf("loader 0's result: %v", err)
+	}
+	tel, err := telemetry.DecodeReport(cm0.BinaryData[contract.TelemetryKey])
+	if err != nil {
+		t.Fatalf("loader 0's telemetry: %v", err)
+	}
+	if len(tel.Processes) != 1 || tel.Processes[0].Pod != "r1-mongod" || tel.Processes[0].Series.Samples() < 1 ||
+		tel.Collection == nil || tel.Collection.Final == nil || tel.Collection.Final.Count == nil || *tel.Collection.Final.Count != 500 {
+		t.Errorf("loader 0's telemetry: %s", mustJSON(t, tel))
 	}
 }

@@ -35,6 +35,8 @@
 //
 //	loader load|run [mongodb] [-P file|name ...] [-p name=value ...] [-threads N] [-target N] [-s] [-l label]
 //	                [--result FILE|-] [--result-configmap NAME --result-owner APIVERSION,KIND,NAME,UID --result-labels k=v,...]
+//	                [--telemetry-process ROLE,POD,HOST:PORT ... [--telemetry-interval 1s]
+//	                 [--telemetry-collection HOST:PORT,DB,COLL [--telemetry-collection-every 10s]] [--telemetry-result FILE]]
 //	loader bootstrap --mode sharded --config-server NAME=HOST:PORT --shard NAME=HOST:PORT [--shard ...] --mongos HOST:PORT
 //	                 [--shard-key hashed | --shard-key ranged [-P file|name ...] [-p name=value ...]]
 //	                 [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
@@ -85,6 +87,22 @@
 // the owner and labels are encoded, are internal/contract's: the
 // controller's Jobs (internal/topology) pass them, the controller reads the
 // ConfigMaps back by them.
+//
+// Server telemetry (internal/telemetry): with --telemetry-process, loader
+// 0 (and no other) samples serverStatus of each process given, every
+// --telemetry-interval, from just before the workload starts to just after
+// it ends (outside the measured runtime), each process through a client of
+// its own connected to it alone (directConnection=true, 3 s timeouts);
+// with --telemetry-collection also the collection's storage statistics at
+// the end, and every --telemetry-collection-every during the phase. The
+// report, gzip(JSON(telemetry.Report)) of at most
+// contract.MaxTelemetryBytes (telemetry.EncodeReport drops the collection's
+// growth, then halves the series, to fit), goes beside the result in
+// binaryData[telemetry.json.gz] (contract.TelemetryKey) of the result
+// ConfigMap, and to --telemetry-result FILE (the --result FILE|- modes'
+// companion: stdout carries only the result). Telemetry never fails a
+// phase: failed samples are counted in the report and logged as warnings,
+// and a report that cannot be encoded is left out with a warning.
 //
 // bootstrap calls mongoadmin.Bootstrap; collmod calls
 // mongoadmin.ParseValidator and mongoadmin.ApplyValidator (its exit code is

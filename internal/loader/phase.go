@@ -49,6 +49,7 @@ type phaseFlags struct {
 	label   string
 	result  string
 	sink    resultFlags
+	tel     telemetryFlags
 }
 
 // phaseCommand is a parsed `loader load|run`: its flags, its properties
@@ -58,6 +59,8 @@ type phaseCommand struct {
 	flags    *phaseFlags
 	props    *ycsb.Properties
 	prepared *preparedPhase
+	// telemetry is nil when none is asked for.
+	telemetry *Telemetry
 }
 
 // parsePhaseCommand parses and checks `loader load|run`, bin/ycsb load|run
@@ -76,10 +79,17 @@ func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand,
 	if err != nil {
 		return nil, err
 	}
+	tel, err := f.tel.parse()
+	if err != nil {
+		return nil, err
+	}
+	if tel == nil && f.tel.result != "" {
+		return nil, usagef("--telemetry-result needs --%s", contract.FlagTelemetryProcess)
+	}
 	for _, w := range pr.warnings() {
 		warn(env, w)
 	}
-	return &phaseCommand{phase: phase, flags: f, props: p, prepared: pr}, nil
+	return &phaseCommand{phase: phase, flags: f, props: p, prepared: pr, telemetry: tel}, nil
 }
 
 // run runs the phase: opens its destinations, connects, runs the workload
@@ -100,7 +110,12 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}
 	_, _ = fmt.Fprintf(env.Stderr, "%s: %s phase, loader %d of %d, %s\n", versionString(env), phase, pr.index, pr.count, pr.describe())
+	// Sampling starts just before the workload and stops right after it,
+	// outside ycsb.Run's runtime: the sampler's last samples add nothing
+	// to the phase's measured time.
+	sampler := startTelemetry(ctx, pc.telemetry, pr.index)
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), pr.opts)
+	tel := stopTelemetry(sampler, env)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	_ = client.Close(cctx) // the results are in; a failed disconnect changes nothing
 	cancel()
@@ -110,7 +125,7 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		}
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}
-	writeErr := dst.write(ctx, res, pr.percentiles, hostname(env))
+	writeErr := dst.write(ctx, res, pr.percentiles, hostname(env), tel, env)
 	return phaseOutcome(ctx, phase, res, client, writeErr)
 }
 
@@ -136,6 +151,7 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 	fs.StringVar(&f.result, "result", "", "write the encoded result (gzip JSON, results.Encode) to `FILE`; "+
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
+	f.tel.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			// After the flags: only on -h, not after every flag error.
@@ -170,8 +186,10 @@ type destinations struct {
 	report         io.Writer
 	resultToStdout bool
 	resultFile     io.WriteCloser
-	sink           *configMapSink
-	files          []io.Closer
+	// telemetryFile receives loader 0's telemetry (--telemetry-result).
+	telemetryFile io.WriteCloser
+	sink          *configMapSink
+	files         []io.Closer
 }
 
 func openDestinations(f *phaseFlags, p *ycsb.Properties, env Env, index int) (*destinations, error) {
@@ -201,6 +219,15 @@ func openDestinations(f *phaseFlags, p *ycsb.Properties, env Env, index int) (*d
 		d.files = append(d.files, file)
 		d.resultFile = file
 	}
+	if f.tel.result != "" && len(f.tel.processes) > 0 && index == 0 {
+		file, err := os.Create(f.tel.result)
+		if err != nil {
+			d.close()
+			return nil, fmt.Errorf("--telemetry-result: %w", err)
+		}
+		d.files = append(d.files, file)
+		d.telemetryFile = file
+	}
 	var err error
 	if d.sink, err = f.sink.prepare(env, index); err != nil {
 		d.close()
@@ -216,8 +243,11 @@ func (d *destinations) close() {
 }
 
 // write reports the run to every destination; failures are collected, so
-// one failing destination does not cost the others.
-func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentiles []float64, host string) error {
+// one failing destination does not cost the others. tel, the encoded
+// telemetry (nil when this loader took none), goes under
+// contract.TelemetryKey beside the result, and to --telemetry-result;
+// failing to write that file is a warning, never the phase's failure.
+func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentiles []float64, host string, tel []byte, env Env) error {
 	var errs []error
 	if err := ycsb.WriteReport(d.report, res, percentiles); err != nil {
 		errs = append(errs, err)
@@ -239,8 +269,22 @@ func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentil
 			errs = append(errs, fmt.Errorf("--result: %w", err))
 		}
 	}
+	if d.telemetryFile != nil && tel != nil {
+		if _, err := d.telemetryFile.Write(tel); err != nil {
+			warn(env, "--telemetry-result: "+err.Error())
+		}
+	}
+	if d.telemetryFile != nil {
+		if err := d.telemetryFile.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			warn(env, "--telemetry-result: "+err.Error())
+		}
+	}
 	if d.sink != nil {
-		if err := d.sink.write(ctx, nil, map[string][]byte{contract.ConfigMapKey: enc}); err != nil {
+		binary := map[string][]byte{contract.ConfigMapKey: enc}
+		if tel != nil {
+			binary[contract.TelemetryKey] = tel
+		}
+		if err := d.sink.write(ctx, nil, binary); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -24,6 +24,9 @@
 //   - Start / Run sample a list of processes until the phase ends. The
 //     Sampler never takes the benchmark down: failures are counted and
 //     sampling goes on.
+//   - EncodeReport / DecodeReport carry a Report as gzip(JSON) within a
+//     byte limit (the loader's result ConfigMap, contract.TelemetryKey):
+//     the collection's growth is dropped first, then every series halved.
 //
 // Cost, on the loader's CPU (bench_test.go): one sample of a process is one
 // serverStatus round trip (sections repl, metrics and locks excluded), about

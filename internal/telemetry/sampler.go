@@ -210,10 +210,12 @@ func disconnect(c *mongo.Client, owned bool, timeout time.Duration) {
 	_ = c.Disconnect(ctx) // nothing is left to do with a client that fails to close
 }
 
-// final returns a context for the last calls after ctx has ended.
-func final(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), timeout)
-}
+// final returns a context for the last calls after ctx has ended. It has
+// no deadline of its own: each call is bounded by the timeout, and a call
+// that runs out of it is a failure to report (a process that never
+// answered during a phase shorter than the timeout shows its error), not
+// the end of the phase.
+func final(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 // processSampler samples one process. Only its goroutine touches it until
 // Stop has waited for that goroutine.
@@ -238,9 +240,7 @@ func (p *processSampler) run(ctx context.Context, interval, timeout time.Duratio
 	for {
 		select {
 		case <-ctx.Done():
-			fctx, cancel := final(ctx, timeout)
-			p.sample(fctx, timeout)
-			cancel()
+			p.sample(final(ctx), timeout)
 			return
 		case <-ticker.C:
 			p.sample(ctx, timeout)
@@ -318,9 +318,7 @@ func (c *collectionSampler) run(ctx context.Context, timeout time.Duration) {
 		}
 	}
 	<-ctx.Done()
-	fctx, cancel := final(ctx, timeout)
-	defer cancel()
-	if st, ok := c.take(fctx, timeout); ok {
+	if st, ok := c.take(final(ctx), timeout); ok {
 		c.report.Final = &st
 	}
 }

@@ -54,6 +54,35 @@ func TestSamplerUnreachable(t *testing.T) {
 	}
 }
 
+// A process that never answers during a phase shorter than the call
+// timeout (server selection waits on: nothing refuses it in time) still
+// shows why it has no samples: the last sample's timeout is an error, and
+// Stop waits no longer than that timeout.
+func TestSamplerSilentDuringAShortPhase(t *testing.T) {
+	// The driver's default server selection timeout (30 s) outlasts the
+	// call timeout.
+	silent := "mongodb://127.0.0.1:1/?directConnection=true"
+	s := Start(context.Background(), Config{
+		Interval:   time.Second,
+		Timeout:    300 * time.Millisecond,
+		Processes:  []Process{{Role: "shard", Pod: "silent", URI: silent}},
+		Collection: &CollectionTarget{URI: silent, Database: "ycsb", Collection: "usertable"},
+	})
+	time.Sleep(50 * time.Millisecond)
+	begin := time.Now()
+	r := s.Stop()
+	if d := time.Since(begin); d > 2*time.Second {
+		t.Errorf("Stop took %v", d)
+	}
+	p := r.Processes[0]
+	if p.Errors == 0 || !strings.Contains(p.LastError, "serverStatus of silent: ") || p.Series.Samples() != 0 {
+		t.Errorf("%d errors, last %q, %d samples", p.Errors, p.LastError, p.Series.Samples())
+	}
+	if c := r.Collection; c == nil || c.Final != nil || c.Errors == 0 || c.LastError == "" {
+		t.Errorf("collection report %+v", c)
+	}
+}
+
 // Run samples until its context ends; with nothing to sample the report is
 // empty and nothing fails.
 func TestRunNothing(t *testing.T) {

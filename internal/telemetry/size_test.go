@@ -18,9 +18,41 @@ import (
 // MaxEncodedBytes to the client's measurements (raw JSON is logged: it is
 // over a ConfigMap's 1 MiB, so it must not travel uncompressed).
 func TestReportSize(t *testing.T) {
+	r, one := largestReport(t)
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("report: %d KiB of JSON, %d KiB gzipped (per process series: %d KiB of JSON)",
+		len(data)>>10, zipped.Len()>>10, len(mustJSON(t, one))>>10)
+	if zipped.Len() > results.MaxEncodedBytes/4 {
+		t.Errorf("report is %d bytes gzipped, more than a quarter of a result's %d", zipped.Len(), results.MaxEncodedBytes)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// largestReport is a phase's report at its largest (see TestReportSize),
+// and one of its series.
+func largestReport(t *testing.T) (*Report, *Series) {
+	t.Helper()
 	full := Extract(readDoc(t, "serverstatus-8.0.json"), t0)
-	r := Report{Start: t0, End: t0.Add(time.Hour), Collection: &CollectionReport{}}
-	var one []byte
+	r := &Report{Start: t0, End: t0.Add(time.Hour), Collection: &CollectionReport{}}
 	for p := range 10 {
 		// Samples every half interval, with values that differ by process
 		// and by sample (repeated values would compress unrealistically).
@@ -41,7 +73,6 @@ func TestReportSize(t *testing.T) {
 		if len(series.Points) != results.MaxSeriesPoints {
 			t.Fatalf("%d points", len(series.Points))
 		}
-		one = mustJSON(t, series)
 		r.Processes = append(r.Processes, ProcessReport{Role: "shard", Pod: fmt.Sprintf("mb-shard%d-0", p), Series: series})
 	}
 	stats, err := parseCollStatsStage(readDocs(t, "collstats-sharded.json"))
@@ -55,30 +86,5 @@ func TestReportSize(t *testing.T) {
 		r.Collection.Growth = append(r.Collection.Growth, stats)
 	}
 	r.Collection.Final = &stats
-	data, err := json.Marshal(&r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var zipped bytes.Buffer
-	zw := gzip.NewWriter(&zipped)
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("report: %d KiB of JSON, %d KiB gzipped (per process series: %d KiB of JSON)",
-		len(data)>>10, zipped.Len()>>10, len(one)>>10)
-	if zipped.Len() > results.MaxEncodedBytes/4 {
-		t.Errorf("report is %d bytes gzipped, more than a quarter of a result's %d", zipped.Len(), results.MaxEncodedBytes)
-	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return r, &r.Processes[0].Series
 }

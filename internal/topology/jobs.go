@@ -109,7 +109,8 @@ func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 // deadline bounds the Job (activeDeadlineSeconds).
 func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time.Duration, cfg Config) *batchv1.Job {
 	name := PhaseJobName(run, phase.Name)
-	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), resultArgs(run, name)...)
+	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), TelemetryArgs(run, phase, cfg.ClusterDomain)...)
+	args = append(args, resultArgs(run, name)...)
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
 	loaders := max(run.Spec.Loaders, 1)
 	return job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
@@ -134,6 +135,52 @@ func LoaderArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		args = append(args, "-target", fmt.Sprint(t))
 	}
 	return append(args, "-s")
+}
+
+// Telemetry defaults, for a run the API server has not defaulted
+// (spec.telemetry's +kubebuilder:default markers say the same).
+const (
+	DefaultTelemetryInterval = time.Second
+	// CollectionGrowthEvery is how often Load phases take the collection's
+	// statistics while they run (telemetry.DefaultCollectionEvery).
+	CollectionGrowthEvery = 10 * time.Second
+)
+
+// TelemetryEnabled reports whether the run's phases sample the servers
+// (spec.telemetry.enabled, default true).
+func TelemetryEnabled(run *benchv1.BenchmarkRun) bool {
+	return run.Spec.Telemetry.Enabled == nil || *run.Spec.Telemetry.Enabled
+}
+
+// TelemetryInterval is spec.telemetry.interval, default 1s.
+func TelemetryInterval(run *benchv1.BenchmarkRun) time.Duration {
+	if i := run.Spec.Telemetry.Interval; i != nil && i.Duration > 0 {
+		return i.Duration
+	}
+	return DefaultTelemetryInterval
+}
+
+// TelemetryArgs tell a phase's loaders (loader 0 samples) what server
+// telemetry to take, in the contract's flags: every process of the
+// topology, each at its own pod's address so that it is sampled alone;
+// the benchmark collection through the entry Service (mongos, or the
+// standalone mongod), also every CollectionGrowthEvery during a Load
+// phase; the interval. None when telemetry is off.
+func TelemetryArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDomain string) []string {
+	if !TelemetryEnabled(run) {
+		return nil
+	}
+	args := []string{"--" + contract.FlagTelemetryInterval, TelemetryInterval(run).String()}
+	for _, p := range Processes(run) {
+		tp := contract.TelemetryProcess{Role: string(p.Role), Pod: p.Name, Address: Address(run, p, clusterDomain)}
+		args = append(args, "--"+contract.FlagTelemetryProcess, contract.EncodeTelemetryProcess(tp))
+	}
+	coll := contract.TelemetryCollection{Address: EntryAddress(run, clusterDomain), Database: Database, Collection: Collection}
+	args = append(args, "--"+contract.FlagTelemetryCollection, contract.EncodeTelemetryCollection(coll))
+	if phase.Type == benchv1.PhaseLoad {
+		args = append(args, "--"+contract.FlagTelemetryCollectionEvery, CollectionGrowthEvery.String())
+	}
+	return args
 }
 
 func target(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) int64 {

@@ -611,3 +611,40 @@ func TestTelemetryConfigMap(t *testing.T) {
 		t.Errorf("labels %v", cm.Labels)
 	}
 }
+
+// TestTelemetryArgs shows the telemetry part of a phase Job's command line
+// as a person reads it; internal/contract's tests prove the loader parses
+// it into what topology means.
+func TestTelemetryArgs(t *testing.T) {
+	load := &benchv1.PhaseSpec{Name: "load", Type: benchv1.PhaseLoad}
+	run := &benchv1.PhaseSpec{Name: "S2", Type: benchv1.PhaseRun}
+	sh := sharded(2)
+	sh.Spec.Telemetry.Interval = &metav1.Duration{Duration: 5 * time.Second}
+	off := standalone()
+	off.Spec.Telemetry.Enabled = ptr.To(false)
+	for _, tc := range []struct {
+		name  string
+		run   *benchv1.BenchmarkRun
+		phase *benchv1.PhaseSpec
+		want  string
+	}{
+		{"standalone load, defaults", standalone(), load, "--telemetry-interval 1s" +
+			" --telemetry-process standalone,sa-mongod,sa-mongod.sa-db.bench.svc.cluster.local:27017" +
+			" --telemetry-collection sa-mongo.bench.svc.cluster.local:27017,ycsb,usertable --telemetry-collection-every 10s"},
+		{"sharded run", sh, run, "--telemetry-interval 5s" +
+			" --telemetry-process configsvr,ms-cfg,ms-cfg.ms-db.bench.svc.cluster.local:27019" +
+			" --telemetry-process shard,ms-shard0,ms-shard0.ms-db.bench.svc.cluster.local:27018" +
+			" --telemetry-process shard,ms-shard1,ms-shard1.ms-db.bench.svc.cluster.local:27018" +
+			" --telemetry-process mongos,ms-mongos,ms-mongos.ms-db.bench.svc.cluster.local:27017" +
+			" --telemetry-collection ms-mongo.bench.svc.cluster.local:27017,ycsb,usertable"},
+		{"off", off, load, ""},
+	} {
+		if got := strings.Join(TelemetryArgs(tc.run, tc.phase, cfg.ClusterDomain), " "); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+		job := PhaseJob(tc.run, tc.phase, time.Hour, cfg)
+		if args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, tc.want) {
+			t.Errorf("%s: the phase Job's args lack them: %s", tc.name, args)
+		}
+	}
+}

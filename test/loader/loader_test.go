@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
 
@@ -205,9 +206,10 @@ func keyOf(n int64) string {
 var statusOps = regexp.MustCompile(` sec: (\d+) operations;`)
 
 // TestStopAndSignals: maxexecutiontime ends a run normally; SIGTERM in the
-// middle of a run still reports the partial result (StopReason Cancelled)
-// and exits 143.
+// middle of a run still reports the partial result (StopReason Cancelled),
+// and the telemetry of loader 0, and exits 143.
 func TestStopAndSignals(t *testing.T) {
+	srv := wireserver.Shared(t)
 	_, url := database(t)
 	loadFor(t, url, 1000)
 	common := []string{"run", "-P", "workloada", "-p", url, "-p", "recordcount=1000", "-p", "operationcount=0", "-threads", "2", "--result", "-"}
@@ -230,7 +232,9 @@ func TestStopAndSignals(t *testing.T) {
 	t.Run("SIGTERM", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), processTimeout)
 		defer cancel()
-		cmd, termLog := loaderCommand(t, ctx, nil, append(common, "-p", "maxexecutiontime=600", "-s", "-p", "status.interval=1")...)
+		telFile := t.TempDir() + "/telemetry.json.gz"
+		cmd, termLog := loaderCommand(t, ctx, nil, append(common, "-p", "maxexecutiontime=600", "-s", "-p", "status.interval=1",
+			"--telemetry-process", "standalone,wire-0,"+srv.Addr(), "--telemetry-interval", "200ms", "--telemetry-result", telFile)...)
 		var stdout strings.Builder
 		cmd.Stdout = &stdout
 		stderr, err := cmd.StderrPipe()
@@ -288,6 +292,7 @@ func TestStopAndSignals(t *testing.T) {
 		if want := fmt.Sprintf("run phase stopped after %d of unlimited operations; partial result reported", res.Operations); msg != want {
 			t.Errorf("termination log %q, want %q", msg, want)
 		}
+		checkSampled(t, readFile(t, telFile))
 	})
 }
 
@@ -362,5 +367,18 @@ func TestNoKubernetesClientInTheLoader(t *testing.T) {
 		if strings.HasPrefix(pkg, "k8s.io/") || strings.HasPrefix(pkg, "sigs.k8s.io/") {
 			t.Errorf("the loader depends on %s", pkg)
 		}
+	}
+}
+
+// checkSampled checks an encoded telemetry report: one process, sampled
+// without errors.
+func checkSampled(t *testing.T, data []byte) {
+	t.Helper()
+	r, err := telemetry.DecodeReport(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Processes) != 1 || r.Processes[0].Series.Samples() < 2 || r.Processes[0].Errors != 0 {
+		t.Errorf("telemetry %+v", r.Processes)
 	}
 }

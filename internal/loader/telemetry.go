@@ -1,0 +1,158 @@
+package loader
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/telemetry"
+)
+
+// telemetryTimeout bounds each call of the sampler (serverStatus,
+// collection statistics) and its connections: short, so that a process
+// that does not answer costs a sample, never the phase.
+const telemetryTimeout = 3 * time.Second
+
+// telemetryFlags are the server telemetry flags of load and run (the Jobs'
+// side of internal/contract), and --telemetry-result.
+type telemetryFlags struct {
+	processes  stringList
+	interval   time.Duration
+	collection string
+	every      time.Duration
+	result     string
+}
+
+func (f *telemetryFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.processes, contract.FlagTelemetryProcess,
+		"sample serverStatus of this MongoDB process, alone (directConnection): `ROLE,POD,HOST:PORT`; repeatable. "+
+			"Only loader 0 samples; without any, no telemetry")
+	fs.DurationVar(&f.interval, contract.FlagTelemetryInterval, telemetry.DefaultInterval, "telemetry sampling `interval`")
+	fs.StringVar(&f.collection, contract.FlagTelemetryCollection, "",
+		"take the storage statistics of this collection at the end of the phase: `HOST:PORT,DATABASE,COLLECTION` "+
+			"(mongos or the mongod)")
+	fs.DurationVar(&f.every, contract.FlagTelemetryCollectionEvery, 0,
+		"also take them every `interval` during the phase (0: only at the end)")
+	fs.StringVar(&f.result, "telemetry-result", "",
+		"write loader 0's telemetry report (gzip JSON, as the result ConfigMap's "+contract.TelemetryKey+") to `FILE`")
+}
+
+// Telemetry is the server telemetry a phase's loaders are asked to take,
+// parsed from the command line. Only loader 0 samples (Command.Telemetry).
+type Telemetry struct {
+	Interval  time.Duration
+	Processes []contract.TelemetryProcess
+	// Collection is nil when no collection statistics are asked for.
+	Collection *contract.TelemetryCollection
+	// CollectionEvery is 0 when statistics are taken only at the end.
+	CollectionEvery time.Duration
+}
+
+// parse checks the flags; nil when no process is given (telemetry off).
+func (f *telemetryFlags) parse() (*Telemetry, error) {
+	if len(f.processes) == 0 {
+		if f.collection != "" || f.every != 0 {
+			return nil, usagef("--%s and --%s need --%s", contract.FlagTelemetryCollection, contract.FlagTelemetryCollectionEvery,
+				contract.FlagTelemetryProcess)
+		}
+		return nil, nil
+	}
+	if f.interval < 10*time.Millisecond {
+		return nil, usagef("--%s %s: must be at least 10ms", contract.FlagTelemetryInterval, f.interval)
+	}
+	if f.every < 0 {
+		return nil, usagef("--%s %s: must not be negative", contract.FlagTelemetryCollectionEvery, f.every)
+	}
+	t := &Telemetry{Interval: f.interval, CollectionEvery: f.every}
+	for _, s := range f.processes {
+		p, err := contract.DecodeTelemetryProcess(s)
+		if err != nil {
+			return nil, usagef("--%s: %w", contract.FlagTelemetryProcess, err)
+		}
+		t.Processes = append(t.Processes, p)
+	}
+	if f.collection != "" {
+		c, err := contract.DecodeTelemetryCollection(f.collection)
+		if err != nil {
+			return nil, usagef("--%s: %w", contract.FlagTelemetryCollection, err)
+		}
+		t.Collection = &c
+	} else if f.every != 0 {
+		return nil, usagef("--%s needs --%s", contract.FlagTelemetryCollectionEvery, contract.FlagTelemetryCollection)
+	}
+	return t, nil
+}
+
+// config is the Sampler's configuration: a client of its own per process,
+// connected to that process alone, with short timeouts.
+func (t *Telemetry) config() telemetry.Config {
+	cfg := telemetry.Config{Interval: t.Interval, Timeout: telemetryTimeout}
+	for _, p := range t.Processes {
+		cfg.Processes = append(cfg.Processes, telemetry.Process{Role: p.Role, Pod: p.Pod, URI: directURI(p.Address, "")})
+	}
+	if c := t.Collection; c != nil {
+		cfg.Collection = &telemetry.CollectionTarget{URI: directURI(c.Address, c.Database), Database: c.Database,
+			Collection: c.Collection, Every: t.CollectionEvery}
+	}
+	return cfg
+}
+
+// directURI connects to the process at addr alone, never discovering the
+// rest of its replica set or cluster, with one small pool and timeouts
+// that keep an unreachable process from holding up the phase's end.
+func directURI(addr, db string) string {
+	ms := fmt.Sprint(telemetryTimeout.Milliseconds())
+	q := url.Values{}
+	q.Set("directConnection", "true")
+	q.Set("appName", "mongobench-telemetry")
+	q.Set("maxPoolSize", "2")
+	q.Set("connectTimeoutMS", ms)
+	q.Set("serverSelectionTimeoutMS", ms)
+	q.Set("socketTimeoutMS", ms)
+	return "mongodb://" + addr + "/" + db + "?" + q.Encode()
+}
+
+// startTelemetry starts sampling when this loader samples (index 0 and
+// telemetry asked for); nil otherwise.
+func startTelemetry(ctx context.Context, t *Telemetry, index int) *telemetry.Sampler {
+	if t == nil || index != 0 {
+		return nil
+	}
+	return telemetry.Start(ctx, t.config())
+}
+
+// stopTelemetry stops the sampler and encodes its report within
+// contract.MaxTelemetryBytes. Telemetry never fails the phase: what goes
+// wrong is logged, and the report is then left out (nil).
+func stopTelemetry(s *telemetry.Sampler, env Env) []byte {
+	if s == nil {
+		return nil
+	}
+	r := s.Stop()
+	samples, errs := 0, 0
+	for i := range r.Processes {
+		p := &r.Processes[i]
+		samples += p.Series.Samples()
+		errs += p.Errors
+		if p.Errors > 0 {
+			warn(env, fmt.Sprintf("telemetry: %d failed samples of %s %s; last: %s", p.Errors, p.Role, p.Pod, p.LastError))
+		}
+	}
+	if c := r.Collection; c != nil && c.Errors > 0 {
+		warn(env, fmt.Sprintf("telemetry: %d failed collection statistics; last: %s", c.Errors, c.LastError))
+	}
+	b, trimmed, err := telemetry.EncodeReport(r, contract.MaxTelemetryBytes)
+	if err != nil {
+		warn(env, "telemetry left out: "+err.Error())
+		return nil
+	}
+	if trimmed.Growth || trimmed.Halvings > 0 {
+		warn(env, fmt.Sprintf("telemetry trimmed to %d bytes: collection growth dropped %t, series halved %d times",
+			len(b), trimmed.Growth, trimmed.Halvings))
+	}
+	_, _ = fmt.Fprintf(env.Stderr, "telemetry: %d processes, %d samples (%d failed), %d bytes\n", len(r.Processes), samples, errs, len(b))
+	return b
+}

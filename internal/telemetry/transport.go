@@ -1,0 +1,120 @@
+package telemetry
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Transport: loader 0 of a phase carries its Report to the manager as
+// gzip-compressed JSON (the binaryData key contract.TelemetryKey of its
+// result ConfigMap), at most a given number of bytes.
+
+// MaxDecodedBytes bounds the decompression of untrusted input (DecodeReport).
+const MaxDecodedBytes = 16 << 20
+
+// Trimmed says what EncodeReport left out to fit its limit.
+type Trimmed struct {
+	// Growth is true when the collection's Growth list was dropped.
+	Growth bool
+	// Halvings is how many times every series was thinned to half its
+	// points (doubling its interval, as a series does when it is full):
+	// counter totals stay exact, rates are time-weighted, gauges keep
+	// their mean, minimum and maximum.
+	Halvings int
+}
+
+// EncodeReport serialises r (gzip(JSON)) within limit bytes. When it would
+// not fit, it drops the collection's Growth list first (the final
+// statistics stay), then halves every process's series until it fits; r
+// itself is left unchanged. It fails only when even series of one point
+// each do not fit.
+func EncodeReport(r *Report, limit int) ([]byte, Trimmed, error) {
+	var trimmed Trimmed
+	rr := *r
+	for {
+		b, err := encodeReport(&rr)
+		if err != nil {
+			return nil, trimmed, err
+		}
+		if len(b) <= limit {
+			return b, trimmed, nil
+		}
+		switch {
+		case rr.Collection != nil && len(rr.Collection.Growth) > 0:
+			c := *rr.Collection
+			c.Growth = nil
+			rr.Collection = &c
+			trimmed.Growth = true
+		case thinnable(&rr):
+			procs := make([]ProcessReport, len(rr.Processes))
+			for i, p := range rr.Processes {
+				p.Series.Points = append([]Point(nil), p.Series.Points...)
+				if len(p.Series.Points) > 1 {
+					p.Series.coalesce()
+				}
+				procs[i] = p
+			}
+			rr.Processes = procs
+			trimmed.Halvings++
+		default:
+			return nil, trimmed, fmt.Errorf("encoded telemetry is %d bytes, more than the %d allowed", len(b), limit)
+		}
+	}
+}
+
+// thinnable reports whether any series has more than one point.
+func thinnable(r *Report) bool {
+	for i := range r.Processes {
+		if len(r.Processes[i].Series.Points) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func encodeReport(r *Report) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(r); err != nil {
+		return nil, fmt.Errorf("encode telemetry: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress telemetry: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// DecodeReport parses EncodeReport's form, refusing a series of an invalid
+// shape (Series.Validate) and unknown fields.
+func DecodeReport(b []byte) (*Report, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("telemetry is not gzip data: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, MaxDecodedBytes+1))
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("telemetry is truncated: %w", err)
+		}
+		return nil, fmt.Errorf("decompress telemetry: %w", err)
+	}
+	if len(data) > MaxDecodedBytes {
+		return nil, fmt.Errorf("telemetry decompresses to more than %d bytes", MaxDecodedBytes)
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("parse telemetry: %w", err)
+	}
+	for i := range r.Processes {
+		if err := r.Processes[i].Series.Validate(); err != nil {
+			return nil, fmt.Errorf("telemetry of %s: %w", r.Processes[i].Pod, err)
+		}
+	}
+	return &r, nil
+}
