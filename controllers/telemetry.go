@@ -63,7 +63,7 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *benchv1.CollectionSummary, error) {
 	rep, err := telemetry.DecodeReport(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("decode: %w", err)
 	}
 	if len(rep.Processes) > maxProcesses {
 		return nil, nil, fmt.Errorf("%d processes reported, the topology has %d", len(rep.Processes), maxProcesses)
