@@ -26,8 +26,13 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 	}
 	procs := topology.Processes(run)
 	all, dataReady, msg := readiness(s, procs)
+	// A benchmark Job exists only once the topology was ready; the status
+	// patch that recorded it may have been lost to a conflict. Then the
+	// topology is judged as a ready one (watchTopology), never waited for
+	// again: a pod lost in between is a lost topology, not a slow one.
+	started := s.benchmarkStarted()
 	if s.topologyStatus().ServerVersion == "" {
-		if !dataReady {
+		if !dataReady && !started {
 			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
 			return false, nil
 		}
@@ -65,7 +70,7 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 		}
 		s.eventf(benchv1.EventBootstrapped, "%s", bootstrappedMessage(rep))
 	}
-	if !all {
+	if !all && !started {
 		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
 		return false, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -207,6 +208,32 @@ func TestDBPodDeletedMidRunFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.waitFailed("vanish", "TopologyLost", "topology lost: pod vanish-mongod")
+}
+
+// TestLostReadyPatchThenPodDeleted: the status patch that recorded the
+// topology as ready was lost (a conflict) after the phase Job had been
+// created, and then the mongod was deleted. The run must fail as a lost
+// topology, not wait for the pod forever nor re-create it: the phase
+// Job proves the topology had been ready.
+func TestLostReadyPatchThenPodDeleted(t *testing.T) {
+	k := newCluster(t)
+	m := startManager(t, &counters{}, testLimits)
+	run := k.create(newRun("lostpatch", benchv1.TopologyStandalone, 0, 1))
+	k.upToPhase(run, 0)
+	k.waitPhase("lostpatch", benchv1.RunLoading)
+	m.stop()
+	r := k.run("lostpatch")
+	r.Status.Phase = benchv1.RunProvisioning
+	meta.SetStatusCondition(&r.Status.Conditions, metav1.Condition{Type: benchv1.ConditionTopologyReady, Status: metav1.ConditionFalse,
+		Reason: string(benchv1.ReasonBootstrapping), Message: "bootstrap Job running"})
+	if err := k.c.Status().Update(k.ctx(), r); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.c.Delete(k.ctx(), k.pod("lostpatch-mongod")); err != nil {
+		t.Fatal(err)
+	}
+	m.restart()
+	k.waitFailed("lostpatch", "TopologyLost", "topology lost: pod lostpatch-mongod")
 }
 
 func TestTimeoutFails(t *testing.T) {

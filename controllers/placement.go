@@ -30,7 +30,7 @@ import (
 func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
 	procs := topology.Processes(run)
-	if conditionTrue(run, benchv1.ConditionTopologyReady) || s.pods[procs[0].Name] != nil {
+	if s.topologyWasReady() || s.pods[procs[0].Name] != nil {
 		return true, nil
 	}
 	var list corev1.NodeList

@@ -54,7 +54,7 @@ func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState
 // one (storage.medium PersistentVolume).
 func (r *BenchmarkRunReconciler) ensureClaims(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
-	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+	if s.topologyWasReady() {
 		return true, nil
 	}
 	for _, p := range topology.Processes(run) {
@@ -71,7 +71,7 @@ func (r *BenchmarkRunReconciler) ensureClaims(ctx context.Context, s *runState) 
 // known, records it and moves the run to Provisioning.
 func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
-	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+	if s.topologyWasReady() {
 		return true, nil
 	}
 	procs := topology.Processes(run)
@@ -94,7 +94,7 @@ func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bo
 // node (TopologyReady False, WaitingForNode).
 func (r *BenchmarkRunReconciler) checkPods(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
-	if conditionTrue(run, benchv1.ConditionTopologyReady) {
+	if s.topologyWasReady() {
 		return true, nil
 	}
 	procs := topology.Processes(run)

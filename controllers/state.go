@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // runState is one reconcile's view of a run: the run itself (whose status
@@ -104,4 +105,23 @@ func terminal(run *benchv1.BenchmarkRun) bool {
 
 func conditionTrue(run *benchv1.BenchmarkRun, typ string) bool {
 	return meta.IsStatusConditionTrue(run.Status.Conditions, typ)
+}
+
+// benchmarkStarted reports whether a benchmark phase's or the validator's
+// Job exists: the controller creates them only once the topology is ready.
+func (s *runState) benchmarkStarted() bool {
+	for _, j := range s.jobs {
+		if c := j.Labels[topology.LabelComponent]; c == topology.ComponentLoader || c == topology.ComponentValidator {
+			return true
+		}
+	}
+	return false
+}
+
+// topologyWasReady: the topology became ready, as status says or, when the
+// status patch that said so was lost to a conflict, as the benchmark Jobs
+// that exist only after it prove. Provisioning steps never act again then:
+// re-creating a lost pod would hide a lost topology.
+func (s *runState) topologyWasReady() bool {
+	return conditionTrue(s.run, benchv1.ConditionTopologyReady) || s.benchmarkStarted()
 }
