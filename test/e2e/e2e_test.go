@@ -173,6 +173,60 @@ func (s *suite) checkResults(run *benchv1.BenchmarkRun) {
 	if run.Status.Summary == nil || run.Status.Summary.Throughput <= 0 {
 		s.t.Errorf("summary %+v", run.Status.Summary)
 	}
+	s.checkTelemetry(run)
+}
+
+// checkTelemetry: every phase has server telemetry from every process of
+// the real MongoDB, the busiest process saw at least as many connections
+// as the client had threads, and after the Load phase the collection
+// holds recordCount records of about fieldcount × fieldlength bytes each
+// (workload a: 10 × 100; BSON adds field names and lengths).
+func (s *suite) checkTelemetry(run *benchv1.BenchmarkRun) {
+	s.t.Helper()
+	processes := 1
+	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+		processes = int(*run.Spec.Topology.Shards) + 2
+	}
+	for i, r := range run.Status.Results {
+		ph := run.Spec.Phases[i]
+		threads := int64(max(run.Spec.Loaders, 1)) * int64(max(ph.Threads, 1))
+		if len(r.Server) != processes || r.Telemetry == "" {
+			s.t.Errorf("%s: %d server entries (want %d), telemetry ConfigMap %q", r.Name, len(r.Server), processes, r.Telemetry)
+			continue
+		}
+		var peak int64
+		for _, sv := range r.Server {
+			if sv.Samples < 1 || sv.SampleErrors != 0 || sv.Version == "" {
+				s.t.Errorf("%s: process %s: %d samples, %d errors, version %q", r.Name, sv.Pod, sv.Samples, sv.SampleErrors, sv.Version)
+			}
+			if sv.PeakConnections != nil && *sv.PeakConnections > peak {
+				peak = *sv.PeakConnections
+			}
+		}
+		if peak < threads {
+			s.t.Errorf("%s: peak connections %d, fewer than the client's %d threads", r.Name, peak, threads)
+		}
+		if r.Type != benchv1.PhaseLoad {
+			continue
+		}
+		c := r.Collection
+		const records, recordBytes = 10000, 10 * 100
+		if c == nil || c.Count == nil || *c.Count != records || c.Size == nil ||
+			*c.Size < records*recordBytes || *c.Size > records*recordBytes*3/2 {
+			s.t.Errorf("%s: collection after loading %d records of ~%d bytes: %+v", r.Name, records, recordBytes, c)
+		}
+		if processes > 1 && c != nil {
+			var sum int64
+			for _, sh := range c.Shards {
+				if sh.Count != nil {
+					sum += *sh.Count
+				}
+			}
+			if len(c.Shards) != processes-2 || c.Count == nil || sum != *c.Count {
+				s.t.Errorf("%s: per-shard split %+v does not add up to %v", r.Name, c.Shards, c.Count)
+			}
+		}
+	}
 }
 
 // TestStandalone: a standalone run completes with error-free results, every
