@@ -5,14 +5,18 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/version"
 )
 
@@ -24,6 +28,7 @@ const runsResource = "benchmarkruns"
 // plugin neither discovers the server's API nor builds caches.
 type apiClient struct {
 	rest      rest.Interface
+	core      corev1client.CoreV1Interface
 	namespace string
 }
 
@@ -42,6 +47,10 @@ func newAPIClient(flags *genericclioptions.ConfigFlags) (*apiClient, error) {
 	if err := benchv1.AddToScheme(scheme); err != nil {
 		return nil, fmt.Errorf("register the %s API: %w", benchv1.GroupVersion, err)
 	}
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create a client for %s: %w", cfg.Host, err)
+	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.GroupVersion = &benchv1.GroupVersion
 	cfg.APIPath = "/apis"
@@ -51,7 +60,7 @@ func newAPIClient(flags *genericclioptions.ConfigFlags) (*apiClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create a client for %s: %w", cfg.Host, err)
 	}
-	return &apiClient{rest: rc, namespace: ns}, nil
+	return &apiClient{rest: rc, core: core, namespace: ns}, nil
 }
 
 // getRun reads a run. A missing run is a usage error (exit 2): the user
@@ -72,4 +81,18 @@ func (c *apiClient) getRun(ctx context.Context, name string) (*benchv1.Benchmark
 // metadata.name), for an informer that survives watch expiry.
 func (c *apiClient) runListWatch(name string) cache.ListerWatcher {
 	return cache.NewListWatchFromClient(c.rest, runsResource, c.namespace, fields.OneTermEqualSelector("metadata.name", name))
+}
+
+// getTelemetry reads a phase's server telemetry ConfigMap (named by
+// status.results[].telemetry).
+func (c *apiClient) getTelemetry(ctx context.Context, name string) (*telemetry.Report, error) {
+	cm, err := c.core.ConfigMaps(c.namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get telemetry ConfigMap %s in namespace %q: %w", name, c.namespace, err)
+	}
+	rep, err := telemetry.DecodeReport(cm.BinaryData[contract.TelemetryKey])
+	if err != nil {
+		return nil, fmt.Errorf("telemetry ConfigMap %s: %w", name, err)
+	}
+	return rep, nil
 }

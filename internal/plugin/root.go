@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, o *options) ExitCode {
 func newRootCommand(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-mongobench",
-		Short: "Wait for mongobench BenchmarkRuns and read their results",
+		Short: "Wait for mongobench BenchmarkRuns and read their results and server telemetry",
 		Long: `kubectl mongobench waits for mongobench BenchmarkRuns and prints their results.
 
 Install it by putting the kubectl-mongobench binary on your PATH; kubectl
@@ -91,7 +91,7 @@ benchmarkruns/NAME); a bare NAME means a run.`,
 	root.Flags().Bool("version", false, "print the plugin's version")
 	o.flags.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%w", err) })
-	root.AddCommand(newWaitCommand(o), newResultsCommand(o))
+	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o))
 	return root
 }
 
