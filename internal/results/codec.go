@@ -22,9 +22,50 @@ import (
 const (
 	// MaxEncodedBytes keeps a result well inside a ConfigMap's 1 MiB.
 	MaxEncodedBytes = 512 << 10
-	// maxDecodedBytes bounds decompression of untrusted input.
-	maxDecodedBytes = 16 << 20
+	// MaxDecodedBytes bounds the decompression of untrusted input
+	// (GunzipJSON).
+	MaxDecodedBytes = 16 << 20
 )
+
+// GzipJSON is the transport form of what the Jobs hand the controller
+// (results, telemetry): gzip-compressed JSON. what names it in errors.
+func GzipJSON(v any, what string) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress %s: %w", what, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// GunzipJSON decodes GzipJSON's form into v, refusing input that
+// decompresses to more than MaxDecodedBytes, is truncated, or has fields v
+// does not know. what names it in errors.
+func GunzipJSON(b []byte, v any, what string) error {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("%s is not gzip data: %w", what, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, MaxDecodedBytes+1))
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%s is truncated: %w", what, err)
+		}
+		return fmt.Errorf("decompress %s: %w", what, err)
+	}
+	if len(data) > MaxDecodedBytes {
+		return fmt.Errorf("%s decompresses to more than %d bytes", what, MaxDecodedBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("parse %s: %w", what, err)
+	}
+	return nil
+}
 
 // Encode serialises r for transport, coarsening its series if needed to
 // stay within MaxEncodedBytes.
@@ -50,40 +91,14 @@ func Encode(r *Result) ([]byte, error) {
 	}
 }
 
-func encode(r *Result) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(zw).Encode(r); err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("compress result: %w", err)
-	}
-	return buf.Bytes(), nil
-}
+func encode(r *Result) ([]byte, error) { return GzipJSON(r, "result") }
 
 // Decode parses and validates an encoded Result. Truncated, corrupt or
 // inconsistent input is an error describing what is wrong.
 func Decode(b []byte) (*Result, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("result is not gzip data: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(zr, maxDecodedBytes+1))
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("result is truncated: %w", err)
-		}
-		return nil, fmt.Errorf("decompress result: %w", err)
-	}
-	if len(data) > maxDecodedBytes {
-		return nil, fmt.Errorf("result decompresses to more than %d bytes", maxDecodedBytes)
-	}
 	var r Result
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("parse result: %w", err)
+	if err := GunzipJSON(b, &r, "result"); err != nil {
+		return nil, err
 	}
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid result: %w", err)

@@ -1,12 +1,9 @@
 package telemetry
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // Transport: loader 0 of a phase carries its Report to the manager as
@@ -14,7 +11,7 @@ import (
 // result ConfigMap), at most a given number of bytes.
 
 // MaxDecodedBytes bounds the decompression of untrusted input (DecodeReport).
-const MaxDecodedBytes = 16 << 20
+const MaxDecodedBytes = results.MaxDecodedBytes
 
 // Trimmed says what EncodeReport left out to fit its limit.
 type Trimmed struct {
@@ -77,39 +74,15 @@ func thinnable(r *Report) bool {
 }
 
 func encodeReport(r *Report) ([]byte, error) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if err := json.NewEncoder(zw).Encode(r); err != nil {
-		return nil, fmt.Errorf("encode telemetry: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("compress telemetry: %w", err)
-	}
-	return buf.Bytes(), nil
+	return results.GzipJSON(r, "telemetry") //nolint:wrapcheck // its errors name the telemetry
 }
 
 // DecodeReport parses EncodeReport's form, refusing a series of an invalid
 // shape (Series.Validate) and unknown fields.
 func DecodeReport(b []byte) (*Report, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("telemetry is not gzip data: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(zr, MaxDecodedBytes+1))
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("telemetry is truncated: %w", err)
-		}
-		return nil, fmt.Errorf("decompress telemetry: %w", err)
-	}
-	if len(data) > MaxDecodedBytes {
-		return nil, fmt.Errorf("telemetry decompresses to more than %d bytes", MaxDecodedBytes)
-	}
 	var r Report
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("parse telemetry: %w", err)
+	if err := results.GunzipJSON(b, &r, "telemetry"); err != nil {
+		return nil, err //nolint:wrapcheck // its errors name the telemetry
 	}
 	for i := range r.Processes {
 		if err := r.Processes[i].Series.Validate(); err != nil {
