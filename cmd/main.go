@@ -112,7 +112,8 @@ func main() {
 		},
 		Limits:                  limits,
 		MaxConcurrentReconciles: concurrency,
-		Environment:             controllers.Environment{KubernetesVersion: kubeVersion, ManagerVersion: version.Version},
+		Environment: controllers.Environment{KubernetesVersion: kubeVersion, ManagerVersion: version.Version,
+			DriverVersion: version.DriverVersion()},
 	}
 	if err := rec.SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the controller")

@@ -26,6 +26,8 @@ type Environment struct {
 	KubernetesVersion string
 	// ManagerVersion is this manager's version.
 	ManagerVersion string
+	// DriverVersion is the MongoDB Go driver's version (the loader's).
+	DriverVersion string
 }
 
 // Node labels the environment reads.
@@ -47,6 +49,7 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 		KubernetesVersion: r.Environment.KubernetesVersion,
 		ManagerVersion:    r.Environment.ManagerVersion,
 		LoaderImage:       r.Topology.LoaderImage,
+		DriverVersion:     r.Environment.DriverVersion,
 	}
 	if run.Status.Environment != nil {
 		env.MongoDB = run.Status.Environment.MongoDB // recorded by the bootstrap
@@ -166,6 +169,7 @@ type fingerprintFields struct {
 	Loaders       int32                        `json:"loaders"`
 	LoaderPlace   benchv1.LoaderPlacement      `json:"loaderPlacement"`
 	LoaderImage   string                       `json:"loaderImage"`
+	DriverVersion string                       `json:"driverVersion,omitempty"`
 	LoaderRes     *corev1.ResourceRequirements `json:"loaderResources,omitempty"`
 	Node          *benchv1.NodeEnvironment     `json:"node,omitempty"`
 	Build         []string                     `json:"build,omitempty"`
@@ -175,12 +179,13 @@ type fingerprintFields struct {
 // fingerprint hashes what must match for two runs to be comparable.
 func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (string, error) {
 	f := fingerprintFields{
-		Topology:    run.Spec.Topology,
-		Driver:      run.Spec.Driver,
-		Loaders:     max(run.Spec.Loaders, 1),
-		LoaderPlace: run.Spec.Placement.LoaderPlacement,
-		LoaderImage: env.LoaderImage,
-		LoaderRes:   run.Spec.LoaderResources,
+		Topology:      run.Spec.Topology,
+		Driver:        run.Spec.Driver,
+		Loaders:       max(run.Spec.Loaders, 1),
+		LoaderPlace:   run.Spec.Placement.LoaderPlacement,
+		LoaderImage:   env.LoaderImage,
+		DriverVersion: env.DriverVersion,
+		LoaderRes:     run.Spec.LoaderResources,
 	}
 	if run.Status.Topology != nil {
 		f.ServerVersion = run.Status.Topology.ServerVersion

@@ -43,8 +43,9 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 			return r.Status.Environment != nil && r.Status.Environment.Fingerprint != "" && r.Labels[benchv1.LabelFingerprint] != ""
 		})
 		env := r.Status.Environment
-		if env.KubernetesVersion != "v1.36.3-envtest" || env.ManagerVersion != "v0.0.0-test" || env.LoaderImage != loaderImage {
-			t.Errorf("%s: versions %q %q, loader image %q", name, env.KubernetesVersion, env.ManagerVersion, env.LoaderImage)
+		if env.KubernetesVersion != "v1.36.3-envtest" || env.ManagerVersion != "v0.0.0-test" || env.LoaderImage != loaderImage ||
+			!strings.HasPrefix(env.DriverVersion, "v2.") {
+			t.Errorf("%s: versions %q %q %q, loader image %q", name, env.KubernetesVersion, env.ManagerVersion, env.DriverVersion, env.LoaderImage)
 		}
 		if n := env.Node; n == nil || n.Name != r.Status.NodeName || n.KernelVersion != "6.8.0-test" || n.OSImage != "Ubuntu 24.04 LTS" ||
 			n.Architecture != "amd64" || n.AllocatableCPU == nil || n.AllocatableCPU.String() != "32" {

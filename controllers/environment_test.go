@@ -80,6 +80,7 @@ func TestFingerprint(t *testing.T) {
 			e.Node.AllocatableCPU = &q
 		}, false},
 		{"another loader image", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) { e.LoaderImage += "-rc1" }, false},
+		{"another driver version", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) { e.DriverVersion = "v2.10.0" }, false},
 		{"another workload property", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
 			e.Phases[1].Properties["threadcount"] = "16"
 		}, false},

@@ -37,6 +37,7 @@ import (
 	"github.com/mongobench/mongobench/internal/testutil/kube"
 	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/topology"
+	"github.com/mongobench/mongobench/internal/version"
 )
 
 var (
@@ -163,7 +164,8 @@ func startManager(t *testing.T, count *counters, limits controllers.Limits) *man
 			LoaderImagePullPolicy: corev1.PullIfNotPresent},
 		Limits:                  limits,
 		MaxConcurrentReconciles: 4,
-		Environment:             controllers.Environment{KubernetesVersion: testKubeVersion, ManagerVersion: "v0.0.0-test"},
+		Environment: controllers.Environment{KubernetesVersion: testKubeVersion, ManagerVersion: "v0.0.0-test",
+			DriverVersion: version.DriverVersion()},
 	}
 	if err := rec.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

@@ -16,8 +16,8 @@ const LabelFingerprint = "bench.mongobench.io/fingerprint"
 // topology is ready.
 type EnvironmentStatus struct {
 	// Fingerprint is a stable hash (16 hex digits of SHA-256) over what
-	// must match for two runs to be comparable: the MongoDB server version
-	// and image, the topology (mode, shards, shard key, WiredTiger cache,
+	// must match for two runs to be comparable: the MongoDB server version,
+	// build and image, the driver version, the topology (mode, shards, shard key, WiredTiger cache,
 	// storage, resources, env), the driver settings and loaders, the node's
 	// kernel, OS image, container runtime, architecture, instance type and
 	// allocatable CPU and memory, the loader image, and every phase's YCSB
@@ -38,6 +38,11 @@ type EnvironmentStatus struct {
 	// LoaderImage ran the run's Jobs.
 	// +optional
 	LoaderImage string `json:"loaderImage,omitempty"`
+
+	// DriverVersion is the MongoDB Go driver's version the loader is built
+	// with (the manager and the loader share one go.mod).
+	// +optional
+	DriverVersion string `json:"driverVersion,omitempty"`
 
 	// Node describes the node every database pod runs on.
 	// +optional
