@@ -84,7 +84,11 @@ test-chart: envtest helm kustomize ## helm lint/template, then helm install (and
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.
-	$(GOLANGCI_LINT) run ./...
+	@# The analysis cache lives in the checkout: golangci-lint's shared one
+	@# keys results by content and hands back issues with the paths of other
+	@# checkouts of the same files (worktrees, earlier clones), which it then
+	@# cannot filter (generated files) once those paths are gone.
+	GOLANGCI_LINT_CACHE=$(BIN)/golangci-lint-cache $(GOLANGCI_LINT) run ./...
 
 ##@ Build
 
