@@ -191,7 +191,7 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 		f.ServerVersion = run.Status.Topology.ServerVersion
 	}
 	if m := env.MongoDB; m != nil {
-		f.Build = []string{m.GitVersion, m.Allocator, m.FeatureCompatibilityVersion}
+		f.Build = []string{m.GitVersion, m.Allocator, m.FeatureCompatibilityVersion, m.StorageEngine}
 	}
 	if env.Node != nil {
 		n := *env.Node
@@ -227,7 +227,7 @@ func orUnknown(s string) string {
 // mongoDBEnvironment copies what the bootstrap Job read of the servers.
 func mongoDBEnvironment(in *results.ServerEnvironment) *benchv1.MongoDBEnvironment {
 	out := &benchv1.MongoDBEnvironment{GitVersion: in.GitVersion, Allocator: in.Allocator, OpenSSL: in.OpenSSL,
-		FeatureCompatibilityVersion: in.FeatureCompatibilityVersion}
+		FeatureCompatibilityVersion: in.FeatureCompatibilityVersion, StorageEngine: in.StorageEngine}
 	for _, p := range in.Processes {
 		out.Processes = append(out.Processes, benchv1.MongoDBProcessEnvironment{Host: p.Host, Options: p.Options,
 			StartupWarnings: p.StartupWarnings, Unavailable: p.Unavailable})

@@ -554,7 +554,8 @@ const startupWarningAnnotation = "test.mongobench.io/startup-warning"
 
 func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
 	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace,
-		Server: &results.ServerEnvironment{GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0"}}
+		Server: &results.ServerEnvironment{GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0",
+			StorageEngine: "wiredTiger"}}
 	for _, p := range topology.Processes(run) {
 		pe := results.ProcessEnvironment{Host: topology.Address(run, p, "cluster.local"), Options: `{"net": {"port": 27017}}`}
 		// A run annotated so has one startup warning on its first process.

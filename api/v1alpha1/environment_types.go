@@ -129,6 +129,10 @@ type MongoDBEnvironment struct {
 	OpenSSL string `json:"openssl,omitempty"`
 	// +optional
 	FeatureCompatibilityVersion string `json:"featureCompatibilityVersion,omitempty"`
+	// StorageEngine is serverStatus.storageEngine.name (wiredTiger,
+	// inMemory).
+	// +optional
+	StorageEngine string `json:"storageEngine,omitempty"`
 	// +listType=map
 	// +listMapKey=host
 	// +optional

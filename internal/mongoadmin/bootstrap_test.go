@@ -52,10 +52,11 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 		h + ` admin {"getCmdLineOpts":1}`,
 		h + ` admin {"getLog":"startupWarnings"}`,
 		h + ` admin {"getParameter":1,"featureCompatibilityVersion":1}`,
+		h + ` admin {"serverStatus":1,"repl":0,"metrics":0,"locks":0}`,
 	})
 	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Server: &results.ServerEnvironment{
 		GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
-		Processes: []results.ProcessEnvironment{{Host: h, Options: `{"net": {"port": {"$numberInt":"27017"}}}`,
+		StorageEngine: "wiredTiger", Processes: []results.ProcessEnvironment{{Host: h, Options: `{"net": {"port": {"$numberInt":"27017"}}}`,
 			StartupWarnings: []string{`{"msg":"startup warning of ` + h + `"}`}}}}}
 	if !reflect.DeepEqual(report, want) {
 		t.Errorf("report = %+v, want %+v", report, want)
@@ -122,7 +123,8 @@ func environmentCommands(n int) []string {
 	for _, h := range append(hosts, mongosHost) {
 		lines = append(lines, h+` admin {"getCmdLineOpts":1}`, h+` admin {"getLog":"startupWarnings"}`)
 		if h == shardHost(0) {
-			lines = append(lines, h+` admin {"getParameter":1,"featureCompatibilityVersion":1}`)
+			lines = append(lines, h+` admin {"getParameter":1,"featureCompatibilityVersion":1}`,
+				h+` admin {"serverStatus":1,"repl":0,"metrics":0,"locks":0}`)
 		}
 	}
 	return lines
@@ -395,7 +397,8 @@ func checkServerEnvironment(t *testing.T, report *results.BootstrapReport, n int
 	t.Helper()
 	env := report.Server
 	report.Server = nil
-	if env == nil || env.GitVersion == "" || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" {
+	if env == nil || env.GitVersion == "" || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" ||
+		env.StorageEngine != "wiredTiger" {
 		t.Fatalf("server environment %+v", env)
 	}
 	hosts := []string{cfgHost}

@@ -16,7 +16,8 @@ type buildInfo struct {
 
 // serverEnvironment asks each process, once and without retries, for its
 // options (getCmdLineOpts) and startup warnings (getLog startupWarnings),
-// and a data-bearing mongod for the featureCompatibilityVersion. It never
+// and a data-bearing mongod for the featureCompatibilityVersion and its
+// storage engine (serverStatus). It never
 // fails the bootstrap: what a server does not answer is recorded as
 // unavailable (mongos has no FCV; mongo-java-server knows none of these).
 func (r *runner) serverEnvironment(ctx context.Context, bi buildInfo, dataHost string, hosts []string) *results.ServerEnvironment {
@@ -44,6 +45,15 @@ func (r *runner) serverEnvironment(ctx context.Context, bi buildInfo, dataHost s
 				env.FeatureCompatibilityVersion = v
 			} else {
 				pe.Unavailable = append(pe.Unavailable, "featureCompatibilityVersion: not in the reply")
+			}
+			// Only the storageEngine section: serverStatus is otherwise large.
+			cmd = bson.D{{Key: "serverStatus", Value: 1}, {Key: "repl", Value: 0}, {Key: "metrics", Value: 0}, {Key: "locks", Value: 0}}
+			if reply, err := r.run(ctx, uri, adminDB, cmd); err != nil {
+				pe.Unavailable = append(pe.Unavailable, "storageEngine: "+describe(err))
+			} else if v, ok := reply.Lookup("storageEngine", "name").StringValueOK(); ok {
+				env.StorageEngine = v
+			} else {
+				pe.Unavailable = append(pe.Unavailable, "storageEngine: not in serverStatus")
 			}
 		}
 		env.Processes = append(env.Processes, pe)

@@ -379,6 +379,8 @@ func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, erro
 		return bson.D{{Key: "argv", Value: bson.A{"mongod"}}, {Key: "parsed", Value: bson.D{{Key: "net", Value: bson.D{{Key: "port", Value: 27017}}}}}}, nil
 	case "getLog":
 		return bson.D{{Key: "totalLinesWritten", Value: 1}, {Key: "log", Value: bson.A{`{"msg":"startup warning of ` + s.host + `"}`}}}, nil
+	case "serverStatus":
+		return bson.D{{Key: "version", Value: s.version}, {Key: "storageEngine", Value: bson.D{{Key: "name", Value: "wiredTiger"}}}}, nil
 	case "getParameter":
 		if s.role == roleMongos {
 			return nil, serverError(59, "CommandNotFound", "featureCompatibilityVersion is not available on mongos")

@@ -102,7 +102,7 @@ func TestWireServerBootstrapStandalone(t *testing.T) {
 	}
 	// hello is unknown to mongo-java-server: isMaster answers instead. The
 	// environment's commands are asked once each, never retried.
-	environment := []string{"admin.getCmdLineOpts", "admin.getLog", "admin.getParameter"}
+	environment := []string{"admin.getCmdLineOpts", "admin.getLog", "admin.getParameter", "admin.serverStatus"}
 	sameLines(t, "commands", rec.take(), append([]string{
 		"admin.hello", "admin.isMaster", "admin.buildInfo", "wire_bootstrap.listCollections", "wire_bootstrap.create",
 	}, environment...))
@@ -212,8 +212,9 @@ func TestWireServerUnreachable(t *testing.T) {
 }
 
 // wireEnvironmentDegrades: mongo-java-server answers getCmdLineOpts
-// (nothing parsed) and getLog (no startup warnings) but not getParameter:
-// the bootstrap still succeeds and says the FCV was unavailable. It then
+// (nothing parsed), getLog (no startup warnings) and serverStatus (without
+// a storage engine) but not getParameter: the bootstrap still succeeds and
+// says the FCV and the storage engine were unavailable. It then
 // leaves the environment out of the report for the comparisons that
 // follow.
 func wireEnvironmentDegrades(t *testing.T, report *results.BootstrapReport, host string) {
@@ -224,8 +225,9 @@ func wireEnvironmentDegrades(t *testing.T, report *results.BootstrapReport, host
 		t.Fatalf("server environment %+v", env)
 	}
 	p := env.Processes[0]
-	if p.Host != host || p.Options != "{}" || len(p.StartupWarnings) != 0 || len(p.Unavailable) != 1 ||
-		!strings.HasPrefix(p.Unavailable[0], "featureCompatibilityVersion: server error 59 (CommandNotFound)") {
+	if p.Host != host || p.Options != "{}" || len(p.StartupWarnings) != 0 || len(p.Unavailable) != 2 ||
+		!strings.HasPrefix(p.Unavailable[0], "featureCompatibilityVersion: server error 59 (CommandNotFound)") ||
+		p.Unavailable[1] != "storageEngine: not in serverStatus" || env.StorageEngine != "" {
 		t.Errorf("process environment %+v", p)
 	}
 }

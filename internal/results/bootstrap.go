@@ -63,6 +63,9 @@ type ServerEnvironment struct {
 	OpenSSL    string `json:"openssl,omitempty"`
 	// FeatureCompatibilityVersion of a data-bearing mongod.
 	FeatureCompatibilityVersion string `json:"featureCompatibilityVersion,omitempty"`
+	// StorageEngine is serverStatus.storageEngine.name of a data-bearing
+	// mongod (wiredTiger, inMemory).
+	StorageEngine string `json:"storageEngine,omitempty"`
 	// Processes are the MongoDB processes, in topology order.
 	Processes []ProcessEnvironment `json:"processes,omitempty"`
 }

@@ -174,6 +174,24 @@ func (s *suite) checkResults(run *benchv1.BenchmarkRun) {
 		s.t.Errorf("summary %+v", run.Status.Summary)
 	}
 	s.checkTelemetry(run)
+	s.checkEnvironment(run)
+}
+
+// checkEnvironment: the real servers described themselves and the run
+// carries its fingerprint as a label.
+func (s *suite) checkEnvironment(run *benchv1.BenchmarkRun) {
+	s.t.Helper()
+	env := run.Status.Environment
+	if env == nil || env.Fingerprint == "" || run.Labels[benchv1.LabelFingerprint] != env.Fingerprint || env.Node == nil ||
+		env.Node.KernelVersion == "" || env.KubernetesVersion == "" || env.DriverVersion == "" {
+		s.t.Errorf("environment %+v, labels %v", env, run.Labels)
+		return
+	}
+	m := env.MongoDB
+	if m == nil || m.GitVersion == "" || !strings.HasPrefix(m.Allocator, "tcmalloc") || m.StorageEngine != "wiredTiger" ||
+		m.FeatureCompatibilityVersion == "" || len(m.Processes) == 0 || m.Processes[0].Options == "" {
+		s.t.Errorf("mongodb environment %+v", m)
+	}
 }
 
 // checkTelemetry: every phase has server telemetry from every process of
