@@ -1,8 +1,6 @@
 package telemetry
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
@@ -13,9 +11,5 @@ func TestMain(m *testing.M) {
 	// BenchmarkServerStatusCall runs the stub server in a re-executed copy
 	// of this binary.
 	stubmongo.RunChildIfRequested()
-	code := m.Run()
-	if err := wireserver.CloseShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
+	wireserver.Main(m)
 }

@@ -1,8 +1,6 @@
 package mongodb
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
@@ -12,9 +10,5 @@ import (
 func TestMain(m *testing.M) {
 	// Benchmarks run the stub server in a re-executed copy of this binary.
 	stubmongo.RunChildIfRequested()
-	code := m.Run()
-	if err := wireserver.CloseShared(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-	}
-	os.Exit(code)
+	wireserver.Main(m)
 }

@@ -153,15 +153,18 @@ func TestDatabase(tb testing.TB, srv *Server) (string, *mongo.Database) {
 	return name, db
 }
 
-// CloseShared stops the shared server if Shared started one; for TestMain:
-//
-//	func TestMain(m *testing.M) {
-//		code := m.Run()
-//		if err := wireserver.CloseShared(); err != nil {
-//			fmt.Fprintln(os.Stderr, err)
-//		}
-//		os.Exit(code)
-//	}
+// Main runs a package's tests and then stops the shared server, for a
+// TestMain with nothing else to clean up. It does not return.
+func Main(m *testing.M) {
+	code := m.Run()
+	if err := CloseShared(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}
+
+// CloseShared stops the shared server if Shared started one: after m.Run
+// in a TestMain that has more to clean up (else use Main).
 func CloseShared() error {
 	// Use up the Once, so that a later Shared fails instead of starting a
 	// server that nobody would stop.
