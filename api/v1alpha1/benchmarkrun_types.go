@@ -511,8 +511,10 @@ type DriverSpec struct {
 	// +optional
 	ReadPreference string `json:"readPreference,omitempty"`
 
-	// MaxPoolSize is the driver's connection pool size per loader pod; 0
-	// keeps the driver default (100). Threads beyond it wait for a connection.
+	// MaxPoolSize is the driver's connection pool size per loader pod;
+	// unset keeps the driver's default (100), 0 is an unbounded pool (a
+	// connection per thread, MongoDB's maxPoolSize=0). Threads beyond it
+	// wait for a connection.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
 	// +optional

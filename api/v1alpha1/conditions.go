@@ -129,3 +129,39 @@ func FailureReasons() []Reason {
 		ReasonBootstrapFailed, ReasonValidatorFailed, ReasonPhaseFailed, ReasonResultInvalid,
 	}
 }
+
+// Condition types of a BenchmarkSweep (besides Complete and Failed, which
+// mean the same as a run's).
+const (
+	// ConditionValidated is True once every cell's spec passed the API
+	// server's validation (a server-side dry run), before any run exists.
+	ConditionValidated = "Validated"
+)
+
+// Reasons of a sweep's conditions.
+const (
+	// ReasonValid: every cell's spec is accepted.
+	ReasonValid Reason = "Valid"
+	// ReasonInvalidSweep: the axes cannot be expanded (a patch that is not
+	// a BenchmarkRun spec, too many result rows); nothing was created.
+	ReasonInvalidSweep Reason = "InvalidSweep"
+	// ReasonInvalidCell: the API server rejected a cell's spec in the dry
+	// run; the message names the cell; nothing was created.
+	ReasonInvalidCell Reason = "InvalidCell"
+	// ReasonNameConflict: a BenchmarkRun with a child's name exists and
+	// does not belong to the sweep.
+	ReasonNameConflict Reason = "NameConflict"
+	// ReasonRunFailed: a run failed under failurePolicy Stop.
+	ReasonRunFailed Reason = "RunFailed"
+	// ReasonAllRunsFailed: every run failed.
+	ReasonAllRunsFailed Reason = "AllRunsFailed"
+	// ReasonSomeRunsFailed: the sweep ended PartiallySucceeded.
+	ReasonSomeRunsFailed Reason = "SomeRunsFailed"
+	// EventRunCreated marks the creation of a child run.
+	EventRunCreated Reason = "RunCreated"
+)
+
+// SweepFailureReasons lists the reasons a sweep's Failed condition may carry.
+func SweepFailureReasons() []Reason {
+	return []Reason{ReasonInvalidSweep, ReasonInvalidCell, ReasonNameConflict, ReasonRunFailed, ReasonAllRunsFailed}
+}

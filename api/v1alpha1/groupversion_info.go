@@ -23,7 +23,7 @@ var (
 )
 
 func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion, &BenchmarkRun{}, &BenchmarkRunList{})
+	s.AddKnownTypes(GroupVersion, &BenchmarkRun{}, &BenchmarkRunList{}, &BenchmarkSweep{}, &BenchmarkSweepList{})
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 }

@@ -351,7 +351,8 @@ func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
 		q = append(q, fmt.Sprintf("journal=%t", *d.Journal))
 	}
 	q = append(q, "readPreference="+orDefault(d.ReadPreference, "primary"))
-	if d.MaxPoolSize != nil && *d.MaxPoolSize > 0 {
+	// maxPoolSize=0 is the driver's unbounded pool; unset keeps its default.
+	if d.MaxPoolSize != nil {
 		q = append(q, fmt.Sprintf("maxPoolSize=%d", *d.MaxPoolSize))
 	}
 	return fmt.Sprintf("mongodb://%s/%s?%s", EntryAddress(run, clusterDomain), Database, strings.Join(q, "&"))

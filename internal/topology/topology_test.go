@@ -237,7 +237,7 @@ func issueExample() *benchv1.BenchmarkRun {
 
 func TestLoaderArgs(t *testing.T) {
 	run := issueExample()
-	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary"
+	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary&maxPoolSize=0"
 	load := strings.Join(LoaderArgs(run, &run.Spec.Phases[0], "cluster.local"), " ")
 	wantLoad := "load -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p maxscanlength=100 -p batchsize=1 " +
 		"-p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"

@@ -1,0 +1,189 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// sweep builds a BenchmarkSweep manifest from a spec body (YAML indented by
+// two spaces) under a standalone template.
+func sweep(name, body string) string {
+	return `apiVersion: bench.mongobench.io/v1alpha1
+kind: BenchmarkSweep
+metadata: {name: ` + name + `}
+spec:
+  template:
+    topology: {mode: Standalone}
+    workload: {preset: a}
+` + body
+}
+
+func TestSweepDefaults(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	if _, err := create(t, c, ns, sweep("defaults", `  axes:
+  - {name: threads, threads: [1, 2]}
+`)); err != nil {
+		t.Fatal(err)
+	}
+	var sw benchv1.BenchmarkSweep
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "defaults"}, &sw); err != nil {
+		t.Fatal(err)
+	}
+	s := sw.Spec
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"repetitions", s.Repetitions, int32(1)},
+		{"order", s.Order, benchv1.SweepSequential},
+		{"parallelism", s.Parallelism, int32(1)},
+		{"failurePolicy", s.FailurePolicy, benchv1.SweepContinue},
+		// The template is defaulted exactly as a run's spec.
+		{"template phases", len(s.Template.Phases), 2},
+		{"template image", s.Template.Topology.Image, "mongo:8.0.16"},
+		{"template exclusive", s.Template.Placement.Exclusive != nil && *s.Template.Placement.Exclusive, true},
+	}
+	for _, ch := range checks {
+		if ch.got != ch.want {
+			t.Errorf("%s: got %v, want %v", ch.what, ch.got, ch.want)
+		}
+	}
+}
+
+func TestSweepsAreValidated(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	cases := []struct {
+		name, manifest string
+		want           string // "" = accepted
+	}{
+		{"generic and shorthand axes", sweep("ok", `  axes:
+  - name: topologies
+    topologies: [{mode: Standalone}, {mode: Sharded, shards: 2}, {mode: Sharded, shards: 1}, {name: ranged-4, mode: Sharded, shards: 4, shardKey: Ranged}]
+  - {name: pool, maxPoolSize: [0, 32]}
+  - name: validator
+    values:
+    - {name: none}
+    - {name: jsonSchema, patch: {collection: {validator: {$jsonSchema: {bsonType: object}}}}}
+  baseline: {topologies: standalone, pool: unbounded, validator: none}
+`), ""},
+		{"256 runs", sweep("max", `  axes:
+  - {name: threads, threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}
+  - {name: loaders, loaders: [1, 2, 3, 4, 5, 6, 7, 8]}
+  repetitions: 2
+`), ""},
+		{"257 runs", sweep("too-many", `  axes:
+  - {name: threads, threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}
+  - {name: loaders, loaders: [1, 2, 3, 4, 5, 6, 7, 8]}
+  - {name: w, writeConcern: ["1"]}
+  repetitions: 3
+`), "at most 256 BenchmarkRuns"},
+		{"the template is validated as a run", `apiVersion: bench.mongobench.io/v1alpha1
+kind: BenchmarkSweep
+metadata: {name: bad-template}
+spec:
+  template:
+    topology: {mode: Standalone, shards: 2}
+  axes: [{name: threads, threads: [1]}]
+`, "shards can only be set when mode is Sharded"},
+		{"name too long", sweep(strings.Repeat("s", 33), `  axes: [{name: threads, threads: [1]}]
+`), "at most 32 characters"},
+		{"no axes", sweep("no-axes", `  axes: []
+`), "should have at least 1 items"},
+		{"two kinds in one axis", sweep("two-kinds", `  axes: [{name: x, threads: [1], loaders: [2]}]
+`), "exactly one of values, topologies"},
+		{"empty axis", sweep("empty-axis", `  axes: [{name: x}]
+`), "exactly one of values, topologies"},
+		{"duplicate axis names", sweep("dup-axes", `  axes: [{name: x, threads: [1]}, {name: x, loaders: [2]}]
+`), "axis names must be unique"},
+		{"duplicate value names", sweep("dup-values", `  axes:
+  - name: v
+    values: [{name: a}, {name: a, patch: {loaders: 2}}]
+`), "value names must be unique within an axis"},
+		{"duplicate threads", sweep("dup-threads", `  axes: [{name: t, threads: [1, 1]}]
+`), "Duplicate value"},
+		{"duplicate topologies", sweep("dup-topo", `  axes:
+  - name: t
+    topologies: [{mode: Sharded, shards: 2}, {mode: Sharded, shards: 2, shardKey: Ranged}]
+`), "topologies must be unique within an axis"},
+		{"sharded topology without shards", sweep("topo-noshards", `  axes: [{name: t, topologies: [{mode: Sharded}]}]
+`), "shards is required when mode is Sharded"},
+		{"patch with an unknown key (the controller says so)", sweep("bad-patch", `  axes:
+  - name: v
+    values: [{name: a, patch: {threads: 4}}]
+`), ""}, // strictly decoded by the controller: InvalidSweep
+		{"patch that is not an object", sweep("patch-list", `  axes:
+  - name: v
+    values: [{name: a, patch: [1, 2]}]
+`), "must be of type object"},
+		{"bad value name", sweep("bad-value-name", `  axes:
+  - name: v
+    values: [{name: "two words"}]
+`), "should match"},
+		{"baseline names no axis", sweep("baseline-axis", `  axes: [{name: threads, threads: [1, 2]}]
+  baseline: {shards: standalone}
+`), "baseline names an axis the sweep does not have: shards"},
+		{"baseline names no value (the controller says so)", sweep("baseline-value", `  axes: [{name: threads, threads: [1, 2]}]
+  baseline: {threads: "3"}
+`), ""}, // checked by the controller: InvalidSweep
+		{"seed without shuffle", sweep("seed", `  axes: [{name: threads, threads: [1, 2]}]
+  seed: 7
+`), "seed is only used with order: Shuffled"},
+		{"repetitions above 10", sweep("reps", `  axes: [{name: threads, threads: [1]}]
+  repetitions: 11
+`), "should be less than or equal to 10"},
+		{"bad write concern", sweep("bad-w", `  axes: [{name: w, writeConcern: ["all"]}]
+`), "should match"},
+		{"unknown order", sweep("order", `  axes: [{name: threads, threads: [1]}]
+  order: Random
+`), `Unsupported value: "Random"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := create(t, c, ns, tc.manifest)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("rejected: %v", err)
+			case tc.want != "" && err == nil:
+				t.Fatalf("accepted, want an error containing %q", tc.want)
+			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSweepSpecIsFrozenOnceRunning: edits after the first run was created
+// would make the runs describe different studies.
+func TestSweepSpecIsFrozenOnceRunning(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	if _, err := create(t, c, ns, sweep("frozen", `  axes: [{name: threads, threads: [1, 2]}]
+`)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var sw benchv1.BenchmarkSweep
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "frozen"}, &sw); err != nil {
+		t.Fatal(err)
+	}
+	sw.Spec.Repetitions = 2
+	if err := c.Update(ctx, &sw); err != nil {
+		t.Fatalf("a Pending sweep's spec should be editable: %v", err)
+	}
+	sw.Status.Phase = benchv1.SweepRunning
+	if err := c.Status().Update(ctx, &sw); err != nil {
+		t.Fatal(err)
+	}
+	sw.Spec.Repetitions = 3
+	err := c.Update(ctx, &sw)
+	if err == nil || !strings.Contains(err.Error(), "spec cannot be changed once the sweep has started (phase Running)") {
+		t.Fatalf("got %v", err)
+	}
+}
