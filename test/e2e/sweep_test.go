@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -26,7 +27,7 @@ func TestSweepStandaloneVersusShards(t *testing.T) {
 		Template: template.Spec,
 		Axes: []benchv1.SweepAxis{{Name: "topologies", Topologies: []benchv1.SweepTopology{
 			{Mode: benchv1.TopologyStandalone},
-			{Mode: benchv1.TopologySharded, Shards: ptrInt32(2)},
+			{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2)},
 		}}},
 		Repetitions: 2,
 		Baseline:    map[string]benchv1.SweepValueName{"topologies": "standalone"},
@@ -89,5 +90,3 @@ func TestSweepStandaloneVersusShards(t *testing.T) {
 	}
 	t.Logf("report:\n%s", md)
 }
-
-func ptrInt32(n int32) *int32 { return &n }
