@@ -44,12 +44,10 @@ func Welch(a, b []float64) (TTest, error) {
 	va, vb := Variance(a)/na, Variance(b)/nb
 	se2 := va + vb
 	if se2 == 0 {
-		switch {
-		case ma == mb:
+		if ma == mb {
 			return TTest{T: 0, DF: na + nb - 2, P: 1}, nil
-		default:
-			return TTest{T: math.Copysign(math.Inf(1), ma-mb), DF: na + nb - 2, P: 0}, nil
 		}
+		return TTest{T: math.Copysign(math.Inf(1), ma-mb), DF: na + nb - 2, P: 0}, nil
 	}
 	t := (ma - mb) / math.Sqrt(se2)
 	df := se2 * se2 / (va*va/(na-1) + vb*vb/(nb-1))
