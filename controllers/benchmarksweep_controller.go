@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -67,6 +70,13 @@ type sweepState struct {
 	runs   map[string]*benchv1.BenchmarkRun
 	now    metav1.Time
 	events []event
+	// conflict names a planned run whose name a stranger's run holds.
+	conflict string
+	// waiting names planned runs still held by a deleted predecessor (a
+	// terminating run, or one of an earlier sweep of the same name).
+	waiting []string
+	// requeue asks for another reconcile after this long (0: none).
+	requeue time.Duration
 }
 
 func (s *sweepState) eventf(reason benchv1.Reason, format string, args ...any) {
@@ -141,14 +151,17 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}()
 
 	for _, st := range []func(context.Context, *sweepState) (bool, error){
-		r.expand, r.start, r.validate, r.observe, r.aggregate, r.createRuns, r.finish,
+		r.expand, r.start, r.observe, r.validate, r.aggregate, r.createRuns, r.finish,
 	} {
 		proceed, err := st(ctx, s)
-		if err != nil || !proceed {
+		if err != nil {
 			return ctrl.Result{}, err
 		}
+		if !proceed {
+			break
+		}
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: s.requeue}, nil
 }
 
 // expand computes the cells. A sweep that cannot be expanded fails at once,
@@ -163,9 +176,10 @@ func (r *BenchmarkSweepReconciler) expand(_ context.Context, s *sweepState) (boo
 	return true, nil
 }
 
-// start stamps the sweep and fixes its order (and the seed of a shuffled
-// one) in status before any run exists, so a restarted manager follows the
-// same order.
+// start stamps the sweep and plans its order (and the seed of a shuffled
+// one). The plan is stored together with phase Running before the first
+// run is created, and never changes after: a restarted manager follows
+// the same order.
 func (r *BenchmarkSweepReconciler) start(_ context.Context, s *sweepState) (bool, error) {
 	st := &s.sweep.Status
 	spec := &s.sweep.Spec
@@ -176,19 +190,22 @@ func (r *BenchmarkSweepReconciler) start(_ context.Context, s *sweepState) (bool
 		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not finished")
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not failed")
 	}
-	if len(st.Order) > 0 && st.Phase == benchv1.SweepPending {
-		// The spec may be edited until the first run exists (then CEL
-		// freezes it): an order of the old cells is replaced.
-		if _, err := sweep.PlanFromOrder(s.sweep.Name, len(s.cells), reps, st.Order); err != nil {
-			st.Order, st.Seed = nil, nil
-		}
-	}
-	if len(st.Order) == 0 {
+	if st.Phase == benchv1.SweepPending {
+		// Nothing exists yet (Running is stored before the first run is
+		// created), and the spec may still change: plan from the current
+		// spec. A drawn seed stays, so the order shown does not flicker.
 		var seed int64
-		if spec.Order == benchv1.SweepShuffled {
-			seed = r.drawSeed()
-			if spec.Seed != nil {
+		st.Order = nil
+		if spec.Order != benchv1.SweepShuffled {
+			st.Seed = nil
+		} else {
+			switch {
+			case spec.Seed != nil:
 				seed = *spec.Seed
+			case st.Seed != nil:
+				seed = *st.Seed
+			default:
+				seed = r.drawSeed()
 			}
 			st.Seed = ptr.To(seed)
 		}
@@ -229,45 +246,109 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 		c.Status == metav1.ConditionTrue && c.ObservedGeneration == s.sweep.Generation {
 		return true, nil
 	}
+	if err := sweep.CheckSize(&s.sweep.Spec, s.axes, s.cells); err != nil {
+		s.end(benchv1.SweepFailed, benchv1.ReasonInvalidSweep, "invalid sweep: "+err.Error())
+		return false, nil //nolint:nilerr // the error is the sweep's Failed condition, not a reconcile error
+	}
 	for i := range s.cells {
 		c := &s.cells[i]
 		run, err := r.childRun(s.sweep, c, 1)
 		if err != nil {
 			return false, err
 		}
+		if s.runs[run.Name] != nil {
+			continue // created, so validated when it was
+		}
 		err = r.Create(ctx, run, client.DryRunAll)
 		switch {
 		case err == nil, apierrors.IsAlreadyExists(err):
-			// An existing name is settled when the runs are created.
-		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
+			// A name held by another run is observe's business.
+		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsForbidden(err):
+			// Forbidden: an admission webhook or a quota refused the run.
 			s.end(benchv1.SweepFailed, benchv1.ReasonInvalidCell,
 				fmt.Sprintf("cell %d (%s) is not a valid BenchmarkRun; nothing was created: %s", c.Index, c.Describe(), err))
 			return false, nil
 		default:
+			s.setCondition(benchv1.ConditionValidated, metav1.ConditionFalse, benchv1.ReasonValidating,
+				fmt.Sprintf("cannot dry-run cell %d (%s), retrying: %s", c.Index, c.Describe(), err))
 			return false, fmt.Errorf("dry-run cell %d (%s): %w", c.Index, c.Describe(), err)
 		}
+	}
+	if len(s.waiting) > 0 && s.sweep.Status.Phase == benchv1.SweepPending {
+		s.setCondition(benchv1.ConditionValidated, metav1.ConditionFalse, benchv1.ReasonWaitingForOldRuns,
+			fmt.Sprintf("waiting for %s of a deleted sweep of the same name to go", strings.Join(s.waiting, ", ")))
+		return false, nil
 	}
 	s.setCondition(benchv1.ConditionValidated, metav1.ConditionTrue, benchv1.ReasonValid,
 		fmt.Sprintf("the API server accepts all %d cells", len(s.cells)))
 	return true, nil
 }
 
-// observe lists the sweep's children. A run bearing a child's name that the
-// sweep does not own fails the sweep: its results would be someone else's.
+// observe finds the sweep's runs: by name, uncached, whatever their labels
+// say. A planned name held by a stranger's run is a conflict: its results
+// would be someone else's. One held by a predecessor on its way out (a
+// terminating run, or a run of a deleted sweep of the same name, which the
+// garbage collector removes) is waited for. A run the sweep created and
+// that is gone (deleted by someone) counts as failed, with reason
+// RunDeleted, and is never created again: its cell's results would mix
+// two different runs.
 func (r *BenchmarkSweepReconciler) observe(ctx context.Context, s *sweepState) (bool, error) {
 	var list benchv1.BenchmarkRunList
-	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.sweep.Namespace),
-		client.MatchingLabels{sweep.LabelSweep: s.sweep.Name}); err != nil {
+	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.sweep.Namespace)); err != nil {
 		return false, fmt.Errorf("list the runs of sweep %s: %w", s.sweep.Name, err)
 	}
-	s.runs = map[string]*benchv1.BenchmarkRun{}
+	byName := make(map[string]*benchv1.BenchmarkRun, len(list.Items))
 	for i := range list.Items {
-		run := &list.Items[i]
-		if metav1.IsControlledBy(run, s.sweep) {
-			s.runs[run.Name] = run
+		byName[list.Items[i].Name] = &list.Items[i]
+	}
+	created := map[string]types.UID{}
+	for _, c := range s.sweep.Status.Cells {
+		for _, rs := range c.Runs {
+			if rs.UID != "" {
+				created[rs.Name] = rs.UID
+			}
 		}
 	}
+	s.runs = map[string]*benchv1.BenchmarkRun{}
+	for _, p := range s.plan {
+		run := byName[p.Name]
+		uid, wasCreated := created[p.Name]
+		switch {
+		case run != nil && metav1.IsControlledBy(run, s.sweep):
+			s.runs[p.Name] = run
+		case wasCreated:
+			s.runs[p.Name] = deletedRun(p.Name, uid)
+		case run == nil:
+		case run.DeletionTimestamp != nil || ownedByPredecessor(run, s.sweep):
+			s.waiting = append(s.waiting, p.Name)
+		case s.conflict == "":
+			s.conflict = p.Name
+		}
+	}
+	if len(s.waiting) > 0 {
+		s.requeue = predecessorRequeue
+	}
 	return true, nil
+}
+
+// predecessorRequeue is how often a sweep looks whether the runs of its
+// deleted predecessor are gone.
+const predecessorRequeue = 2 * time.Second
+
+// ownedByPredecessor reports whether run belongs to an earlier sweep of the
+// same name (deleted; the garbage collector removes its runs).
+func ownedByPredecessor(run *benchv1.BenchmarkRun, sw *benchv1.BenchmarkSweep) bool {
+	ref := metav1.GetControllerOf(run)
+	return ref != nil && ref.Kind == "BenchmarkSweep" && ref.Name == sw.Name && ref.UID != sw.UID
+}
+
+// deletedRun stands for a run the sweep created that no longer exists.
+func deletedRun(name string, uid types.UID) *benchv1.BenchmarkRun {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name, UID: uid}}
+	run.Status.Phase = benchv1.RunFailed
+	run.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue,
+		Reason: string(benchv1.ReasonRunDeleted), Message: "the run was deleted before the sweep ended"}}
+	return run
 }
 
 // aggregate writes the children's results into the sweep's status.
@@ -281,19 +362,27 @@ func (r *BenchmarkSweepReconciler) aggregate(_ context.Context, s *sweepState) (
 }
 
 // createRuns creates the next runs in plan order while fewer than
-// parallelism are active. Under failurePolicy Stop nothing new starts once
-// a run failed.
+// parallelism are active. The first creation waits for phase Running (with
+// the plan) to be stored: from then on CEL freezes the spec, so every run
+// is made from the spec the plan was made from. Under failurePolicy Stop,
+// or after a name conflict, nothing new starts.
 func (r *BenchmarkSweepReconciler) createRuns(ctx context.Context, s *sweepState) (bool, error) {
-	if s.sweep.Spec.FailurePolicy == benchv1.SweepStop && r.firstFailed(s) != "" {
+	st := &s.sweep.Status
+	if s.conflict != "" || (s.sweep.Spec.FailurePolicy == benchv1.SweepStop && r.firstFailed(s) != "") {
 		return true, nil
 	}
-	active := int(s.sweep.Status.RunsActive)
+	if st.Phase == benchv1.SweepPending {
+		st.Phase = benchv1.SweepRunning
+		s.requeue = time.Millisecond // create once Running is stored
+		return false, nil
+	}
+	active := int(st.RunsActive)
 	limit := int(max(s.sweep.Spec.Parallelism, 1))
 	for _, p := range s.plan {
 		if active >= limit {
 			break
 		}
-		if s.runs[p.Name] != nil {
+		if s.runs[p.Name] != nil || slices.Contains(s.waiting, p.Name) {
 			continue
 		}
 		run, err := r.childRun(s.sweep, &s.cells[p.Cell], p.Repetition)
@@ -301,24 +390,23 @@ func (r *BenchmarkSweepReconciler) createRuns(ctx context.Context, s *sweepState
 			return false, err
 		}
 		if err := r.Create(ctx, run); err != nil {
-			if !apierrors.IsAlreadyExists(err) {
-				return false, fmt.Errorf("create run %s: %w", p.Name, err)
+			if apierrors.IsAlreadyExists(err) {
+				// Created meanwhile by someone else: observe sorts it out.
+				s.requeue = conflictRequeue
+				return true, nil
 			}
-			// Not in the list but taken: not ours (the list holds every
-			// run we own), so the sweep cannot use the name.
-			s.end(benchv1.SweepFailed, benchv1.ReasonNameConflict,
-				fmt.Sprintf("a BenchmarkRun named %s exists and does not belong to the sweep; delete it or rename the sweep", p.Name))
-			return false, nil
+			return false, fmt.Errorf("create run %s: %w", p.Name, err)
 		}
 		s.runs[p.Name] = run
 		active++
-		s.sweep.Status.RunsActive++
+		st.RunsActive++
 		c := &s.cells[p.Cell]
 		s.eventf(benchv1.EventRunCreated, "created run %s: cell %d (%s), repetition %d", p.Name, c.Index, c.Describe(), p.Repetition)
-		if s.sweep.Status.Phase == benchv1.SweepPending {
-			s.sweep.Status.Phase = benchv1.SweepRunning
-		}
 	}
+	// Record the new runs' UIDs at once: a run deleted later is then known
+	// as one the sweep created.
+	agg := sweep.AggregateRuns(&s.sweep.Spec, s.axes, s.cells, s.plan, s.runs)
+	st.Cells = agg.Cells
 	return true, nil
 }
 
@@ -347,6 +435,12 @@ func (r *BenchmarkSweepReconciler) finish(_ context.Context, s *sweepState) (boo
 				failed++
 			}
 		}
+	}
+	if s.conflict != "" {
+		s.end(benchv1.SweepFailed, benchv1.ReasonNameConflict, fmt.Sprintf(
+			"a BenchmarkRun named %s exists and does not belong to the sweep; delete it or rename the sweep (%d of %d runs were created)",
+			s.conflict, created, total))
+		return true, nil
 	}
 	if s.sweep.Spec.FailurePolicy == benchv1.SweepStop && failed > 0 {
 		name := r.firstFailed(s)

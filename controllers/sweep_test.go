@@ -468,18 +468,22 @@ func TestSweepSurvivesManagerRestarts(t *testing.T) {
 		t.Errorf("seed %d order %v changed from %v", *st.Status.Seed, st.Status.Order, first.Status.Order)
 	}
 
-	// A stranger's run under a child's name.
-	stranger := newRun("taken-0-r1", benchv1.TopologyStandalone, 0, 1)
-	stranger.Labels = map[string]string{sweep.LabelSweep: "taken"}
+	// A stranger's run under the name of a later cell's run: the sweep
+	// fails before it creates anything.
+	stranger := newRun("taken-1-r1", benchv1.TopologyStandalone, 0, 1)
 	k.create(stranger)
-	k.createSweep(newSweep("taken", topologiesAxis(1)))
+	taken := newSweep("taken", topologiesAxis(1, 2, 4))
+	taken.Spec.Parallelism = 2
+	k.createSweep(taken)
 	st = k.waitSweep("taken", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
 	if c := sweepCond(st, benchv1.ConditionFailed); c == nil || c.Reason != string(benchv1.ReasonNameConflict) ||
-		c.Message != "a BenchmarkRun named taken-0-r1 exists and does not belong to the sweep; delete it or rename the sweep" {
+		c.Message != "a BenchmarkRun named taken-1-r1 exists and does not belong to the sweep; delete it or rename the sweep (0 of 3 runs were created)" {
 		t.Errorf("Failed = %+v", c)
 	}
-	if r := k.run("taken-0-r1"); len(r.OwnerReferences) != 0 {
-		// The run controller does not run here; the stranger is untouched.
+	if got := k.children("taken"); len(got) != 0 {
+		t.Errorf("runs were created: %v", got)
+	}
+	if r := k.run("taken-1-r1"); len(r.OwnerReferences) != 0 {
 		t.Errorf("the stranger's run was changed: %+v", r.ObjectMeta)
 	}
 	k.noReconcileErrors()
@@ -562,6 +566,68 @@ func TestPendingSweepCanBeEdited(t *testing.T) {
 	})
 	if strings.Join(st.Status.Order, " ") != "edited-0-r1 edited-1-r1 edited-2-r1" {
 		t.Errorf("order %v", st.Status.Order)
+	}
+	k.noReconcileErrors()
+}
+
+// TestDeletedRunIsNotRecreated: a run the sweep created and someone deleted
+// counts as failed (RunDeleted) and is never created again, so a user can
+// give up on a hung cell; under failurePolicy Stop it stops the sweep.
+func TestDeletedRunIsNotRecreated(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	k.createSweep(newSweep("del", topologiesAxis(1, 2)))
+	k.waitChildren("del", "del-0-r1")
+	k.waitSweep("del", "the run's UID recorded", func(s *benchv1.BenchmarkSweep) bool {
+		return len(s.Status.Cells) == 2 && s.Status.Cells[0].Runs[0].UID != ""
+	})
+	if err := k.c.Delete(k.ctx(), k.run("del-0-r1")); err != nil {
+		t.Fatal(err)
+	}
+	k.waitChildren("del", "del-1-r1")
+	k.finishChild("del-1-r1", numbersFor(1, 1, "load", "S2", "S5"))
+	st := k.waitSweep("del", "PartiallySucceeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepPartiallySucceeded })
+	if r := st.Status.Cells[0].Runs[0]; r.Phase != benchv1.RunFailed || r.Reason != string(benchv1.ReasonRunDeleted) {
+		t.Errorf("deleted run: %+v", r)
+	}
+	if got := k.children("del"); len(got) != 1 {
+		t.Errorf("runs: %v (the deleted one must not come back)", got)
+	}
+	k.noReconcileErrors()
+}
+
+// TestSweepWaitsForItsPredecessorsRuns: a sweep re-created under the same
+// name (make demo does it) waits while the old sweep's runs, which the
+// garbage collector removes, still hold its runs' names; it neither fails
+// nor adopts them.
+func TestSweepWaitsForItsPredecessorsRuns(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	old := k.createSweep(newSweep("again", topologiesAxis(1)))
+	oldRun := k.waitChildren("again", "again-0-r1")["again-0-r1"]
+	if err := k.c.Delete(k.ctx(), k.sweep("again")); err != nil {
+		t.Fatal(err)
+	}
+	k.eventually("the old sweep gone", 30*time.Second, func() (bool, error) {
+		err := k.c.Get(k.ctx(), client.ObjectKeyFromObject(old), &benchv1.BenchmarkSweep{})
+		return apierrors.IsNotFound(err), nil
+	})
+	k.createSweep(newSweep("again", topologiesAxis(1)))
+	st := k.waitSweep("again", "waiting", func(s *benchv1.BenchmarkSweep) bool {
+		c := sweepCond(s, benchv1.ConditionValidated)
+		return c != nil && c.Reason == string(benchv1.ReasonWaitingForOldRuns)
+	})
+	if c := sweepCond(st, benchv1.ConditionValidated); st.Status.Phase != benchv1.SweepPending ||
+		c.Message != "waiting for again-0-r1 of a deleted sweep of the same name to go" {
+		t.Errorf("phase %s, Validated %+v", st.Status.Phase, c)
+	}
+	// The garbage collector (which envtest lacks) removes the old run.
+	if err := k.c.Delete(k.ctx(), oldRun); err != nil {
+		t.Fatal(err)
+	}
+	run := k.waitChildren("again", "again-0-r1")["again-0-r1"]
+	if run.UID == oldRun.UID || !metav1.IsControlledBy(run, k.sweep("again")) {
+		t.Errorf("the new sweep's run is not its own: %+v", run.ObjectMeta)
 	}
 	k.noReconcileErrors()
 }

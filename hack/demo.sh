@@ -21,7 +21,9 @@ kubectl=$bin/kubectl
 
 echo ">> BenchmarkSweep demo-sweep: standalone vs 2 micro-shards, 2 repetitions each (mongo:8.0.16, 10,000 records, workload A)"
 "$kubectl" create namespace mongobench-demo --dry-run=client -o yaml | "$kubectl" apply -f - >/dev/null
-"$kubectl" -n mongobench-demo delete benchmarksweep demo-sweep --ignore-not-found --wait
+# Foreground: the old sweep's runs are gone before the new sweep needs
+# their names.
+"$kubectl" -n mongobench-demo delete benchmarksweep demo-sweep --ignore-not-found --wait --cascade=foreground
 "$kubectl" -n mongobench-demo apply -f config/samples/bench_v1alpha1_benchmarksweep_demo-sweep.yaml
 
 # The kubectl plugin waits (exit 1 with the reason when the sweep fails)

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // MaxSweepRuns bounds cells × repetitions of a sweep: every child is a
@@ -10,10 +11,12 @@ import (
 // per cell and phase.
 const MaxSweepRuns = 256
 
-// MaxSweepPhaseRows bounds the cells × phases rows of a sweep's status (the
-// aggregated results): beyond it the status object would approach the API
-// server's size limit.
-const MaxSweepPhaseRows = 1024
+// MaxSweepStatusBytes bounds the size of a sweep's status (its cells,
+// aggregates, knees and order) as the controller will write it: etcd
+// refuses objects above 1.5 MiB, and a sweep whose status cannot be stored
+// could never finish. The controller computes the size of a sweep's full
+// status before creating anything.
+const MaxSweepStatusBytes = 1 << 20
 
 // BenchmarkSweepSpec is a study: the cartesian product of its axes' values,
 // each cell a BenchmarkRun made from the template, repeated and aggregated.
@@ -63,8 +66,9 @@ type BenchmarkSweepSpec struct {
 
 	// Parallelism is how many child runs may be active at once (default 1:
 	// one benchmark at a time). With placement.exclusive (the default),
-	// active children never share a node, so a parallelism above the number
-	// of fitting nodes only queues runs.
+	// active children never share a node: beyond the number of fitting
+	// nodes, runs wait Pending for a node, and that wait counts against
+	// their spec.timeout.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=64
@@ -254,8 +258,9 @@ const (
 	SweepRunning SweepPhase = "Running"
 	// SweepSucceeded: every child run succeeded.
 	SweepSucceeded SweepPhase = "Succeeded"
-	// SweepFailed: the sweep is invalid, a run failed under failurePolicy
-	// Stop, or every run failed. The Failed condition says why.
+	// SweepFailed: the sweep is invalid, a child's name is taken, a run
+	// failed under failurePolicy Stop, or every run failed. The Failed
+	// condition says why.
 	SweepFailed SweepPhase = "Failed"
 	// SweepPartiallySucceeded: every run ended, some failed (failurePolicy
 	// Continue); the cells with results are aggregated.
@@ -381,6 +386,11 @@ type SweepRunStatus struct {
 	// Fingerprint of the run's environment, when recorded.
 	// +optional
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// UID of the run the sweep created: a run of that name with another
+	// UID, or none, means it was deleted (reason RunDeleted); the sweep
+	// never creates it again.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
 }
 
 // SweepPhaseStats aggregates one phase over a cell's successful

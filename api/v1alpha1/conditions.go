@@ -145,6 +145,15 @@ const (
 const (
 	// ReasonValid: every cell's spec is accepted.
 	ReasonValid Reason = "Valid"
+	// ReasonValidating: the dry runs could not be made yet (the API server
+	// did not answer); the message says why; the controller retries.
+	ReasonValidating Reason = "Validating"
+	// ReasonWaitingForOldRuns: runs of a deleted sweep of the same name
+	// still hold the names of the new sweep's runs; they are being removed.
+	ReasonWaitingForOldRuns Reason = "WaitingForOldRuns"
+	// ReasonRunDeleted: a run the sweep created was deleted before the
+	// sweep ended; it counts as failed and is not created again.
+	ReasonRunDeleted Reason = "RunDeleted"
 	// ReasonInvalidSweep: the axes cannot be expanded (a patch that is not
 	// a BenchmarkRun spec, too many result rows); nothing was created.
 	ReasonInvalidSweep Reason = "InvalidSweep"

@@ -217,7 +217,10 @@ func TestSweepSamplesExpandToValidRuns(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: u.GetName()}, &sw); err != nil {
 			t.Fatal(err)
 		}
-		_, cells, err := sweep.Expand(&sw.Spec)
+		axes, cells, err := sweep.Expand(&sw.Spec)
+		if err == nil {
+			err = sweep.CheckSize(&sw.Spec, axes, cells)
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(f), err)
 		}

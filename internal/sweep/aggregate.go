@@ -66,6 +66,7 @@ func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, 
 			if run := runs[p.Name]; run != nil {
 				created++
 				rs.Phase = run.Status.Phase
+				rs.UID = run.UID
 				if run.Status.Environment != nil {
 					rs.Fingerprint = run.Status.Environment.Fingerprint
 				}

@@ -261,7 +261,6 @@ func Expand(spec *benchv1.BenchmarkSweepSpec) ([]Axis, []Cell, error) {
 	}
 	n := Count(axes)
 	cells := make([]Cell, 0, n)
-	rows := 0
 	for i := 0; i < n; i++ {
 		coords := Coordinates(axes, i)
 		c := Cell{Index: i, Values: make([]benchv1.SweepCellValue, len(axes))}
@@ -290,12 +289,7 @@ func Expand(spec *benchv1.BenchmarkSweepSpec) ([]Axis, []Cell, error) {
 				v.set(&c.Spec)
 			}
 		}
-		rows += len(c.Spec.Phases)
 		cells = append(cells, c)
-	}
-	if rows > benchv1.MaxSweepPhaseRows {
-		return nil, nil, fmt.Errorf("the sweep's cells have %d phases in all; at most %d fit in its status: use fewer cells or phases",
-			rows, benchv1.MaxSweepPhaseRows)
 	}
 	return axes, cells, nil
 }

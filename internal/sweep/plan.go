@@ -98,9 +98,11 @@ func PlanFromOrder(sweep string, cells, repetitions int, names []string) ([]Plan
 // Labels of a cell's run.
 func Labels(sweep string, c *Cell, repetition int) map[string]string {
 	l := map[string]string{
-		LabelSweep:      sweep,
-		LabelCell:       strconv.Itoa(c.Index),
-		LabelRepetition: strconv.Itoa(repetition),
+		"app.kubernetes.io/name":       "mongobench",
+		"app.kubernetes.io/managed-by": "mongobench",
+		LabelSweep:                     sweep,
+		LabelCell:                      strconv.Itoa(c.Index),
+		LabelRepetition:                strconv.Itoa(repetition),
 	}
 	for _, v := range c.Values {
 		l[AxisLabelPrefix+v.Axis] = v.Value

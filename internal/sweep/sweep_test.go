@@ -168,21 +168,28 @@ func TestExpandErrors(t *testing.T) {
 			s.Axes = append(s.Axes, benchv1.SweepAxis{Name: "t", Topologies: []benchv1.SweepTopology{
 				{Mode: benchv1.TopologyStandalone}, {Name: "standalone", Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2)}}})
 		}, `axis "t": two values are called "standalone"`},
-		{"too many result rows", func(s *benchv1.BenchmarkSweepSpec) {
+		{"a status too big to store", func(s *benchv1.BenchmarkSweepSpec) {
+			// 6 numeric axes of 2 values × 16 phases × 4 repetitions: 256
+			// runs, within CEL's bound, but 3,072 knees.
 			for len(s.Template.Phases) < 16 {
 				s.Template.Phases = append(s.Template.Phases, benchv1.PhaseSpec{Name: "p" + string(rune('a'+len(s.Template.Phases))), Type: benchv1.PhaseRun})
 			}
-			s.Axes[0].Threads = make([]int32, 65)
-			for i := range s.Axes[0].Threads {
-				s.Axes[0].Threads[i] = int32(i + 1)
+			s.Axes = nil
+			for i := 0; i < 6; i++ {
+				s.Axes = append(s.Axes, benchv1.SweepAxis{Name: strings.Repeat(string(rune('a'+i)), 32), Values: []benchv1.SweepValue{
+					{Name: strings.Repeat("x", 63), Number: ptr.To(1.0)}, {Name: strings.Repeat("y", 63), Number: ptr.To(2.0)}}})
 			}
-		}, "the sweep's cells have 1040 phases in all; at most 1024"},
+			s.Repetitions = 4
+		}, "the sweep's status would take"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			spec := &benchv1.BenchmarkSweepSpec{Template: template(), Axes: []benchv1.SweepAxis{{Name: "threads", Threads: []int32{1, 2}}}}
 			c.edit(spec)
-			_, _, err := Expand(spec)
+			axes, cells, err := Expand(spec)
+			if err == nil {
+				err = CheckSize(spec, axes, cells)
+			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
@@ -438,4 +445,54 @@ func TestPartialBaselineAndSlicedKnees(t *testing.T) {
 	if k := agg.Knees[1]; k.At != "pool=32" || k.Value != "4" {
 		t.Errorf("knee 1 = %+v", k)
 	}
+}
+
+// TestStatusBudgetCoversTheRealStatus: the size the budget computes is at
+// least what a real aggregate of the same sweep takes, for the largest
+// sample study (study-connections' shape: 16 cells × 3 repetitions).
+func TestStatusBudgetCoversTheRealStatus(t *testing.T) {
+	spec := &benchv1.BenchmarkSweepSpec{Template: template(), Repetitions: 3, Baseline: map[string]benchv1.SweepValueName{"pool": "unbounded"},
+		Axes: []benchv1.SweepAxis{{Name: "threads", Threads: []int32{1, 2, 4, 8, 16, 32, 64, 80}}, {Name: "pool", MaxPoolSize: []int32{0, 32}}}}
+	axes, cells, err := Expand(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget, err := statusBytes(spec, axes, cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.Repeat("s", 32)
+	plan := Plan(name, len(cells), 3, benchv1.SweepShuffled, 1)
+	runs := map[string]*benchv1.BenchmarkRun{}
+	for _, p := range plan {
+		run := succeeded()
+		run.UID = "5f2a7c1e-9b7d-4f3e-8a61-0c2d4e6f8a9b"
+		for _, ph := range cells[p.Cell].Spec.Phases {
+			r := result(ph.Name, 12345.678901234+float64(p.Repetition), 4321,
+				benchv1.OperationResult{Name: "READ", Count: 100000, Errors: 3, AverageMicros: 123.456789},
+				benchv1.OperationResult{Name: "UPDATE", Count: 100000, AverageMicros: 234.567891})
+			r.Server = []benchv1.ServerSummary{{PeakConnections: ptr.To[int64](81), MaxCacheDirtyPercent: ptr.To(4.56789)}}
+			run.Status.Results = append(run.Status.Results, r)
+		}
+		runs[p.Name] = run
+	}
+	agg := AggregateRuns(spec, axes, cells, plan, runs)
+	st := benchv1.BenchmarkSweepStatus{Phase: benchv1.SweepSucceeded, Seed: ptr.To[int64](1), CellsTotal: 16, Cells: agg.Cells, Knees: agg.Knees,
+		Baseline: agg.Baseline, Best: agg.Best, SummaryPhase: agg.SummaryPhase, Order: names(plan)}
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("real status %d bytes, budgeted %d bytes", len(b), budget)
+	if len(b) > budget {
+		t.Errorf("the budget (%d bytes) underestimates the real status (%d bytes)", budget, len(b))
+	}
+}
+
+func names(plan []Planned) []string {
+	out := make([]string, len(plan))
+	for i, p := range plan {
+		out[i] = p.Name
+	}
+	return out
 }

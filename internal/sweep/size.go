@@ -1,0 +1,79 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// CheckSize fails a sweep whose status, once every run succeeded, would
+// not fit in benchv1.MaxSweepStatusBytes: the status patch would fail on
+// every retry and the sweep never end. The controller checks it once,
+// before creating anything (it costs an aggregation of the whole sweep).
+func CheckSize(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) error {
+	n, err := statusBytes(spec, axes, cells)
+	if err != nil {
+		return err
+	}
+	if n > benchv1.MaxSweepStatusBytes {
+		phases := 0
+		for i := range cells {
+			phases += len(cells[i].Spec.Phases)
+		}
+		return fmt.Errorf("the sweep's status would take %d KiB (%d cells, %d phases in all, their knees and runs); "+
+			"at most %d KiB fit: use fewer cells, phases or numeric axes", n>>10, len(cells), phases, benchv1.MaxSweepStatusBytes>>10)
+	}
+	return nil
+}
+
+// statusBytes is the size of the sweep's status once every run succeeded:
+// the status is aggregated from stand-in runs whose every phase has every
+// field the aggregation reads, with numbers of full precision, and encoded
+// as the API server stores it. Knees count too: they grow with the numeric
+// axes, their slices and the phases.
+func statusBytes(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) (int, error) {
+	reps := int(max(spec.Repetitions, 1))
+	plan := Plan("s", len(cells), reps, benchv1.SweepSequential, 0)
+	runs := make(map[string]*benchv1.BenchmarkRun, len(plan))
+	for _, p := range plan {
+		run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{UID: types.UID("00000000-0000-0000-0000-000000000000")}}
+		run.Status.Phase = benchv1.RunSucceeded
+		run.Status.Environment = &benchv1.EnvironmentStatus{Fingerprint: "0123456789abcdef"}
+		for i, ph := range cells[p.Cell].Spec.Phases {
+			// Distinct, irrational-looking numbers: medians, CoVs and %
+			// changes print with all their digits.
+			x := float64(p.Cell+1)*1234.5678901234567 + float64(p.Repetition)*math.Pi + float64(i)
+			run.Status.Results = append(run.Status.Results, benchv1.PhaseResult{
+				Name: ph.Name, Type: ph.Type, Throughput: x, P99Micros: int64(x * 7),
+				OperationStats: []benchv1.OperationResult{{Name: "READ", Count: 1 << 40, Errors: 1 << 20, AverageMicros: x / 3}},
+				Server:         []benchv1.ServerSummary{{PeakConnections: ptr.To[int64](1 << 20), MaxCacheDirtyPercent: ptr.To(x / 1e3)}},
+			})
+		}
+		runs[p.Name] = run
+	}
+	agg := AggregateRuns(spec, axes, cells, plan, runs)
+	st := benchv1.BenchmarkSweepStatus{
+		Phase: benchv1.SweepPartiallySucceeded, Seed: ptr.To[int64](math.MaxInt64), CellsTotal: int32(len(cells)),
+		Cells: agg.Cells, Knees: agg.Knees, Baseline: agg.Baseline, Best: agg.Best, SummaryPhase: agg.SummaryPhase,
+	}
+	for range plan {
+		st.Order = append(st.Order, RunName("ssssssssssssssssssssssssssssssss", 255, 10))
+	}
+	for i := range st.Cells {
+		for j := range st.Cells[i].Runs {
+			st.Cells[i].Runs[j].Name = RunName("ssssssssssssssssssssssssssssssss", 255, 10)
+		}
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return 0, fmt.Errorf("encode the sweep's status: %w", err)
+	}
+	// Conditions and timestamps: a few hundred bytes, messages bounded.
+	return len(b) + 16<<10, nil
+}
