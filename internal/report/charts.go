@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -154,7 +155,7 @@ func (s *Study) kneeMarkers(a Axis, sl slice) []marker {
 	var out []marker
 	for _, k := range s.Knees {
 		if k.Axis == a.Name && k.At == sl.Title {
-			out = append(out, marker{X: k.Number, Y: k.Throughput, Label: "knee " + k.Phase})
+			out = append(out, marker{X: k.Number, Y: k.Throughput, Label: k.Phase})
 		}
 	}
 	return out
@@ -256,27 +257,30 @@ func firstSeries(c *Cell, phase string) (*benchv1.TimeSeries, int32) {
 	return nil, 0
 }
 
-// render draws a chart with gonum/plot into an SVG element.
+// render draws a chart with gonum/plot into an SVG element. The legend
+// goes right of the plot, where it cannot hide a line.
 func render(sp chartSpec) (string, error) {
 	p := plot.New()
 	p.Title.Text = sp.Title
 	p.X.Label.Text = sp.XLabel
 	p.Y.Label.Text = sp.YLabel
 	p.Y.Min = 0
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(8)
+	p.Y.Tick.Marker = readableTicks{}
+	p.X.Tick.Marker = readableTicks{}
 	p.Add(plotter.NewGrid())
 	if sp.XTicks != nil {
 		p.X.Tick.Marker = plot.ConstantTicks(sp.XTicks)
 		// Room for the first and last value's names.
-		lo, hi := sp.XTicks[0].Value, sp.XTicks[len(sp.XTicks)-1].Value
+		lo, hi := sp.XTicks[0].Value, sp.XTicks[0].Value
 		for _, t := range sp.XTicks {
 			lo, hi = math.Min(lo, t.Value), math.Max(hi, t.Value)
 		}
-		pad := (hi - lo) * 0.05
+		pad := math.Max((hi-lo)*0.05, 0.5)
 		p.X.Min, p.X.Max = lo-pad, hi+pad
 	}
+	legend := plot.NewLegend()
+	legend.Top = true
+	legend.Left = true
 	for i, l := range sp.Lines {
 		line, points, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
@@ -287,7 +291,7 @@ func render(sp chartSpec) (string, error) {
 		points.Color = line.Color
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
-		p.Legend.Add(l.Name, line, points)
+		legend.Add(l.Name, line, points)
 	}
 	if len(sp.Markers) > 0 {
 		xys := make(plotter.XYs, len(sp.Markers))
@@ -301,21 +305,25 @@ func render(sp chartSpec) (string, error) {
 			return "", fmt.Errorf("chart %q, knees: %w", sp.Title, err)
 		}
 		knees.Shape = draw.RingGlyph{}
-		knees.Radius = vg.Points(7)
+		knees.Radius = vg.Points(6)
 		knees.Color = color.Black
 		names, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
 		if err != nil {
 			return "", fmt.Errorf("chart %q, knee labels: %w", sp.Title, err)
 		}
 		for i := range names.TextStyle {
-			names.TextStyle[i].YAlign = draw.YTop
-			names.TextStyle[i].XAlign = draw.XCenter
+			names.TextStyle[i].YAlign = draw.YCenter
+			names.TextStyle[i].Font.Size = vg.Points(9)
 		}
-		names.Offset = vg.Point{Y: -vg.Points(9)}
+		names.Offset = vg.Point{X: vg.Points(8)}
 		p.Add(knees, names)
+		legend.Add("knee (95% of best)", knees)
 	}
 	c := vgsvg.New(chartWidth, chartHeight)
-	p.Draw(draw.New(c))
+	dc := draw.New(c)
+	lw := legend.Rectangle(dc).Size().X + vg.Points(16)
+	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	legend.Draw(draw.Crop(dc, chartWidth-lw+vg.Points(8), 0, 0, -vg.Points(24)))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("render chart %q: %w", sp.Title, err)
@@ -326,4 +334,27 @@ func render(sp chartSpec) (string, error) {
 		svg = svg[i:]
 	}
 	return svg, nil
+}
+
+// readableTicks are gonum's default ticks labelled like the tables:
+// thousands separators, no decimals on whole numbers.
+type readableTicks struct{}
+
+func (readableTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	whole := true
+	for _, t := range ticks {
+		whole = whole && (t.Label == "" || t.Value == math.Trunc(t.Value))
+	}
+	for i, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		if whole {
+			ticks[i].Label = number(t.Value, 0)
+		} else {
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
+		}
+	}
+	return ticks
 }
