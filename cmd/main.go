@@ -119,6 +119,18 @@ func main() {
 		log.Error(err, "unable to set up the controller")
 		os.Exit(1)
 	}
+	sweeps := &controllers.BenchmarkSweepReconciler{
+		Client:                  mgr.GetClient(),
+		APIReader:               mgr.GetAPIReader(),
+		Scheme:                  mgr.GetScheme(),
+		Recorder:                mgr.GetEventRecorder("mongobench"),
+		Clock:                   clock.RealClock{},
+		MaxConcurrentReconciles: concurrency,
+	}
+	if err := sweeps.SetupWithManager(mgr); err != nil {
+		log.Error(err, "unable to set up the sweep controller")
+		os.Exit(1)
+	}
 	metrics.Registry.MustRegister(controllers.NewMetricsCollector(mgr.GetCache()))
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "unable to set up the health check")

@@ -48,10 +48,14 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 		if !r.jobDone(s, job, benchv1.ReasonPhaseFailed, "phase "+ph.Name, true) {
 			return false, nil
 		}
-		res, err := r.collect(s, ph, name)
+		merged, err := mergedResult(s, ph, name)
 		if err != nil {
 			s.fail(benchv1.ReasonResultInvalid, "phase %s: %v", ph.Name, err)
 			return false, nil
+		}
+		res := phaseResult(ph, merged)
+		if err := r.keepHistograms(ctx, s, ph, merged, &res); err != nil {
+			return false, err
 		}
 		if err := r.keepTelemetry(ctx, s, ph, name, &res); err != nil {
 			return false, err
@@ -109,13 +113,28 @@ func (r *BenchmarkRunReconciler) applyValidator(ctx context.Context, s *runState
 	return true, nil
 }
 
-// collect decodes every loader's result of a phase and merges them exactly.
-func (r *BenchmarkRunReconciler) collect(s *runState, ph *benchv1.PhaseSpec, jobName string) (benchv1.PhaseResult, error) {
-	merged, err := mergedResult(s, ph, jobName)
+// keepHistograms stores a phase's merged result in the ConfigMap
+// <run>-<phase>-histograms, which outlives the loaders' result ConfigMaps,
+// and names it in res: status keeps percentiles, the ConfigMap the
+// histograms they came from. Like telemetry it never fails the phase: a
+// merge that cannot be encoded within a ConfigMap's share (results.Encode)
+// leaves res without it and says why in a Warning event. A phase is merged
+// again when its status did not reach the API server (a restart, a
+// conflict): the ConfigMap stored the first time holds the same merge of
+// the same results, and r.create takes AlreadyExists as stored.
+func (r *BenchmarkRunReconciler) keepHistograms(ctx context.Context, s *runState, ph *benchv1.PhaseSpec, merged *results.Result,
+	res *benchv1.PhaseResult) error {
+	data, err := results.Encode(merged)
 	if err != nil {
-		return benchv1.PhaseResult{}, err
+		s.warnf(benchv1.EventHistogramsNotKept, "phase %s: the merged histograms are not kept, the results in status stand without them: %v",
+			ph.Name, err)
+		return nil
 	}
-	return phaseResult(ph, merged), nil
+	if err := r.create(ctx, topology.HistogramsConfigMap(s.run, ph.Name, data)); err != nil {
+		return err
+	}
+	res.Histograms = topology.HistogramsConfigMapName(s.run, ph.Name)
+	return nil
 }
 
 // mergedResult decodes the result ConfigMaps of a phase's loaders, checks

@@ -14,10 +14,11 @@ import (
 )
 
 // cleanup applies spec.cleanup once a run has ended. Results live in the
-// run's status by then, so deleting result ConfigMaps loses nothing, and
-// the diagnostics ConfigMap, stored before, and the phases' telemetry
-// ConfigMaps are always kept. It is
-// idempotent: each reconcile deletes whatever is still there.
+// run's status by then and each phase's merged histograms in a ConfigMap
+// of their own, so deleting the loaders' result ConfigMaps loses nothing;
+// the diagnostics ConfigMap, stored before, and the phases' telemetry and
+// histograms ConfigMaps are always kept. It is idempotent: each reconcile
+// deletes whatever is still there.
 func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error {
 	run := s.run
 	switch run.Spec.Cleanup {
@@ -80,17 +81,24 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 }
 
 // kept reports whether a ConfigMap of the run outlives its cleanup: the
-// diagnostics, and each phase's telemetry (by name and component, so that
-// a loader's result ConfigMap whose name happens to match is not kept).
+// diagnostics, and each phase's telemetry and histograms (by name and
+// component, so that a loader's result ConfigMap whose name happens to
+// match is not kept).
 func kept(run *benchv1.BenchmarkRun, cm *corev1.ConfigMap) bool {
 	if cm.Name == topology.DiagnosticsConfigMapName(run) {
 		return true
 	}
-	if cm.Labels[topology.LabelComponent] != topology.ComponentTelemetry {
+	var name func(*benchv1.BenchmarkRun, string) string
+	switch cm.Labels[topology.LabelComponent] {
+	case topology.ComponentTelemetry:
+		name = topology.TelemetryConfigMapName
+	case topology.ComponentHistograms:
+		name = topology.HistogramsConfigMapName
+	default:
 		return false
 	}
 	for _, ph := range run.Spec.Phases {
-		if cm.Name == topology.TelemetryConfigMapName(run, ph.Name) {
+		if cm.Name == name(run, ph.Name) {
 			return true
 		}
 	}

@@ -84,6 +84,8 @@ var testLimits = controllers.Limits{
 // controller-runtime's own metric).
 type counters struct {
 	writes atomic.Int64
+	// sweepWrites counts the sweep controller's writes.
+	sweepWrites atomic.Int64
 }
 
 // countingClient counts every write the controller makes.
@@ -139,9 +141,24 @@ type manager struct {
 	done   chan error
 	count  *counters
 	limits controllers.Limits
+	opts   managerOptions
+}
+
+// managerOptions choose the controllers a test manager runs.
+type managerOptions struct {
+	// sweepsOnly runs the sweep controller alone: the test plays the run
+	// controller, setting the child runs' status itself.
+	sweepsOnly bool
+	// seed draws the seeds of shuffled sweeps (nil: random).
+	seed func() int64
 }
 
 func startManager(t *testing.T, count *counters, limits controllers.Limits) *manager {
+	t.Helper()
+	return startManagerWith(t, count, limits, managerOptions{})
+}
+
+func startManagerWith(t *testing.T, count *counters, limits controllers.Limits, opts managerOptions) *manager {
 	t.Helper()
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:  kube.Scheme(),
@@ -167,11 +184,25 @@ func startManager(t *testing.T, count *counters, limits controllers.Limits) *man
 		Environment: controllers.Environment{KubernetesVersion: testKubeVersion, ManagerVersion: "v0.0.0-test",
 			DriverVersion: version.DriverVersion()},
 	}
-	if err := rec.SetupWithManager(mgr); err != nil {
+	if !opts.sweepsOnly {
+		if err := rec.SetupWithManager(mgr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweeps := &controllers.BenchmarkSweepReconciler{
+		Client:                  countingClient{mgr.GetClient(), &count.sweepWrites},
+		APIReader:               mgr.GetAPIReader(),
+		Scheme:                  mgr.GetScheme(),
+		Recorder:                mgr.GetEventRecorder("mongobench"),
+		Clock:                   clock.RealClock{},
+		Seed:                    opts.seed,
+		MaxConcurrentReconciles: 4,
+	}
+	if err := sweeps.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &manager{t: t, cancel: cancel, done: make(chan error, 1), count: count, limits: limits}
+	m := &manager{t: t, cancel: cancel, done: make(chan error, 1), count: count, limits: limits, opts: opts}
 	go func() { m.done <- mgr.Start(ctx) }()
 	t.Cleanup(m.stop)
 	return m
@@ -197,7 +228,7 @@ func (m *manager) stop() {
 // restart stops the manager and starts a new one, as a crash would.
 func (m *manager) restart() *manager {
 	m.stop()
-	return startManager(m.t, m.count, m.limits)
+	return startManagerWith(m.t, m.count, m.limits, m.opts)
 }
 
 // kubelet and friends: the test acts as scheduler, kubelet and Job
@@ -841,6 +872,12 @@ func podIsReady(p *corev1.Pod) bool {
 // benchmarkrun controller (all managers of this test binary together).
 func reconcileTotal(t *testing.T) int64 {
 	t.Helper()
+	return reconcilesOf(t, "benchmarkrun")
+}
+
+// reconcilesOf reads controller-runtime's reconcile counter of a controller.
+func reconcilesOf(t *testing.T, controller string) int64 {
+	t.Helper()
 	mfs, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -852,7 +889,7 @@ func reconcileTotal(t *testing.T) int64 {
 		}
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == "benchmarkrun" {
+				if l.GetName() == "controller" && l.GetValue() == controller {
 					n += m.GetCounter().GetValue()
 				}
 			}

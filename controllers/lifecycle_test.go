@@ -189,6 +189,8 @@ func TestStandaloneLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, s
 	if len(k.run("sa").Status.Results) != 3 {
 		t.Error("results lost in cleanup")
 	}
+	// Each phase's merged histograms survive it.
+	k.assertHistograms(r)
 	// Each phase's YCSB text report survives the cleanup, rebuilt from the
 	// merged histograms: it agrees with status line for line.
 	cm := k.diagnostics("sa")
@@ -311,8 +313,9 @@ func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step
 				return false, fmt.Errorf("pod %s not deleted", p.Name)
 			}
 		}
-		return len(pods.Items) == 6, nil
+		return len(pods.Items) == 6 && k.gone(&corev1.ConfigMap{}, "ms-s5-result-2"), nil
 	})
+	k.assertHistograms(r)
 }
 
 func cond(r *benchv1.BenchmarkRun, typ string) *metav1.Condition {

@@ -77,6 +77,16 @@ func TestManagerRestartBetweenEverySteps(t *testing.T) {
 	step("mongos ready", func() { k.bringUp("rs-mongos"); k.waitPhase("rs", benchv1.RunLoading) })
 	for i, ph := range run.Spec.Phases {
 		step("phase "+ph.Name+" started", func() { k.job(topology.PhaseJobName(run, ph.Name)) })
+		if i == 1 {
+			// As if a manager had merged the phase and stored its
+			// histograms, then stopped before its status was: the next
+			// merge finds the ConfigMap and takes it (the UID check).
+			step("phase "+ph.Name+"'s histograms stored", func() {
+				if err := k.c.Create(k.ctx(), topology.HistogramsConfigMap(run, ph.Name, mergedPayload(t, run, ph))); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
 		step("phase "+ph.Name+" finished", func() {
 			k.finishPhase(run, ph)
 			k.waitRun("rs", fmt.Sprintf("%d results", i+1), func(r *benchv1.BenchmarkRun) bool { return len(r.Status.Results) == i+1 })
@@ -90,6 +100,11 @@ func TestManagerRestartBetweenEverySteps(t *testing.T) {
 	if len(r2.Status.Results) != 3 || r2.Status.Results[2].P99Micros != r.Status.Results[2].P99Micros {
 		t.Errorf("results changed after a restart: %+v", r2.Status.Results)
 	}
+	k.eventually("cleanup", 30*time.Second, func() (bool, error) {
+		return k.gone(&corev1.ConfigMap{}, "rs-s5-result-1"), nil
+	})
+	check("cleanup")
+	k.assertHistograms(r2)
 }
 
 // TestManyConcurrentRuns runs 50 runs at once: each must succeed with its

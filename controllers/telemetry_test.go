@@ -278,7 +278,8 @@ func bigStatus(t *testing.T, run *benchv1.BenchmarkRun) benchv1.BenchmarkRunStat
 	for _, ph := range run.Spec.Phases {
 		res := benchv1.PhaseResult{Name: ph.Name, Type: ph.Type, Loaders: 4, Threads: 64, StartTime: now, CompletionTime: now,
 			RuntimeMillis: 600000, Operations: 123456789, Throughput: 205761.32, StopReason: string(results.StopCompleted), P99Micros: 12345,
-			Server: server, Collection: coll, Telemetry: topology.TelemetryConfigMapName(run, ph.Name)}
+			Server: server, Collection: coll, Telemetry: topology.TelemetryConfigMapName(run, ph.Name),
+			Histograms: topology.HistogramsConfigMapName(run, ph.Name)}
 		ts := &benchv1.TimeSeries{IntervalMillis: 5000}
 		for _, op := range []string{results.OpRead, results.OpUpdate, results.OpInsert} {
 			res.OperationStats = append(res.OperationStats, benchv1.OperationResult{Name: op, Count: 41152263, Errors: 12,

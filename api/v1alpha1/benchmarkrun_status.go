@@ -201,6 +201,18 @@ type PhaseResult struct {
 	// the run and kept by its cleanup.
 	// +optional
 	Telemetry string `json:"telemetry,omitempty"`
+	// Histograms names the ConfigMap holding the phase's merged result:
+	// every operation's latency histograms (successful and failed
+	// operations) merged exactly over the loaders, and the series of
+	// per-interval histograms, so that the numbers above can be recomputed
+	// or merged with other runs'. Key result.json.gz, gzip-compressed JSON
+	// in the loaders' result format with HdrHistogram V2 (compressed,
+	// base64) histograms; the series has fewer, longer intervals than
+	// timeSeries when the whole would exceed 512 KiB. It is owned by the
+	// run and kept by its cleanup. Absent when it could not be stored (a
+	// HistogramsNotKept Warning event says why).
+	// +optional
+	Histograms string `json:"histograms,omitempty"`
 }
 
 // ServerSummary is one MongoDB process's telemetry over a phase, in the few

@@ -343,8 +343,9 @@ type SweepCellStatus struct {
 	Name string `json:"name"`
 	// Values are the cell's value of each axis, in axis order.
 	Values []SweepCellValue `json:"values"`
-	// Phase is Pending (no run ended), Running, Succeeded (every run
-	// succeeded), Failed (every run failed) or PartiallySucceeded.
+	// Phase is Pending (no run created yet), Running (runs created, not
+	// all ended), Succeeded (every run succeeded), Failed (every run
+	// failed) or PartiallySucceeded.
 	Phase SweepPhase `json:"phase"`
 	// Runs are the cell's child runs, one per repetition.
 	// +optional

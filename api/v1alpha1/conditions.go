@@ -119,6 +119,9 @@ const (
 	// EventTelemetryInvalid (a Warning): a phase's server telemetry was
 	// unusable; the phase's results stand without it.
 	EventTelemetryInvalid Reason = "TelemetryInvalid"
+	// EventHistogramsNotKept (a Warning): a phase's merged histograms could
+	// not be stored in a ConfigMap; the phase's results stand without them.
+	EventHistogramsNotKept Reason = "HistogramsNotKept"
 )
 
 // FailureReasons lists the reasons a Failed condition may carry, for tools

@@ -18,7 +18,12 @@ import (
 // for real latency spreads) and a series of at most MaxSeriesPoints points
 // (~0.1–0.5 KiB per operation per point), typically 20–150 KiB. Encode
 // enforces MaxEncodedBytes by coarsening the series; a result that still
-// does not fit is an error, never silently truncated.
+// does not fit is an error, never silently truncated. The controller keeps
+// each phase's merged result in the same form (DecodeMerged reads it):
+// merged histograms hold more distinct values than one loader's, so a
+// merge's series is coarsened sooner (TestMergedEncodedSize: 338 KiB for
+// one loader of wide spreads, 522 KiB for four, kept as 351 KiB with 60
+// points).
 const (
 	// MaxEncodedBytes keeps a result well inside a ConfigMap's 1 MiB.
 	MaxEncodedBytes = 512 << 10
@@ -104,4 +109,20 @@ func Decode(b []byte) (*Result, error) {
 		return nil, fmt.Errorf("invalid result: %w", err)
 	}
 	return &r, nil
+}
+
+// DecodeMerged parses and validates a phase's merged result as the
+// controller keeps it (Encode of a Merge, in the ConfigMap named by
+// status.results[].histograms): the same form as a loader's result, so
+// Decode does the work; a merged result is also always loader 0 of n
+// (Merge's identity), which tells it from another loader's.
+func DecodeMerged(b []byte) (*Result, error) {
+	r, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode merged result: %w", err)
+	}
+	if r.Loader.Index != 0 {
+		return nil, fmt.Errorf("merged result: loader index %d, want 0 (a single loader's result, not a merge)", r.Loader.Index)
+	}
+	return r, nil
 }

@@ -331,6 +331,107 @@ func TestEncodedSizeIsBounded(t *testing.T) {
 	}
 }
 
+// TestMergedEncodedSize measures the merged result of a phase as the
+// controller keeps it (Encode of a Merge, one ConfigMap per phase): five
+// operations with wide latency spreads (exponential, mean 20 ms; 5% of
+// them failed) and a 120-point series, each point with 2,000 operations
+// of each type per loader. Merged histograms hold more distinct values
+// than one loader's, so the full form grows with the loaders; Encode keeps
+// it within MaxEncodedBytes by coarsening the series, never the operation
+// histograms, which DecodeMerged returns exactly as merged.
+func TestMergedEncodedSize(t *testing.T) {
+	names := []string{OpRead, OpUpdate, OpInsert, OpScan, OpReadModifyWrite}
+	for _, tc := range []struct {
+		loaders int
+		// fullMax bounds the full form (GzipJSON of the merge, 120
+		// points): measured 338, 522 and 809 KiB; Encode keeps 338 KiB
+		// (120 points), 351 KiB (60) and 348 KiB (30).
+		fullMax int
+	}{
+		{1, 360 << 10},
+		{4, 560 << 10},
+		{16, 860 << 10},
+	} {
+		rng := rand.New(rand.NewPCG(7, 8))
+		wide := func(h *Histogram, n int) *Histogram {
+			for i := 0; i < n; i++ {
+				h.Record(int64(rng.ExpFloat64() * 20_000))
+			}
+			return h
+		}
+		start := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+		var rs []*Result
+		for l := 0; l < tc.loaders; l++ {
+			r := &Result{Version: FormatVersion, Kind: KindRun, Loader: Identity{Index: l, Count: tc.loaders, Threads: 64},
+				Start: start, End: start.Add(2 * time.Minute), RuntimeMillis: 120_000, StopReason: StopCompleted}
+			sb := NewSeriesBuilder(time.Second)
+			for s := 0; s < MaxSeriesPoints; s++ {
+				p := Point{Millis: 1000}
+				for _, name := range names {
+					p.Ops = append(p.Ops, PointOp{Name: name, Count: 2000, Latency: wide(NewSeriesHistogram(), 2000)})
+				}
+				sb.Add(p)
+			}
+			r.Series = sb.Series()
+			for _, name := range names {
+				r.Ops = append(r.Ops, OpResult{Name: name, Statuses: map[string]int64{"OK": 228_000, "ERROR": 12_000},
+					Latency: wide(NewHistogram(), 228_000), Failed: wide(NewHistogram(), 12_000)})
+				r.Operations += 240_000
+			}
+			rs = append(rs, r)
+		}
+		merged, err := Merge(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := GzipJSON(merged, "result")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Encode(merged)
+		if err != nil {
+			t.Fatalf("%d loaders: %v", tc.loaders, err)
+		}
+		got, err := DecodeMerged(b)
+		if err != nil {
+			t.Fatalf("%d loaders: %v", tc.loaders, err)
+		}
+		t.Logf("%d loader(s): full %d bytes (%.0f KiB, %d points), kept %d bytes (%.0f KiB, %d points)", tc.loaders,
+			len(full), float64(len(full))/1024, len(merged.Series.Points), len(b), float64(len(b))/1024, len(got.Series.Points))
+		if len(full) > tc.fullMax {
+			t.Errorf("%d loaders: the full merged result is %d bytes, more than the %d measured", tc.loaders, len(full), tc.fullMax)
+		}
+		if len(b) > MaxEncodedBytes {
+			t.Errorf("%d loaders: kept %d bytes, more than %d", tc.loaders, len(b), MaxEncodedBytes)
+		}
+		if len(full) <= MaxEncodedBytes && len(got.Series.Points) != len(merged.Series.Points) {
+			t.Errorf("%d loaders: series coarsened to %d points though the full form fits", tc.loaders, len(got.Series.Points))
+		}
+		for i := range merged.Ops {
+			w, g := &merged.Ops[i], got.Op(merged.Ops[i].Name)
+			if g == nil || !g.Latency.Equal(w.Latency) || !g.Failed.Equal(w.Failed) || g.Total() != w.Total() {
+				t.Errorf("%d loaders: %s's histograms differ from the merge", tc.loaders, w.Name)
+			}
+		}
+	}
+}
+
+// TestDecodeMergedRefusesALoadersResult: loader 1's result is not a merge,
+// and DecodeMerged fails like Decode on bad input.
+func TestDecodeMergedRefusesALoadersResult(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	b, err := Encode(buildResult(t, 1, 2, time.Now(), randomOps(rng, 500)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeMerged(b); err == nil || !strings.Contains(err.Error(), "loader index 1, want 0") {
+		t.Errorf("loader 1's result: error %v", err)
+	}
+	if _, err := DecodeMerged(b[:len(b)/2]); err == nil || !strings.Contains(err.Error(), "decode merged result: result is truncated") {
+		t.Errorf("truncated: error %v", err)
+	}
+}
+
 func TestHistogramClampsAndDoesNotAllocate(t *testing.T) {
 	h := NewHistogram()
 	h.Record(-5)

@@ -29,3 +29,16 @@ func TelemetryConfigMap(run *benchv1.BenchmarkRun, phase string, report []byte) 
 		BinaryData: map[string][]byte{contract.TelemetryKey: report},
 	}
 }
+
+// HistogramsConfigMap keeps a phase's merged result (results.Encode of the
+// loaders' Merge), under the key of a loader's result
+// (contract.ConfigMapKey) since it has the same form; owned by the run, it
+// survives the run's cleanup and goes with the run.
+func HistogramsConfigMap(run *benchv1.BenchmarkRun, phase string, merged []byte) *corev1.ConfigMap {
+	labels := RunLabels(run, ComponentHistograms)
+	labels[LabelPhase] = strings.ToLower(phase)
+	return &corev1.ConfigMap{
+		ObjectMeta: objectMeta(run, HistogramsConfigMapName(run, phase), labels),
+		BinaryData: map[string][]byte{contract.ConfigMapKey: merged},
+	}
+}

@@ -40,6 +40,9 @@ const (
 	ComponentDiagnostics = "diagnostics"
 	// ComponentTelemetry labels the ConfigMaps of a run's server telemetry.
 	ComponentTelemetry = "telemetry"
+	// ComponentHistograms labels the ConfigMaps of a run's merged phase
+	// results.
+	ComponentHistograms = "histograms"
 )
 
 // RunLabels are the labels every object of a run carries.

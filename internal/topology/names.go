@@ -107,6 +107,16 @@ func TelemetryConfigMapName(run *benchv1.BenchmarkRun, phase string) string {
 	return run.Name + "-telemetry-" + strings.ToLower(phase)
 }
 
+// HistogramsConfigMapName names the ConfigMap keeping a phase's merged
+// result (its exactly merged histograms): <run>-<phase>-histograms,
+// lower-cased like PhaseJobName. The suffix keeps it apart from every
+// other ConfigMap of the run without reserving a phase name: result
+// ConfigMaps end in -result-<i>, and <run>-telemetry-<p> would need a phase
+// named telemetry or telemetry-…, which the API refuses.
+func HistogramsConfigMapName(run *benchv1.BenchmarkRun, phase string) string {
+	return PhaseJobName(run, phase) + "-histograms"
+}
+
 // PhaseJobName names a phase's loader Job: <run>-<phase>, lower-cased
 // because phase names may use capitals (S2) and Job names may not.
 func PhaseJobName(run *benchv1.BenchmarkRun, phase string) string {

@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 var cfg = Config{LoaderImage: "ghcr.io/mongobench/mongobench-loader:v0.1.0", ClusterDomain: "cluster.local", BootstrapTimeout: 8 * time.Minute}
@@ -609,6 +610,49 @@ func TestTelemetryConfigMap(t *testing.T) {
 	if cm.Labels[LabelComponent] != ComponentTelemetry || cm.Labels[LabelPhase] != "s2" || cm.Labels[LabelRun] != "ms" ||
 		cm.Labels[LabelManagedBy] != ManagedBy {
 		t.Errorf("labels %v", cm.Labels)
+	}
+}
+
+func TestHistogramsConfigMap(t *testing.T) {
+	run := sharded(2)
+	merged := []byte{0x1f, 0x8b, 4, 5, 6}
+	cm := HistogramsConfigMap(run, "S2", merged)
+	if cm.Name != "ms-s2-histograms" || cm.Name != HistogramsConfigMapName(run, "S2") || cm.Namespace != "bench" {
+		t.Errorf("name %s/%s", cm.Namespace, cm.Name)
+	}
+	checkOwner(t, cm)
+	if got := cm.BinaryData["result.json.gz"]; !reflect.DeepEqual(got, merged) || len(cm.BinaryData) != 1 || cm.Data != nil {
+		t.Errorf("data %v binary %v", cm.Data, cm.BinaryData)
+	}
+	if cm.Labels[LabelComponent] != ComponentHistograms || cm.Labels[LabelPhase] != "s2" || cm.Labels[LabelRun] != "ms" ||
+		cm.Labels[LabelManagedBy] != ManagedBy {
+		t.Errorf("labels %v", cm.Labels)
+	}
+}
+
+// TestRunConfigMapNamesAreDistinct: with phase names the API accepts,
+// chosen to come as close as they can, no two ConfigMaps of a run share a
+// name: the diagnostics, each phase's telemetry and histograms, and the
+// result ConfigMaps of the bootstrap Job and of every loader.
+func TestRunConfigMapNamesAreDistinct(t *testing.T) {
+	run := sharded(2)
+	phases := []string{"load", "S2", "histograms", "x-histograms", "result-0", "x-result-0", "telemetryx",
+		"histograms-result", "s2-histograms", "diagnosticsx"}
+	owner := map[string]string{}
+	add := func(name, what string) {
+		if prev, ok := owner[name]; ok {
+			t.Errorf("ConfigMap %s is both %s and %s", name, prev, what)
+		}
+		owner[name] = what
+	}
+	add(DiagnosticsConfigMapName(run), "the diagnostics")
+	add(contract.ResultConfigMapName(BootstrapJobName(run), 0), "the bootstrap result")
+	for _, ph := range phases {
+		add(TelemetryConfigMapName(run, ph), ph+"'s telemetry")
+		add(HistogramsConfigMapName(run, ph), ph+"'s histograms")
+		for i := 0; i < 3; i++ {
+			add(contract.ResultConfigMapName(PhaseJobName(run, ph), i), fmt.Sprintf("%s's result %d", ph, i))
+		}
 	}
 }
 

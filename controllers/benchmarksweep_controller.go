@@ -1,0 +1,439 @@
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
+)
+
+// BenchmarkSweepReconciler runs a study: it expands a sweep into cells,
+// has the API server validate every cell, creates the child runs as
+// parallelism allows and aggregates their results. It reads the children's
+// status and never edits them; the BenchmarkRun controller runs them.
+type BenchmarkSweepReconciler struct {
+	client.Client
+	// APIReader reads the sweep and lists its children uncached: a child
+	// created a moment ago must count against parallelism even before the
+	// cache has seen it.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+	// Seed draws the seed of a Shuffled sweep that has none (tests fix it).
+	Seed func() int64
+	// MaxConcurrentReconciles bounds how many sweeps are reconciled at once.
+	MaxConcurrentReconciles int
+}
+
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/finalizers,verbs=update
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch;create
+
+// maxSweepConditionBytes bounds a sweep condition's message: an API
+// server's dry-run rejection can list many violations; the first ones
+// say enough.
+const maxSweepConditionBytes = 4096
+
+// sweepState is what one reconcile of a sweep knows and decides.
+type sweepState struct {
+	sweep  *benchv1.BenchmarkSweep
+	axes   []sweep.Axis
+	cells  []sweep.Cell
+	plan   []sweep.Planned
+	runs   map[string]*benchv1.BenchmarkRun
+	now    metav1.Time
+	events []event
+}
+
+func (s *sweepState) eventf(reason benchv1.Reason, format string, args ...any) {
+	s.events = append(s.events, event{reason: reason, message: fmt.Sprintf(format, args...)})
+}
+
+func (s *sweepState) setCondition(typ string, status metav1.ConditionStatus, reason benchv1.Reason, message string) {
+	meta.SetStatusCondition(&s.sweep.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: string(reason),
+		Message: truncateBytes(message, maxSweepConditionBytes), ObservedGeneration: s.sweep.Generation, LastTransitionTime: s.now})
+}
+
+// end moves the sweep to a final phase with its conditions.
+func (s *sweepState) end(phase benchv1.SweepPhase, reason benchv1.Reason, message string) {
+	st := &s.sweep.Status
+	st.Phase = phase
+	st.CompletionTime = ptr.To(s.now)
+	if phase == benchv1.SweepFailed {
+		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, reason, "the sweep did not complete")
+		s.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, reason, message)
+		s.events = append(s.events, event{warning: true, reason: reason, message: message})
+		return
+	}
+	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, reason, message)
+	s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, reason, "the sweep did not fail")
+	s.eventf(reason, "%s", message)
+}
+
+// Reconcile derives the sweep's status from its children and creates the
+// next children, patching status once at the end.
+func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Request) (res ctrl.Result, retErr error) {
+	// Read uncached: a cached copy that lacks the status stored a moment
+	// ago (the order, the seed) would make decisions the stored status
+	// contradicts, e.g. create runs in another order.
+	sw := &benchv1.BenchmarkSweep{}
+	if err := r.APIReader.Get(ctx, req.NamespacedName, sw); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !sw.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // owner references delete the children
+	}
+	if sweep.Terminal(sw.Status.Phase) {
+		return ctrl.Result{}, nil
+	}
+	before := sw.DeepCopy()
+	s := &sweepState{sweep: sw, now: metav1.NewTime(r.Clock.Now())}
+	log := logf.FromContext(ctx).WithValues("sweep", req.String())
+	defer func() {
+		if retErr == nil {
+			sw.Status.ObservedGeneration = sw.Generation
+		}
+		if !equality.Semantic.DeepEqual(before.Status, sw.Status) {
+			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
+			if err := r.Status().Patch(ctx, sw, patch); err != nil {
+				if apierrors.IsNotFound(err) {
+					return // deleted meanwhile; its runs go with it
+				}
+				if apierrors.IsConflict(err) && retErr == nil {
+					log.V(1).Info("status patch conflicted; reconciling again", "phase", before.Status.Phase)
+					res, retErr = ctrl.Result{RequeueAfter: conflictRequeue}, nil
+					return
+				}
+				res, retErr = ctrl.Result{}, errors.Join(retErr, fmt.Errorf("patch status of %s: %w", req.NamespacedName, err))
+				return
+			}
+		}
+		if before.Status.Phase != sw.Status.Phase {
+			log.Info("sweep phase changed", "phase", sw.Status.Phase, "from", before.Status.Phase)
+		}
+		for _, e := range s.events {
+			r.record(ctx, sw, e)
+		}
+	}()
+
+	for _, st := range []func(context.Context, *sweepState) (bool, error){
+		r.expand, r.start, r.validate, r.observe, r.aggregate, r.createRuns, r.finish,
+	} {
+		proceed, err := st(ctx, s)
+		if err != nil || !proceed {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, nil
+}
+
+// expand computes the cells. A sweep that cannot be expanded fails at once,
+// before anything exists.
+func (r *BenchmarkSweepReconciler) expand(_ context.Context, s *sweepState) (bool, error) {
+	axes, cells, err := sweep.Expand(&s.sweep.Spec)
+	if err != nil {
+		s.end(benchv1.SweepFailed, benchv1.ReasonInvalidSweep, "invalid sweep: "+err.Error())
+		return false, nil //nolint:nilerr // the error is the sweep's Failed condition, not a reconcile error
+	}
+	s.axes, s.cells = axes, cells
+	return true, nil
+}
+
+// start stamps the sweep and fixes its order (and the seed of a shuffled
+// one) in status before any run exists, so a restarted manager follows the
+// same order.
+func (r *BenchmarkSweepReconciler) start(_ context.Context, s *sweepState) (bool, error) {
+	st := &s.sweep.Status
+	spec := &s.sweep.Spec
+	reps := int(max(spec.Repetitions, 1))
+	if st.StartTime == nil {
+		st.StartTime = ptr.To(s.now)
+		st.Phase = benchv1.SweepPending
+		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not finished")
+		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not failed")
+	}
+	if len(st.Order) == 0 {
+		var seed int64
+		if spec.Order == benchv1.SweepShuffled {
+			seed = r.drawSeed()
+			if spec.Seed != nil {
+				seed = *spec.Seed
+			}
+			st.Seed = ptr.To(seed)
+		}
+		for _, p := range sweep.Plan(s.sweep.Name, len(s.cells), reps, spec.Order, seed) {
+			st.Order = append(st.Order, p.Name)
+		}
+	}
+	plan, err := sweep.PlanFromOrder(s.sweep.Name, len(s.cells), reps, st.Order)
+	if err != nil {
+		// Only a hand-edited status gets here.
+		s.end(benchv1.SweepFailed, benchv1.ReasonInvalidSweep, "invalid sweep: "+err.Error())
+		return false, nil //nolint:nilerr // the error is the sweep's Failed condition, not a reconcile error
+	}
+	s.plan = plan
+	st.CellsTotal = int32(len(s.cells))
+	return true, nil
+}
+
+func (r *BenchmarkSweepReconciler) drawSeed() int64 {
+	if r.Seed != nil {
+		return r.Seed()
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return r.Clock.Now().UnixNano()
+	}
+	// Non-negative, so it reads well in YAML and round-trips through any tool.
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+}
+
+// validate has the API server check every cell's run with a server-side
+// dry run (CEL rules, defaults, schema) before the first run is created:
+// one invalid cell fails the sweep with the cell's name and the server's
+// message, and nothing is created. The repetitions of a cell share its
+// spec, so one dry run per cell suffices.
+func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) (bool, error) {
+	if c := meta.FindStatusCondition(s.sweep.Status.Conditions, benchv1.ConditionValidated); c != nil &&
+		c.Status == metav1.ConditionTrue && c.ObservedGeneration == s.sweep.Generation {
+		return true, nil
+	}
+	for i := range s.cells {
+		c := &s.cells[i]
+		run, err := r.childRun(s.sweep, c, 1)
+		if err != nil {
+			return false, err
+		}
+		err = r.Create(ctx, run, client.DryRunAll)
+		switch {
+		case err == nil, apierrors.IsAlreadyExists(err):
+			// An existing name is settled when the runs are created.
+		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
+			s.end(benchv1.SweepFailed, benchv1.ReasonInvalidCell,
+				fmt.Sprintf("cell %d (%s) is not a valid BenchmarkRun; nothing was created: %s", c.Index, c.Describe(), err))
+			return false, nil
+		default:
+			return false, fmt.Errorf("dry-run cell %d (%s): %w", c.Index, c.Describe(), err)
+		}
+	}
+	s.setCondition(benchv1.ConditionValidated, metav1.ConditionTrue, benchv1.ReasonValid,
+		fmt.Sprintf("the API server accepts all %d cells", len(s.cells)))
+	return true, nil
+}
+
+// observe lists the sweep's children. A run bearing a child's name that the
+// sweep does not own fails the sweep: its results would be someone else's.
+func (r *BenchmarkSweepReconciler) observe(ctx context.Context, s *sweepState) (bool, error) {
+	var list benchv1.BenchmarkRunList
+	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.sweep.Namespace),
+		client.MatchingLabels{sweep.LabelSweep: s.sweep.Name}); err != nil {
+		return false, fmt.Errorf("list the runs of sweep %s: %w", s.sweep.Name, err)
+	}
+	s.runs = map[string]*benchv1.BenchmarkRun{}
+	for i := range list.Items {
+		run := &list.Items[i]
+		if metav1.IsControlledBy(run, s.sweep) {
+			s.runs[run.Name] = run
+		}
+	}
+	return true, nil
+}
+
+// aggregate writes the children's results into the sweep's status.
+func (r *BenchmarkSweepReconciler) aggregate(_ context.Context, s *sweepState) (bool, error) {
+	agg := sweep.AggregateRuns(&s.sweep.Spec, s.axes, s.cells, s.plan, s.runs)
+	st := &s.sweep.Status
+	st.Cells, st.Knees = agg.Cells, agg.Knees
+	st.CellsDone, st.CellsFailed, st.RunsActive = agg.CellsDone, agg.CellsFailed, agg.RunsActive
+	st.Baseline, st.Best, st.SummaryPhase = agg.Baseline, agg.Best, agg.SummaryPhase
+	return true, nil
+}
+
+// createRuns creates the next runs in plan order while fewer than
+// parallelism are active. Under failurePolicy Stop nothing new starts once
+// a run failed.
+func (r *BenchmarkSweepReconciler) createRuns(ctx context.Context, s *sweepState) (bool, error) {
+	if s.sweep.Spec.FailurePolicy == benchv1.SweepStop && r.firstFailed(s) != "" {
+		return true, nil
+	}
+	active := int(s.sweep.Status.RunsActive)
+	limit := int(max(s.sweep.Spec.Parallelism, 1))
+	for _, p := range s.plan {
+		if active >= limit {
+			break
+		}
+		if s.runs[p.Name] != nil {
+			continue
+		}
+		run, err := r.childRun(s.sweep, &s.cells[p.Cell], p.Repetition)
+		if err != nil {
+			return false, err
+		}
+		if err := r.Create(ctx, run); err != nil {
+			if !apierrors.IsAlreadyExists(err) {
+				return false, fmt.Errorf("create run %s: %w", p.Name, err)
+			}
+			// Not in the list but taken: not ours (the list holds every
+			// run we own), so the sweep cannot use the name.
+			s.end(benchv1.SweepFailed, benchv1.ReasonNameConflict,
+				fmt.Sprintf("a BenchmarkRun named %s exists and does not belong to the sweep; delete it or rename the sweep", p.Name))
+			return false, nil
+		}
+		s.runs[p.Name] = run
+		active++
+		s.sweep.Status.RunsActive++
+		c := &s.cells[p.Cell]
+		s.eventf(benchv1.EventRunCreated, "created run %s: cell %d (%s), repetition %d", p.Name, c.Index, c.Describe(), p.Repetition)
+		if s.sweep.Status.Phase == benchv1.SweepPending {
+			s.sweep.Status.Phase = benchv1.SweepRunning
+		}
+	}
+	return true, nil
+}
+
+// firstFailed names the first failed run in plan order, or "".
+func (r *BenchmarkSweepReconciler) firstFailed(s *sweepState) string {
+	for _, p := range s.plan {
+		if run := s.runs[p.Name]; run != nil && run.Status.Phase == benchv1.RunFailed {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// finish ends the sweep once no run is active and none will start.
+func (r *BenchmarkSweepReconciler) finish(_ context.Context, s *sweepState) (bool, error) {
+	st := &s.sweep.Status
+	if st.RunsActive > 0 {
+		return true, nil
+	}
+	total := len(s.plan)
+	created, failed := 0, 0
+	for _, p := range s.plan {
+		if run := s.runs[p.Name]; run != nil {
+			created++
+			if run.Status.Phase == benchv1.RunFailed {
+				failed++
+			}
+		}
+	}
+	if s.sweep.Spec.FailurePolicy == benchv1.SweepStop && failed > 0 {
+		name := r.firstFailed(s)
+		s.end(benchv1.SweepFailed, benchv1.ReasonRunFailed, fmt.Sprintf("run %s failed (%s); failurePolicy Stop: %d of %d runs were not started",
+			name, runReason(s.runs[name]), total-created, total))
+		return true, nil
+	}
+	if created < total {
+		return true, nil
+	}
+	switch failed {
+	case 0:
+		s.end(benchv1.SweepSucceeded, benchv1.ReasonSucceeded, fmt.Sprintf("all %d runs of %d cells succeeded", total, len(s.cells)))
+	case total:
+		s.end(benchv1.SweepFailed, benchv1.ReasonAllRunsFailed, fmt.Sprintf("all %d runs failed; the first: %s (%s)",
+			total, r.firstFailed(s), runReason(s.runs[r.firstFailed(s)])))
+	default:
+		s.end(benchv1.SweepPartiallySucceeded, benchv1.ReasonSomeRunsFailed,
+			fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", failed, total, failedRuns(s)))
+	}
+	return true, nil
+}
+
+// runReason is a failed run's Failed reason.
+func runReason(run *benchv1.BenchmarkRun) string {
+	if run == nil {
+		return "unknown"
+	}
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionFailed); c != nil && c.Status == metav1.ConditionTrue {
+		return c.Reason
+	}
+	return "no reason recorded"
+}
+
+// failedRuns lists up to five failed runs with their reasons.
+func failedRuns(s *sweepState) string {
+	var out []string
+	for _, p := range s.plan {
+		if run := s.runs[p.Name]; run != nil && run.Status.Phase == benchv1.RunFailed {
+			if len(out) == 5 {
+				out = append(out, "…")
+				break
+			}
+			out = append(out, p.Name+": "+runReason(run))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// childRun builds the run of a cell and repetition: the cell's spec,
+// deterministic name and labels, owned (and garbage-collected) by the sweep.
+func (r *BenchmarkSweepReconciler) childRun(sw *benchv1.BenchmarkSweep, c *sweep.Cell, repetition int) (*benchv1.BenchmarkRun, error) {
+	run := &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      sweep.RunName(sw.Name, c.Index, repetition),
+			Namespace: sw.Namespace,
+			Labels:    sweep.Labels(sw.Name, c, repetition),
+		},
+		Spec: *c.Spec.DeepCopy(),
+	}
+	if err := controllerutil.SetControllerReference(sw, run, r.Scheme); err != nil {
+		return nil, fmt.Errorf("own run %s: %w", run.Name, err)
+	}
+	return run, nil
+}
+
+// record emits an event for the sweep and logs it.
+func (r *BenchmarkSweepReconciler) record(ctx context.Context, sw *benchv1.BenchmarkSweep, e event) {
+	typ := corev1.EventTypeNormal
+	if e.warning {
+		typ = corev1.EventTypeWarning
+	}
+	msg := eventMessage(e.message)
+	r.Recorder.Eventf(sw, nil, typ, string(e.reason), "Reconcile", "%s", msg)
+	logf.FromContext(ctx).Info("event", "sweep", client.ObjectKeyFromObject(sw).String(), "phase", sw.Status.Phase,
+		"reason", e.reason, "type", typ, "message", msg)
+}
+
+// SetupWithManager registers the controller. The sweep's own status writes
+// do not wake it (GenerationChangedPredicate); its children's changes do.
+func (r *BenchmarkSweepReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if err := ctrl.NewControllerManagedBy(mgr).
+		For(&benchv1.BenchmarkSweep{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&benchv1.BenchmarkRun{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
+		Named("benchmarksweep").
+		Complete(r); err != nil {
+		return fmt.Errorf("set up benchmarksweep controller: %w", err)
+	}
+	return nil
+}

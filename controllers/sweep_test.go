@@ -1,0 +1,537 @@
+package controllers_test
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
+)
+
+// newSweep is a sweep over the lifecycle tests' run template.
+func newSweep(name string, axes ...benchv1.SweepAxis) *benchv1.BenchmarkSweep {
+	return &benchv1.BenchmarkSweep{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: benchv1.BenchmarkSweepSpec{
+			Template: newRun("template", benchv1.TopologyStandalone, 0, 1).Spec,
+			Axes:     axes,
+		},
+	}
+}
+
+func topologiesAxis(shards ...int32) benchv1.SweepAxis {
+	a := benchv1.SweepAxis{Name: "topologies"}
+	for _, n := range shards {
+		if n == 1 {
+			a.Topologies = append(a.Topologies, benchv1.SweepTopology{Mode: benchv1.TopologyStandalone})
+		} else {
+			a.Topologies = append(a.Topologies, benchv1.SweepTopology{Mode: benchv1.TopologySharded, Shards: ptr.To(n)})
+		}
+	}
+	return a
+}
+
+func (k *cluster) createSweep(sw *benchv1.BenchmarkSweep) *benchv1.BenchmarkSweep {
+	k.t.Helper()
+	sw.Namespace = k.ns
+	if err := k.c.Create(k.ctx(), sw); err != nil {
+		k.t.Fatal(err)
+	}
+	return sw
+}
+
+func (k *cluster) sweep(name string) *benchv1.BenchmarkSweep {
+	k.t.Helper()
+	sw := &benchv1.BenchmarkSweep{}
+	if err := k.c.Get(k.ctx(), client.ObjectKey{Namespace: k.ns, Name: name}, sw); err != nil {
+		k.t.Fatal(err)
+	}
+	return sw
+}
+
+// waitSweep polls the sweep until cond holds.
+func (k *cluster) waitSweep(name, what string, cond func(*benchv1.BenchmarkSweep) bool) *benchv1.BenchmarkSweep {
+	k.t.Helper()
+	var sw *benchv1.BenchmarkSweep
+	k.eventually("sweep "+name+": "+what, 60*time.Second, func() (bool, error) {
+		sw = k.sweep(name)
+		if cond(sw) {
+			return true, nil
+		}
+		return false, fmt.Errorf("phase %s, %d/%d cells done, %d active, conditions %v", sw.Status.Phase,
+			sw.Status.CellsDone, sw.Status.CellsTotal, sw.Status.RunsActive, sw.Status.Conditions)
+	})
+	return sw
+}
+
+func sweepCond(sw *benchv1.BenchmarkSweep, typ string) *metav1.Condition {
+	return meta.FindStatusCondition(sw.Status.Conditions, typ)
+}
+
+// children lists the sweep's runs by name.
+func (k *cluster) children(sweepName string) map[string]*benchv1.BenchmarkRun {
+	k.t.Helper()
+	var list benchv1.BenchmarkRunList
+	if err := k.c.List(k.ctx(), &list, client.InNamespace(k.ns), client.MatchingLabels{sweep.LabelSweep: sweepName}); err != nil {
+		k.t.Fatal(err)
+	}
+	out := map[string]*benchv1.BenchmarkRun{}
+	for i := range list.Items {
+		out[list.Items[i].Name] = &list.Items[i]
+	}
+	return out
+}
+
+// waitChildren waits until the sweep has exactly the named runs.
+func (k *cluster) waitChildren(sweepName string, names ...string) map[string]*benchv1.BenchmarkRun {
+	k.t.Helper()
+	sort.Strings(names)
+	var got map[string]*benchv1.BenchmarkRun
+	k.eventually(fmt.Sprintf("runs %v of sweep %s", names, sweepName), 30*time.Second, func() (bool, error) {
+		got = k.children(sweepName)
+		have := make([]string, 0, len(got))
+		for n := range got {
+			have = append(have, n)
+		}
+		sort.Strings(have)
+		if strings.Join(have, " ") == strings.Join(names, " ") {
+			return true, nil
+		}
+		return false, fmt.Errorf("runs %v", have)
+	})
+	return got
+}
+
+// phaseNumbers are what the test, playing the run controller, reports for
+// one phase of a child run.
+type phaseNumbers struct {
+	throughput float64
+	p99        int64
+	readMean   float64 // µs, 900 successful READs
+	updateMean float64 // µs, 100 successful UPDATEs
+	peakConns  int64
+}
+
+// finishChild sets a child run Succeeded with results for each phase, as
+// the run controller would.
+func (k *cluster) finishChild(name string, byPhase map[string]phaseNumbers) {
+	k.t.Helper()
+	run := k.run(name)
+	now := metav1.Now()
+	run.Status.Phase = benchv1.RunSucceeded
+	run.Status.StartTime, run.Status.CompletionTime = &now, &now
+	run.Status.Environment = &benchv1.EnvironmentStatus{Fingerprint: "fp-test"}
+	for _, ph := range run.Spec.Phases {
+		n, ok := byPhase[ph.Name]
+		if !ok {
+			k.t.Fatalf("no numbers for phase %s of %s", ph.Name, name)
+		}
+		run.Status.Results = append(run.Status.Results, benchv1.PhaseResult{
+			Name: ph.Name, Type: ph.Type, Loaders: run.Spec.Loaders, Threads: ph.Threads * run.Spec.Loaders,
+			StartTime: now, CompletionTime: now, RuntimeMillis: 1000, Operations: int64(n.throughput), Throughput: n.throughput,
+			StopReason: "Completed", P99Micros: n.p99,
+			OperationStats: []benchv1.OperationResult{
+				{Name: "READ", Count: 900, AverageMicros: n.readMean, P99Micros: n.p99},
+				{Name: "UPDATE", Count: 110, Errors: 10, AverageMicros: n.updateMean, P99Micros: n.p99},
+			},
+			Server: []benchv1.ServerSummary{{Role: benchv1.RoleStandalone, Pod: name + "-mongod", Samples: 5, PeakConnections: ptr.To(n.peakConns)}},
+		})
+	}
+	if err := k.c.Status().Update(k.ctx(), run); err != nil {
+		k.t.Fatalf("finish %s: %v", name, err)
+	}
+}
+
+// failChild sets a child run Failed with a reason, as the run controller
+// would.
+func (k *cluster) failChild(name string, reason benchv1.Reason) {
+	k.t.Helper()
+	run := k.run(name)
+	run.Status.Phase = benchv1.RunFailed
+	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue,
+		Reason: string(reason), Message: "the test failed it"})
+	if err := k.c.Status().Update(k.ctx(), run); err != nil {
+		k.t.Fatalf("fail %s: %v", name, err)
+	}
+}
+
+// numbersFor derives distinct, known numbers for a child from its cell
+// and repetition.
+func numbersFor(cell, rep int, phases ...string) map[string]phaseNumbers {
+	out := map[string]phaseNumbers{}
+	for i, ph := range phases {
+		base := float64(1000*(cell+1) + 100*i)
+		out[ph] = phaseNumbers{
+			throughput: base + float64(37*rep*rep), // spread grows with the repetition: medians and CoV are not trivial
+			p99:        int64(5000 - 400*cell + 13*rep),
+			readMean:   float64(200 + 10*cell + rep),
+			updateMean: float64(400 + 20*cell + 3*rep),
+			peakConns:  int64(10*(cell+1) + rep),
+		}
+	}
+	return out
+}
+
+// TestSweepRunsItsCells: expansion into named, labelled, owned runs;
+// never more than parallelism active; the plan order; aggregation checked
+// against numbers computed here independently; baseline %, the knee and
+// the best cell.
+func TestSweepRunsItsCells(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	sw := newSweep("grid", topologiesAxis(1, 2, 4), benchv1.SweepAxis{Name: "threads", Threads: []int32{4, 32}})
+	sw.Spec.Repetitions = 3
+	sw.Spec.Parallelism = 2
+	sw.Spec.Baseline = map[string]benchv1.SweepValueName{"topologies": "standalone"}
+	k.createSweep(sw)
+
+	// The first two runs of the sequential plan, and nothing else.
+	got := k.waitChildren("grid", "grid-0-r1", "grid-0-r2")
+	st := k.waitSweep("grid", "Running", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepRunning })
+	if st.Status.CellsTotal != 6 || len(st.Status.Order) != 18 || st.Status.Order[2] != "grid-0-r3" || st.Status.Order[3] != "grid-1-r1" {
+		t.Fatalf("cells %d, order %v", st.Status.CellsTotal, st.Status.Order)
+	}
+	if c := sweepCond(st, benchv1.ConditionValidated); c == nil || c.Status != metav1.ConditionTrue || c.Message != "the API server accepts all 6 cells" {
+		t.Errorf("Validated = %+v", c)
+	}
+	run := got["grid-0-r1"]
+	if !metav1.IsControlledBy(run, st) {
+		t.Error("the run is not owned by the sweep")
+	}
+	wantLabels := map[string]string{sweep.LabelSweep: "grid", sweep.LabelCell: "0", sweep.LabelRepetition: "1",
+		sweep.AxisLabelPrefix + "topologies": "standalone", sweep.AxisLabelPrefix + "threads": "4"}
+	for key, v := range wantLabels {
+		if run.Labels[key] != v {
+			t.Errorf("label %s = %q, want %q", key, run.Labels[key], v)
+		}
+	}
+	if run.Spec.Topology.Mode != benchv1.TopologyStandalone || run.Spec.Phases[2].Threads != 4 || run.Spec.Topology.Image != "mongo:8.0.16" {
+		t.Errorf("run spec: %+v", run.Spec)
+	}
+
+	phases := []string{"load", "S2", "S5"}
+	done := map[string]bool{}
+	for len(done) < 18 {
+		children := k.children("grid")
+		active := 0
+		for name, r := range children {
+			if !done[name] && r.Status.Phase == "" {
+				active++
+			}
+		}
+		if active > 2 {
+			t.Fatalf("%d runs active, parallelism is 2", active)
+		}
+		// Finish the oldest active run in plan order.
+		next := ""
+		for _, name := range st.Status.Order {
+			if children[name] != nil && !done[name] {
+				next = name
+				break
+			}
+		}
+		if next == "" {
+			k.eventually("a new run", 30*time.Second, func() (bool, error) { return len(k.children("grid")) > len(children), nil })
+			continue
+		}
+		cell, rep, _ := sweep.ParseRunName("grid", next)
+		k.finishChild(next, numbersFor(cell, rep, phases...))
+		done[next] = true
+	}
+	st = k.waitSweep("grid", "Succeeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepSucceeded })
+	if c := sweepCond(st, benchv1.ConditionComplete); c == nil || c.Status != metav1.ConditionTrue || c.Message != "all 18 runs of 6 cells succeeded" {
+		t.Errorf("Complete = %+v", c)
+	}
+	if st.Status.CellsDone != 6 || st.Status.CellsFailed != 0 || st.Status.RunsActive != 0 || st.Status.CompletionTime == nil {
+		t.Errorf("counts: %+v", st.Status)
+	}
+	checkGridAggregates(t, st)
+}
+
+// checkGridAggregates recomputes the grid's statistics from numbersFor,
+// without internal/stats: sort-and-pick medians, textbook sample variance.
+func checkGridAggregates(t *testing.T, st *benchv1.BenchmarkSweep) { //nolint:gocyclo // one table, checked field by field
+	t.Helper()
+	median := func(xs []float64) float64 {
+		s := append([]float64(nil), xs...)
+		sort.Float64s(s)
+		return s[len(s)/2] // three repetitions
+	}
+	for ci, cell := range st.Status.Cells {
+		if cell.Phase != benchv1.SweepSucceeded || len(cell.Results) != 3 || len(cell.Runs) != 3 {
+			t.Fatalf("cell %d: %+v", ci, cell)
+		}
+		baseCell := (ci % 2) // standalone at the same threads
+		for pi, res := range cell.Results {
+			var tput, p99, mean, baseTput []float64
+			for rep := 1; rep <= 3; rep++ {
+				n := numbersFor(ci, rep, "load", "S2", "S5")[res.Name]
+				tput = append(tput, n.throughput)
+				p99 = append(p99, float64(n.p99))
+				mean = append(mean, (900*n.readMean+100*n.updateMean)/1000)
+				baseTput = append(baseTput, numbersFor(baseCell, rep, "load", "S2", "S5")[res.Name].throughput)
+			}
+			var sum float64
+			for _, x := range tput {
+				sum += x
+			}
+			m := sum / 3
+			var ss float64
+			for _, x := range tput {
+				ss += (x - m) * (x - m)
+			}
+			cov := math.Sqrt(ss/2) / m * 100
+			where := fmt.Sprintf("cell %s phase %s", cell.Name, res.Name)
+			if res.Name != []string{"load", "S2", "S5"}[pi] || res.Repetitions != 3 {
+				t.Errorf("%s: name/repetitions %s/%d", where, res.Name, res.Repetitions)
+			}
+			if res.MedianThroughput != median(tput) || res.MinThroughput != tput[0] || res.MaxThroughput != tput[2] {
+				t.Errorf("%s: throughput median/min/max %v/%v/%v, want %v/%v/%v", where, res.MedianThroughput, res.MinThroughput, res.MaxThroughput, median(tput), tput[0], tput[2])
+			}
+			if res.ThroughputCoVPercent == nil || math.Abs(*res.ThroughputCoVPercent-cov) > 1e-9 {
+				t.Errorf("%s: CoV %v, want %v", where, res.ThroughputCoVPercent, cov)
+			}
+			if res.MedianP99Micros != median(p99) || math.Abs(res.MedianMeanMicros-median(mean)) > 1e-9 {
+				t.Errorf("%s: p99 %v mean %v, want %v %v", where, res.MedianP99Micros, res.MedianMeanMicros, median(p99), median(mean))
+			}
+			if res.Errors != 30 {
+				t.Errorf("%s: errors %d, want 30", where, res.Errors)
+			}
+			wantChange := (median(tput) - median(baseTput)) / median(baseTput) * 100
+			if res.ThroughputChangePercent == nil || math.Abs(*res.ThroughputChangePercent-wantChange) > 1e-9 {
+				t.Errorf("%s: change %v, want %v", where, res.ThroughputChangePercent, wantChange)
+			}
+			if res.PeakConnections == nil || *res.PeakConnections != int64(10*(ci+1)+3) {
+				t.Errorf("%s: peak connections %v", where, res.PeakConnections)
+			}
+		}
+	}
+	// Throughput grows by 1000 per cell: at threads 32 (cells 1, 3, 5) the
+	// best is 4 shards, and 2 shards (cell 3) does not reach 95% of it.
+	var knee *benchv1.SweepKnee
+	for i := range st.Status.Knees {
+		if k := &st.Status.Knees[i]; k.Axis == "topologies" && k.Phase == "S5" && k.At == "threads=32" {
+			knee = k
+		}
+	}
+	if knee == nil || knee.Value != "4-shards" || knee.Number != 4 || knee.BestValue != "4-shards" {
+		t.Errorf("knee = %+v (all: %+v)", knee, st.Status.Knees)
+	}
+	if st.Status.Baseline != "topologies=standalone,threads=*" || st.Status.SummaryPhase != "S5" || st.Status.Best != "4-shards/32: 6348 ops/s" {
+		t.Errorf("baseline %q summary %q best %q", st.Status.Baseline, st.Status.SummaryPhase, st.Status.Best)
+	}
+}
+
+// TestSweepRejectsAnInvalidCell: the API server's dry run finds the one
+// bad cell; the sweep fails naming it, and no run is ever created.
+func TestSweepRejectsAnInvalidCell(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	sw := newSweep("invalid", benchv1.SweepAxis{Name: "shape", Values: []benchv1.SweepValue{
+		{Name: "fine"},
+		{Name: "sharded-no-shards", Patch: &runtime.RawExtension{Raw: []byte(`{"topology": {"mode": "Sharded"}}`)}},
+	}}, benchv1.SweepAxis{Name: "threads", Threads: []int32{1, 2}})
+	k.createSweep(sw)
+	st := k.waitSweep("invalid", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	c := sweepCond(st, benchv1.ConditionFailed)
+	if c == nil || c.Reason != string(benchv1.ReasonInvalidCell) ||
+		!strings.HasPrefix(c.Message, "cell 2 (shape=sharded-no-shards, threads=1) is not a valid BenchmarkRun; nothing was created: ") ||
+		!strings.Contains(c.Message, "shards is required when mode is Sharded") {
+		t.Fatalf("Failed = %+v", c)
+	}
+	if n := len(k.children("invalid")); n != 0 {
+		t.Errorf("%d runs created", n)
+	}
+
+	// What the controller finds before asking the API server.
+	for name, edit := range map[string]func(*benchv1.BenchmarkSweep) string{
+		"typo": func(s *benchv1.BenchmarkSweep) string {
+			s.Spec.Axes[0].Values[1].Patch = &runtime.RawExtension{Raw: []byte(`{"workload": {"recordcount": 5}}`)}
+			return `invalid sweep: cell 1 (shape=typo-value): the patched spec is not a BenchmarkRun spec: unknown field "workload.recordcount"`
+		},
+		"baseline": func(s *benchv1.BenchmarkSweep) string {
+			s.Spec.Baseline = map[string]benchv1.SweepValueName{"shape": "round"}
+			return `invalid sweep: baseline names shape=round, but axis "shape" has no value "round" (it has fine, typo-value)`
+		},
+	} {
+		s := newSweep(name, benchv1.SweepAxis{Name: "shape", Values: []benchv1.SweepValue{{Name: "fine"}, {Name: "typo-value"}}})
+		want := edit(s)
+		k.createSweep(s)
+		st := k.waitSweep(name, "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+		if c := sweepCond(st, benchv1.ConditionFailed); c == nil || c.Reason != string(benchv1.ReasonInvalidSweep) || c.Message != want {
+			t.Errorf("%s: Failed = %+v, want message %q", name, c, want)
+		}
+		if n := len(k.children(name)); n != 0 {
+			t.Errorf("%s: %d runs created", name, n)
+		}
+	}
+}
+
+// TestSweepFailurePolicies: Continue goes on and ends PartiallySucceeded
+// (or Failed when every run failed); Stop starts nothing after a failure.
+func TestSweepFailurePolicies(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	phases := []string{"load", "S2", "S5"}
+
+	stop := newSweep("stop", topologiesAxis(1, 2, 4))
+	stop.Spec.FailurePolicy = benchv1.SweepStop
+	k.createSweep(stop)
+	k.waitChildren("stop", "stop-0-r1")
+	k.failChild("stop-0-r1", benchv1.ReasonTopologyLost)
+	st := k.waitSweep("stop", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	if c := sweepCond(st, benchv1.ConditionFailed); c == nil || c.Reason != string(benchv1.ReasonRunFailed) ||
+		c.Message != "run stop-0-r1 failed (TopologyLost); failurePolicy Stop: 2 of 3 runs were not started" {
+		t.Errorf("Failed = %+v", c)
+	}
+	k.waitChildren("stop", "stop-0-r1") // and no other
+
+	cont := newSweep("cont", topologiesAxis(1, 2, 4))
+	k.createSweep(cont)
+	k.waitChildren("cont", "cont-0-r1")
+	k.finishChild("cont-0-r1", numbersFor(0, 1, phases...))
+	k.waitChildren("cont", "cont-0-r1", "cont-1-r1")
+	k.failChild("cont-1-r1", benchv1.ReasonPhaseFailed)
+	k.waitChildren("cont", "cont-0-r1", "cont-1-r1", "cont-2-r1")
+	k.finishChild("cont-2-r1", numbersFor(2, 1, phases...))
+	st = k.waitSweep("cont", "PartiallySucceeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepPartiallySucceeded })
+	if c := sweepCond(st, benchv1.ConditionComplete); c == nil || c.Status != metav1.ConditionTrue || c.Reason != string(benchv1.ReasonSomeRunsFailed) ||
+		c.Message != "1 of 3 runs failed (cont-1-r1: PhaseFailed); the cells' results aggregate the runs that succeeded" {
+		t.Errorf("Complete = %+v", c)
+	}
+	if st.Status.CellsFailed != 1 || st.Status.CellsDone != 3 || st.Status.Cells[1].Phase != benchv1.SweepFailed || st.Status.Cells[1].Runs[0].Reason != "PhaseFailed" {
+		t.Errorf("status: %+v", st.Status)
+	}
+
+	all := newSweep("all", topologiesAxis(1, 2))
+	all.Spec.Parallelism = 2
+	k.createSweep(all)
+	k.waitChildren("all", "all-0-r1", "all-1-r1")
+	k.failChild("all-1-r1", benchv1.ReasonTimeout)
+	k.failChild("all-0-r1", benchv1.ReasonTimeout)
+	st = k.waitSweep("all", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	if c := sweepCond(st, benchv1.ConditionFailed); c == nil || c.Reason != string(benchv1.ReasonAllRunsFailed) ||
+		c.Message != "all 2 runs failed; the first: all-0-r1 (Timeout)" {
+		t.Errorf("Failed = %+v", c)
+	}
+}
+
+// TestSweepSurvivesManagerRestarts restarts the manager between every two
+// steps of a shuffled sweep: the drawn seed and order stay, no run is
+// re-created (same UIDs), and a run whose name is taken by a stranger
+// fails the sweep instead of adopting the stranger's results.
+func TestSweepSurvivesManagerRestarts(t *testing.T) {
+	k := newCluster(t)
+	seeds := int64(0)
+	m := startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true, seed: func() int64 { seeds++; return 1000 + seeds }})
+	sw := newSweep("restart", topologiesAxis(1, 2, 4))
+	sw.Spec.Repetitions = 2
+	sw.Spec.Order = benchv1.SweepShuffled
+	k.createSweep(sw)
+	first := k.waitSweep("restart", "Running", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepRunning })
+	if first.Status.Seed == nil || *first.Status.Seed != 1001 {
+		t.Fatalf("seed = %v, want 1001 (the first drawn)", first.Status.Seed)
+	}
+	want := sweep.Plan("restart", 3, 2, benchv1.SweepShuffled, 1001)
+	for i, p := range want {
+		if first.Status.Order[i] != p.Name {
+			t.Fatalf("order %v, want the plan of seed 1001 %v", first.Status.Order, want)
+		}
+	}
+	uids := map[string]string{}
+	for i, p := range want {
+		m = m.restart()
+		got := k.waitChildren("restart", names(want[:i+1])...)
+		for name, r := range got {
+			if uids[name] == "" {
+				uids[name] = string(r.UID)
+			} else if uids[name] != string(r.UID) {
+				t.Fatalf("run %s was re-created", name)
+			}
+		}
+		m = m.restart()
+		k.finishChild(p.Name, numbersFor(p.Cell, p.Repetition, "load", "S2", "S5"))
+	}
+	st := k.waitSweep("restart", "Succeeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepSucceeded })
+	if *st.Status.Seed != 1001 || strings.Join(st.Status.Order, " ") != strings.Join(first.Status.Order, " ") {
+		t.Errorf("seed %d order %v changed from %v", *st.Status.Seed, st.Status.Order, first.Status.Order)
+	}
+
+	// A stranger's run under a child's name.
+	stranger := newRun("taken-0-r1", benchv1.TopologyStandalone, 0, 1)
+	stranger.Labels = map[string]string{sweep.LabelSweep: "taken"}
+	k.create(stranger)
+	k.createSweep(newSweep("taken", topologiesAxis(1)))
+	st = k.waitSweep("taken", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	if c := sweepCond(st, benchv1.ConditionFailed); c == nil || c.Reason != string(benchv1.ReasonNameConflict) ||
+		c.Message != "a BenchmarkRun named taken-0-r1 exists and does not belong to the sweep; delete it or rename the sweep" {
+		t.Errorf("Failed = %+v", c)
+	}
+	if r := k.run("taken-0-r1"); len(r.OwnerReferences) != 0 {
+		// The run controller does not run here; the stranger is untouched.
+		t.Errorf("the stranger's run was changed: %+v", r.ObjectMeta)
+	}
+	k.noReconcileErrors()
+}
+
+// noReconcileErrors fails the test if the manager logged a reconcile error
+// for the test's namespace: sweeps end, restart and get deleted quietly.
+func (k *cluster) noReconcileErrors() {
+	k.t.Helper()
+	for _, l := range logs.Lines(`"namespace":"` + k.ns + `"`) {
+		// A stopped manager cancels its reconciles mid-request: that is the
+		// crash the restart tests play, not an error of the controller.
+		if strings.Contains(l, `"msg":"Reconciler error"`) && !strings.Contains(l, "context canceled") {
+			k.t.Errorf("reconcile error: %s", l)
+		}
+	}
+}
+
+func names(plan []sweep.Planned) []string {
+	out := make([]string, len(plan))
+	for i, p := range plan {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// TestSweepRunsAreOwnedForGarbageCollection: deleting a sweep deletes its
+// runs through the garbage collector, which envtest lacks; this checks the
+// owner reference that makes it work, and that a deleted sweep's last
+// reconcile ends quietly.
+func TestSweepRunsAreOwnedForGarbageCollection(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	sw := k.createSweep(newSweep("owned", topologiesAxis(1)))
+	run := k.waitChildren("owned", "owned-0-r1")["owned-0-r1"]
+	ref := metav1.GetControllerOf(run)
+	if ref == nil || ref.UID != k.sweep(sw.Name).UID || ref.Kind != "BenchmarkSweep" || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
+		t.Errorf("owner reference %+v", ref)
+	}
+	before := reconcilesOf(t, "benchmarksweep")
+	if err := k.c.Delete(k.ctx(), k.sweep(sw.Name)); err != nil {
+		t.Fatal(err)
+	}
+	k.eventually("the sweep gone", 30*time.Second, func() (bool, error) {
+		err := k.c.Get(k.ctx(), client.ObjectKeyFromObject(sw), &benchv1.BenchmarkSweep{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	k.eventually("the deleted sweep's reconcile", 30*time.Second, func() (bool, error) {
+		return reconcilesOf(t, "benchmarksweep") > before, nil
+	})
+	k.noReconcileErrors()
+}
