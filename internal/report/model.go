@@ -23,6 +23,7 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/stats"
+	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // Kinds of study, as the API calls the object it was built from.
@@ -146,20 +147,20 @@ func (c *Cell) succeeded() []*benchv1.BenchmarkRun {
 
 // FromSweep builds the study of a sweep. runs are its children (others are
 // ignored); histograms may be nil.
-func FromSweep(sweep *benchv1.BenchmarkSweep, runs []benchv1.BenchmarkRun, histograms Histograms) (*Study, error) {
-	st := &sweep.Status
+func FromSweep(sw *benchv1.BenchmarkSweep, runs []benchv1.BenchmarkRun, histograms Histograms) (*Study, error) {
+	st := &sw.Status
 	s := &Study{
 		Kind:         KindSweep,
-		Namespace:    sweep.Namespace,
-		Name:         sweep.Name,
+		Namespace:    sw.Namespace,
+		Name:         sw.Name,
 		Phase:        string(st.Phase),
 		Message:      failedMessage(st.Conditions),
-		Repetitions:  max(sweep.Spec.Repetitions, 1),
+		Repetitions:  max(sw.Spec.Repetitions, 1),
 		Baseline:     st.Baseline,
 		Best:         st.Best,
 		SummaryPhase: st.SummaryPhase,
 		Knees:        st.Knees,
-		Sweep:        sweep,
+		Sweep:        sw,
 		Histograms:   histograms,
 	}
 	byName := make(map[string]*benchv1.BenchmarkRun, len(runs))
@@ -187,17 +188,17 @@ func FromSweep(sweep *benchv1.BenchmarkSweep, runs []benchv1.BenchmarkRun, histo
 	}
 	slices.SortFunc(s.Runs, func(a, b benchv1.BenchmarkRun) int { return strings.Compare(a.Name, b.Name) })
 
-	axisNames := make([]string, len(sweep.Spec.Axes))
-	for i, a := range sweep.Spec.Axes {
+	axisNames := make([]string, len(sw.Spec.Axes))
+	for i, a := range sw.Spec.Axes {
 		axisNames[i] = a.Name
 	}
 	axes, err := axesOf(axisNames, s.Cells)
 	if err != nil {
-		return nil, fmt.Errorf("sweep %s: %w", sweep.Name, err)
+		return nil, fmt.Errorf("sweep %s: %w", sw.Name, err)
 	}
 	s.Axes = axes
-	s.Phases = phasesOf(sweep.Spec.Template.Phases, s.Cells, s.Runs)
-	s.linkBaselines(sweep.Spec.Baseline)
+	s.Phases = phasesOf(sw.Spec.Template.Phases, s.Cells, s.Runs)
+	s.linkBaselines(&sw.Spec)
 	return s, nil
 }
 
@@ -237,9 +238,9 @@ func phaseStats(r *benchv1.PhaseResult) benchv1.SweepPhaseStats {
 	out := benchv1.SweepPhaseStats{
 		Name: r.Name, Type: r.Type, Repetitions: 1,
 		MedianThroughput: r.Throughput, MinThroughput: r.Throughput, MaxThroughput: r.Throughput,
-		MedianP99Micros:  float64(r.P99Micros),
-		MedianMeanMicros: meanMicros(r),
+		MedianP99Micros: float64(r.P99Micros),
 	}
+	out.MedianMeanMicros, _ = sweep.MeanLatency(r)
 	for _, op := range r.OperationStats {
 		out.Errors += op.Errors
 	}
@@ -252,25 +253,6 @@ func phaseStats(r *benchv1.PhaseResult) benchv1.SweepPhaseStats {
 		}
 	}
 	return out
-}
-
-// meanMicros is a phase's mean latency: the mean of its successful
-// database calls (the operations its p99 covers), weighted by count.
-func meanMicros(r *benchv1.PhaseResult) float64 {
-	var sum float64
-	var n int64
-	for _, op := range r.OperationStats {
-		ok := op.Count - op.Errors
-		if !results.CombinedOperation(op.Name) || ok <= 0 {
-			continue
-		}
-		sum += op.AverageMicros * float64(ok)
-		n += ok
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
 }
 
 func cellPhase(p benchv1.RunPhase) benchv1.SweepPhase {
@@ -363,47 +345,27 @@ func phasesOf(spec []benchv1.PhaseSpec, cells []Cell, runs []benchv1.BenchmarkRu
 	return out
 }
 
-// linkBaselines finds each cell's baseline cell: the cell with the
-// baseline's values on the axes it names and the cell's own on the others
-// (the API's partial baseline). Status gives the % change of throughput
-// and p99; the link gives the mean latency's the same way.
-func (s *Study) linkBaselines(baseline map[string]benchv1.SweepValueName) {
-	if len(baseline) == 0 {
-		// Without a spec baseline, status.baseline may still name a whole
-		// cell (a default chosen by the controller).
-		for i := range s.Cells {
-			if s.Baseline != "" && s.Cells[i].Name == s.Baseline {
-				for j := range s.Cells {
-					s.Cells[j].baseline = i
-				}
-			}
-		}
+// linkBaselines finds each cell's baseline cell by the sweep's own rule
+// (sweep.BaselineCell: the cell's values with the baseline's axes set to
+// the baseline's). Status gives the % change of throughput and p99; the
+// link gives the mean latency's the same way.
+func (s *Study) linkBaselines(spec *benchv1.BenchmarkSweepSpec) {
+	axes, err := sweep.ResolveAxes(spec)
+	if err != nil {
+		// The controller failed such a sweep (InvalidSweep): no cells.
 		return
 	}
+	byIndex := map[int32]int{}
 	for i := range s.Cells {
-		c := &s.Cells[i]
-		for j := range s.Cells {
-			if matchesBaseline(&s.Cells[j], c, baseline) {
-				c.baseline = j
-				break
+		byIndex[s.Cells[i].Index] = i
+	}
+	for i := range s.Cells {
+		if b := sweep.BaselineCell(spec, axes, int(s.Cells[i].Index)); b >= 0 {
+			if j, ok := byIndex[int32(b)]; ok {
+				s.Cells[i].baseline = j
 			}
 		}
 	}
-}
-
-func matchesBaseline(cand, of *Cell, baseline map[string]benchv1.SweepValueName) bool {
-	for _, v := range cand.Values {
-		want, fixed := baseline[v.Axis]
-		if fixed && v.Value != string(want) {
-			return false
-		}
-		if !fixed {
-			if ov, _ := of.Value(v.Axis); ov.Value != v.Value {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // isBaseline reports whether the cell is its own baseline.

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -184,11 +183,6 @@ func (r *Result) Validate() error {
 // counted under their own names (YCSB's convention), and CLEANUP/VERIFY are
 // not database calls of the workload.
 var combinedOps = []string{OpRead, OpUpdate, OpInsert, OpScan, OpDelete}
-
-// CombinedOperation reports whether the named operation's samples are
-// single database calls of the workload, the ones CombinedLatency merges:
-// what a phase-wide latency figure (its p99, its mean) is made of.
-func CombinedOperation(name string) bool { return slices.Contains(combinedOps, name) }
 
 // CombinedLatency is the latency histogram of every successful database call
 // of the workload, all operation types together: the basis of a single
