@@ -8,8 +8,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -499,4 +499,3 @@ func (m studyModel) phase(rng *rand.Rand, cm cellModel, p phaseModel, start time
 	}
 	return r
 }
-
