@@ -164,7 +164,7 @@ func checkScreenshot(t *testing.T, path string, w, h int) {
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	img, err := png.Decode(f)
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)

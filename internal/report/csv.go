@@ -47,7 +47,7 @@ func CSV(w io.Writer, s *Study) error {
 		taken[name] = true
 		return name
 	}
-	var withNumber []bool
+	withNumber := make([]bool, 0, len(s.Axes))
 	for _, a := range s.Axes {
 		header = append(header, col(a.Name))
 		has := slices.ContainsFunc(a.Values, func(v AxisValue) bool { return v.Number != nil })

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
 // The Markdown and HTML reports show the same document: a title, a
@@ -325,14 +323,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// phaseType returns the named phase's type.
-func (s *Study) phaseType(name string) benchv1.PhaseType {
-	for _, p := range s.Phases {
-		if p.Name == name {
-			return p.Type
-		}
-	}
-	return ""
 }

@@ -60,7 +60,7 @@ func envFields(e *benchv1.EnvironmentStatus) []envField {
 		for _, p := range e.DatabasePods {
 			qos[string(p.QOSClass)]++
 		}
-		var parts []string
+		parts := make([]string, 0, len(qos))
 		for _, k := range sortedKeys(qos) {
 			parts = append(parts, fmt.Sprintf("%s×%d", k, qos[k]))
 		}

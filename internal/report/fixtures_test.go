@@ -91,7 +91,7 @@ func loadFixture(t *testing.T, name string) (*benchv1.BenchmarkSweep, []benchv1.
 	if err := json.Unmarshal(b, &list); err != nil {
 		t.Fatal(err)
 	}
-	var sweep *benchv1.BenchmarkSweep
+	var sw *benchv1.BenchmarkSweep
 	var runs []benchv1.BenchmarkRun
 	for _, raw := range list.Items {
 		var tm metav1.TypeMeta
@@ -100,8 +100,8 @@ func loadFixture(t *testing.T, name string) (*benchv1.BenchmarkSweep, []benchv1.
 		}
 		switch tm.Kind {
 		case "BenchmarkSweep":
-			sweep = &benchv1.BenchmarkSweep{}
-			if err := json.Unmarshal(raw, sweep); err != nil {
+			sw = &benchv1.BenchmarkSweep{}
+			if err := json.Unmarshal(raw, sw); err != nil {
 				t.Fatal(err)
 			}
 		case "BenchmarkRun":
@@ -114,10 +114,10 @@ func loadFixture(t *testing.T, name string) (*benchv1.BenchmarkSweep, []benchv1.
 			t.Fatalf("%s: unexpected kind %q", name, tm.Kind)
 		}
 	}
-	if sweep == nil {
+	if sw == nil {
 		t.Fatalf("%s: no sweep", name)
 	}
-	return sweep, runs
+	return sw, runs
 }
 
 var fixtureTime = time.Date(2026, 5, 4, 8, 0, 0, 0, time.UTC)

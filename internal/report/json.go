@@ -17,7 +17,8 @@ const JSONFormat = "mongobench.report/v1"
 
 // HistogramEncoding says what the base64 strings of runs[].histograms
 // hold, so a reader knows how to decode them without this code.
-const HistogramEncoding = "gzip-compressed JSON of a phase's merged internal/results.Result (HdrHistograms per operation), as stored in the ConfigMap named by status.results[].histograms"
+const HistogramEncoding = "gzip-compressed JSON of a phase's merged internal/results.Result (HdrHistograms per operation), " +
+	"as stored in the ConfigMap named by status.results[].histograms"
 
 // jsonReport is the JSON report: everything the other formats are made
 // of, so numbers can be recomputed and histograms merged again later.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -18,8 +17,10 @@ func Markdown(w io.Writer, s *Study, o Options) error {
 		return err
 	}
 	d := s.buildDocument(ax)
-	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# %s\n\n", d.Title)
+	// The document is built in memory (a few KiB) and written at once, so
+	// a write error has one place to surface.
+	bw := &strings.Builder{}
+	bw.WriteString("# " + d.Title + "\n\n")
 	if len(d.Summary) > 0 {
 		rows := make([][]string, len(d.Summary))
 		for i, kv := range d.Summary {
@@ -28,13 +29,13 @@ func Markdown(w io.Writer, s *Study, o Options) error {
 		writeMarkdownTable(bw, table{Header: []string{"", ""}, Rows: rows})
 	}
 	for _, p := range d.Parts {
-		fmt.Fprintf(bw, "\n## %s\n", p.Heading)
+		bw.WriteString("\n## " + p.Heading + "\n")
 		for _, t := range p.Text {
-			fmt.Fprintf(bw, "\n%s\n", mdText(t))
+			bw.WriteString("\n" + mdText(t) + "\n")
 		}
 		for _, t := range p.Tables {
 			if t.Caption != "" {
-				fmt.Fprintf(bw, "\n**%s**\n", mdText(t.Caption))
+				bw.WriteString("\n**" + mdText(t.Caption) + "**\n")
 			}
 			bw.WriteString("\n")
 			writeMarkdownTable(bw, t)
@@ -42,18 +43,18 @@ func Markdown(w io.Writer, s *Study, o Options) error {
 		if len(p.Items) > 0 {
 			bw.WriteString("\n")
 			for _, it := range p.Items {
-				fmt.Fprintf(bw, "- %s\n", mdText(it))
+				bw.WriteString("- " + mdText(it) + "\n")
 			}
 		}
 	}
-	if err := bw.Flush(); err != nil {
+	if _, err := io.WriteString(w, bw.String()); err != nil {
 		return fmt.Errorf("write markdown: %w", err)
 	}
 	return nil
 }
 
 // writeMarkdownTable writes a pipe table with padded columns.
-func writeMarkdownTable(w *bufio.Writer, t table) {
+func writeMarkdownTable(w *strings.Builder, t table) {
 	width := make([]int, len(t.Header))
 	cell := func(row []string, i int) string {
 		if i < len(row) {

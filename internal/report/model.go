@@ -473,7 +473,7 @@ type operationRow struct {
 // operationRows lists every cell × phase × operation, in cell, phase and
 // canonical operation order.
 func (s *Study) operationRows() []operationRow {
-	var out []operationRow
+	out := make([]operationRow, 0, len(s.Cells)*len(s.Phases))
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
 		runs := c.succeeded()

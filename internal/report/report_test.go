@@ -45,8 +45,8 @@ func golden(t *testing.T, name string, got []byte) {
 
 func sweepStudy(t *testing.T, name string) *Study {
 	t.Helper()
-	sweep, runs := loadFixture(t, name)
-	s, err := FromSweep(sweep, runs, nil)
+	sw, runs := loadFixture(t, name)
+	s, err := FromSweep(sw, runs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +167,12 @@ func TestCSVIsRectangular(t *testing.T) {
 // The JSON report carries the sweep, every child and their histograms as
 // stored, so nothing is lost for a later re-merge.
 func TestJSONReport(t *testing.T) {
-	sweep, runs := loadFixture(t, "pool")
+	sw, runs := loadFixture(t, "pool")
 	// What only the API server needs stays out of the report.
 	runs[0].ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
 	runs[0].Annotations = map[string]string{corev1.LastAppliedConfigAnnotation: "{}", "note": "kept"}
 	hist := Histograms{"pool-0-r1": {"load": []byte("\x1f\x8bload"), "run": []byte("\x1f\x8brun")}}
-	s, err := FromSweep(sweep, runs, hist)
+	s, err := FromSweep(sw, runs, hist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,10 +210,10 @@ func TestJSONReport(t *testing.T) {
 	if got.Format != "mongobench.report/v1" || got.Kind != KindSweep || got.HistogramEncoding == "" || got.Name != "pool" || got.Namespace != "bench" {
 		t.Errorf("format %q, kind %q, %s/%s, encoding %q", got.Format, got.Kind, got.Namespace, got.Name, got.HistogramEncoding)
 	}
-	if !reflect.DeepEqual(normalize(t, got.Sweep.Spec), normalize(t, sweep.Spec)) {
+	if !reflect.DeepEqual(normalize(t, got.Sweep.Spec), normalize(t, sw.Spec)) {
 		t.Error("the sweep's spec changed on the way")
 	}
-	if !reflect.DeepEqual(normalize(t, got.Sweep.Status), normalize(t, sweep.Status)) {
+	if !reflect.DeepEqual(normalize(t, got.Sweep.Status), normalize(t, sw.Status)) {
 		t.Error("the sweep's status changed on the way")
 	}
 	if len(got.Runs) != len(runs) {
