@@ -81,7 +81,7 @@ func (s *Study) buildDocument(ax int) document {
 
 func (s *Study) cellCounts() string {
 	st := s.Sweep.Status
-	return fmt.Sprintf("%d (%d done, %d failed, %d runs active)", st.CellsTotal, st.CellsDone, st.CellsFailed, st.RunsActive)
+	return fmt.Sprintf("%d (%d done, %d with failed runs, %d runs active)", st.CellsTotal, st.CellsDone, st.CellsFailed, st.RunsActive)
 }
 
 func (s *Study) times() string {
