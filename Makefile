@@ -113,7 +113,7 @@ loader-image: docker-check ## Build the loader image ($(LOADER_IMG)).
 	docker build --load -t $(LOADER_IMG) --build-arg VERSION=$(VERSION) -f loader-image/Dockerfile .
 
 .PHONY: demo
-demo: docker-check kind helm kubectl ## kind cluster + Helm install + a standalone and a 2-shard run; prints the results.
+demo: docker-check kind helm kubectl ## kind cluster + Helm install + a small sweep (standalone vs 2 shards, 2 repetitions); prints its report.
 	./hack/demo.sh
 
 .PHONY: demo-clean

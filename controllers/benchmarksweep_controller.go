@@ -176,6 +176,13 @@ func (r *BenchmarkSweepReconciler) start(_ context.Context, s *sweepState) (bool
 		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not finished")
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not failed")
 	}
+	if len(st.Order) > 0 && st.Phase == benchv1.SweepPending {
+		// The spec may be edited until the first run exists (then CEL
+		// freezes it): an order of the old cells is replaced.
+		if _, err := sweep.PlanFromOrder(s.sweep.Name, len(s.cells), reps, st.Order); err != nil {
+			st.Order, st.Seed = nil, nil
+		}
+	}
 	if len(st.Order) == 0 {
 		var seed int64
 		if spec.Order == benchv1.SweepShuffled {

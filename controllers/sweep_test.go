@@ -535,3 +535,33 @@ func TestSweepRunsAreOwnedForGarbageCollection(t *testing.T) {
 	})
 	k.noReconcileErrors()
 }
+
+// TestPendingSweepCanBeEdited: until its first run exists a sweep's spec
+// may change (CEL freezes it after); the order stored for the old cells
+// is replaced, not taken for the new ones.
+func TestPendingSweepCanBeEdited(t *testing.T) {
+	k := newCluster(t)
+	// A manager stored the plan of two cells, then stopped before creating
+	// a run.
+	sw := k.createSweep(newSweep("edited", topologiesAxis(1, 2)))
+	now := metav1.Now()
+	sw.Status = benchv1.BenchmarkSweepStatus{Phase: benchv1.SweepPending, StartTime: &now, Order: []string{"edited-0-r1", "edited-1-r1"}, CellsTotal: 2}
+	if err := k.c.Status().Update(k.ctx(), sw); err != nil {
+		t.Fatal(err)
+	}
+	sw = k.sweep("edited")
+	sw.Spec.Axes[0].Topologies = append(sw.Spec.Axes[0].Topologies, benchv1.SweepTopology{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](4)})
+	sw.Spec.Parallelism = 3
+	if err := k.c.Update(k.ctx(), sw); err != nil {
+		t.Fatalf("edit a Pending sweep: %v", err)
+	}
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	k.waitChildren("edited", "edited-0-r1", "edited-1-r1", "edited-2-r1")
+	st := k.waitSweep("edited", "Running with 3 cells", func(s *benchv1.BenchmarkSweep) bool {
+		return s.Status.Phase == benchv1.SweepRunning && s.Status.CellsTotal == 3
+	})
+	if strings.Join(st.Status.Order, " ") != "edited-0-r1 edited-1-r1 edited-2-r1" {
+		t.Errorf("order %v", st.Status.Order)
+	}
+	k.noReconcileErrors()
+}

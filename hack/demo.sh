@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make demo: a kind cluster with mongobench installed by Helm, two small
-# BenchmarkRuns against real MongoDB, and their results.
+# make demo: a kind cluster with mongobench installed by Helm, a small
+# BenchmarkSweep against real MongoDB, and its report.
 #   make demo         create (or reuse) the cluster, build, install, run, print
 #   make demo-clean   delete the cluster
 set -euo pipefail
@@ -19,37 +19,39 @@ export KUBECONFIG=${KUBECONFIG_DEMO:-$root/bin/kubeconfig-$cluster}
 hack/kind-up.sh "$cluster" "make demo"
 kubectl=$bin/kubectl
 
-echo ">> BenchmarkRuns demo-standalone and demo-sharded (mongo:8.0.16, 10,000 records, workload A)"
+echo ">> BenchmarkSweep demo-sweep: standalone vs 2 micro-shards, 2 repetitions each (mongo:8.0.16, 10,000 records, workload A)"
 "$kubectl" create namespace mongobench-demo --dry-run=client -o yaml | "$kubectl" apply -f - >/dev/null
-"$kubectl" -n mongobench-demo delete benchmarkrun demo-standalone demo-sharded --ignore-not-found --wait
-"$kubectl" -n mongobench-demo apply -f config/samples/bench_v1alpha1_benchmarkrun_demo.yaml
+"$kubectl" -n mongobench-demo delete benchmarksweep demo-sweep --ignore-not-found --wait
+"$kubectl" -n mongobench-demo apply -f config/samples/bench_v1alpha1_benchmarksweep_demo-sweep.yaml
 
-# The kubectl plugin waits (exit 1 with the reason when a run fails) and
-# prints the results; kubectl finds it on PATH as "kubectl mongobench".
+# The kubectl plugin waits (exit 1 with the reason when the sweep fails)
+# and renders the report; kubectl finds it on PATH as "kubectl mongobench".
 CGO_ENABLED=0 go build -trimpath -o "$bin/kubectl-mongobench" ./cmd/kubectl-mongobench
 export PATH="$bin:$PATH"
-# Placement is exclusive: a run waits (Pending, WaitingForNode) while the
-# other one's database pods or loaders occupy the free workers.
-for run in demo-standalone demo-sharded; do
-  if ! "$kubectl" mongobench -n mongobench-demo wait "run/$run" --timeout=25m; then
-    "$kubectl" -n mongobench-demo describe benchmarkrun "$run" >&2
-    # cleanup: RetainOnFailure keeps the pods; the diagnostics ConfigMap
-    # keeps the failed containers' last log lines in any case.
+# Placement is exclusive: the sweep runs one child at a time (parallelism
+# 1), each on a node of its own.
+if ! "$kubectl" mongobench -n mongobench-demo wait sweep/demo-sweep --timeout=40m; then
+  "$kubectl" -n mongobench-demo describe benchmarksweep demo-sweep >&2
+  "$kubectl" -n mongobench-demo get benchmarkruns -l bench.mongobench.io/sweep=demo-sweep >&2
+  # cleanup: RetainOnFailure keeps a failed run's pods; its diagnostics
+  # ConfigMap keeps the failed containers' last log lines in any case.
+  for run in $("$kubectl" -n mongobench-demo get benchmarkruns -l bench.mongobench.io/sweep=demo-sweep \
+      -o jsonpath='{range .items[?(@.status.phase=="Failed")]}{.metadata.name}{" "}{end}'); do
     "$kubectl" -n mongobench-demo get configmap "$run-diagnostics" -o jsonpath='{.data}' >&2 || true
-    exit 1
-  fi
-done
+  done
+  exit 1
+fi
 
 echo
-"$kubectl" -n mongobench-demo get benchmarkruns
-for run in demo-standalone demo-sharded; do
-  echo
-  echo ">> kubectl mongobench results run/$run"
-  "$kubectl" mongobench -n mongobench-demo results "run/$run"
-done
+"$kubectl" -n mongobench-demo get benchmarksweeps
+"$kubectl" -n mongobench-demo get benchmarkruns -l bench.mongobench.io/sweep=demo-sweep
 echo
-echo ">> YCSB's own report of demo-sharded's phase a (kubectl mongobench results run/demo-sharded -o ycsb)"
-"$kubectl" mongobench -n mongobench-demo results run/demo-sharded -o ycsb --phase a
+echo ">> kubectl mongobench report sweep/demo-sweep"
+"$kubectl" mongobench -n mongobench-demo report sweep/demo-sweep
+mkdir -p "$bin/demo-report"
+"$kubectl" mongobench -n mongobench-demo report sweep/demo-sweep -o html --out "$bin/demo-report"
 echo
-echo "Chunks per shard of demo-sharded: $("$kubectl" -n mongobench-demo get benchmarkrun demo-sharded -o jsonpath='{range .status.topology.chunks[*]}{.shard}={.chunks} {end}')"
+echo ">> YCSB's own report of demo-sweep-1-r1's phase a (2 shards, repetition 1)"
+"$kubectl" mongobench -n mongobench-demo results run/demo-sweep-1-r1 -o ycsb --phase a
+echo
 echo "KUBECONFIG=$KUBECONFIG; remove everything with: make demo-clean"

@@ -2,17 +2,22 @@ package v1alpha1_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
+	"github.com/mongobench/mongobench/internal/testutil/kube"
 )
 
-// sweep builds a BenchmarkSweep manifest from a spec body (YAML indented by
+// sweepManifest builds a BenchmarkSweep manifest from a spec body (YAML indented by
 // two spaces) under a standalone template.
-func sweep(name, body string) string {
+func sweepManifest(name, body string) string {
 	return `apiVersion: bench.mongobench.io/v1alpha1
 kind: BenchmarkSweep
 metadata: {name: ` + name + `}
@@ -26,7 +31,7 @@ spec:
 func TestSweepDefaults(t *testing.T) {
 	c := newClient(t)
 	ns := namespace(t, c)
-	if _, err := create(t, c, ns, sweep("defaults", `  axes:
+	if _, err := create(t, c, ns, sweepManifest("defaults", `  axes:
   - {name: threads, threads: [1, 2]}
 `)); err != nil {
 		t.Fatal(err)
@@ -63,7 +68,7 @@ func TestSweepsAreValidated(t *testing.T) {
 		name, manifest string
 		want           string // "" = accepted
 	}{
-		{"generic and shorthand axes", sweep("ok", `  axes:
+		{"generic and shorthand axes", sweepManifest("ok", `  axes:
   - name: topologies
     topologies: [{mode: Standalone}, {mode: Sharded, shards: 2}, {mode: Sharded, shards: 1}, {name: ranged-4, mode: Sharded, shards: 4, shardKey: Ranged}]
   - {name: pool, maxPoolSize: [0, 32]}
@@ -73,12 +78,12 @@ func TestSweepsAreValidated(t *testing.T) {
     - {name: jsonSchema, patch: {collection: {validator: {$jsonSchema: {bsonType: object}}}}}
   baseline: {topologies: standalone, pool: unbounded, validator: none}
 `), ""},
-		{"256 runs", sweep("max", `  axes:
+		{"256 runs", sweepManifest("max", `  axes:
   - {name: threads, threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}
   - {name: loaders, loaders: [1, 2, 3, 4, 5, 6, 7, 8]}
   repetitions: 2
 `), ""},
-		{"257 runs", sweep("too-many", `  axes:
+		{"257 runs", sweepManifest("too-many", `  axes:
   - {name: threads, threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}
   - {name: loaders, loaders: [1, 2, 3, 4, 5, 6, 7, 8]}
   - {name: w, writeConcern: ["1"]}
@@ -92,55 +97,55 @@ spec:
     topology: {mode: Standalone, shards: 2}
   axes: [{name: threads, threads: [1]}]
 `, "shards can only be set when mode is Sharded"},
-		{"name too long", sweep(strings.Repeat("s", 33), `  axes: [{name: threads, threads: [1]}]
+		{"name too long", sweepManifest(strings.Repeat("s", 33), `  axes: [{name: threads, threads: [1]}]
 `), "at most 32 characters"},
-		{"no axes", sweep("no-axes", `  axes: []
+		{"no axes", sweepManifest("no-axes", `  axes: []
 `), "should have at least 1 items"},
-		{"two kinds in one axis", sweep("two-kinds", `  axes: [{name: x, threads: [1], loaders: [2]}]
+		{"two kinds in one axis", sweepManifest("two-kinds", `  axes: [{name: x, threads: [1], loaders: [2]}]
 `), "exactly one of values, topologies"},
-		{"empty axis", sweep("empty-axis", `  axes: [{name: x}]
+		{"empty axis", sweepManifest("empty-axis", `  axes: [{name: x}]
 `), "exactly one of values, topologies"},
-		{"duplicate axis names", sweep("dup-axes", `  axes: [{name: x, threads: [1]}, {name: x, loaders: [2]}]
+		{"duplicate axis names", sweepManifest("dup-axes", `  axes: [{name: x, threads: [1]}, {name: x, loaders: [2]}]
 `), "axis names must be unique"},
-		{"duplicate value names", sweep("dup-values", `  axes:
+		{"duplicate value names", sweepManifest("dup-values", `  axes:
   - name: v
     values: [{name: a}, {name: a, patch: {loaders: 2}}]
 `), "value names must be unique within an axis"},
-		{"duplicate threads", sweep("dup-threads", `  axes: [{name: t, threads: [1, 1]}]
+		{"duplicate threads", sweepManifest("dup-threads", `  axes: [{name: t, threads: [1, 1]}]
 `), "Duplicate value"},
-		{"duplicate topologies", sweep("dup-topo", `  axes:
+		{"duplicate topologies", sweepManifest("dup-topo", `  axes:
   - name: t
     topologies: [{mode: Sharded, shards: 2}, {mode: Sharded, shards: 2, shardKey: Ranged}]
 `), "topologies must be unique within an axis"},
-		{"sharded topology without shards", sweep("topo-noshards", `  axes: [{name: t, topologies: [{mode: Sharded}]}]
+		{"sharded topology without shards", sweepManifest("topo-noshards", `  axes: [{name: t, topologies: [{mode: Sharded}]}]
 `), "shards is required when mode is Sharded"},
-		{"patch with an unknown key (the controller says so)", sweep("bad-patch", `  axes:
+		{"patch with an unknown key (the controller says so)", sweepManifest("bad-patch", `  axes:
   - name: v
     values: [{name: a, patch: {threads: 4}}]
 `), ""}, // strictly decoded by the controller: InvalidSweep
-		{"patch that is not an object", sweep("patch-list", `  axes:
+		{"patch that is not an object", sweepManifest("patch-list", `  axes:
   - name: v
     values: [{name: a, patch: [1, 2]}]
 `), "must be of type object"},
-		{"bad value name", sweep("bad-value-name", `  axes:
+		{"bad value name", sweepManifest("bad-value-name", `  axes:
   - name: v
     values: [{name: "two words"}]
 `), "should match"},
-		{"baseline names no axis", sweep("baseline-axis", `  axes: [{name: threads, threads: [1, 2]}]
+		{"baseline names no axis", sweepManifest("baseline-axis", `  axes: [{name: threads, threads: [1, 2]}]
   baseline: {shards: standalone}
 `), "baseline names an axis the sweep does not have: shards"},
-		{"baseline names no value (the controller says so)", sweep("baseline-value", `  axes: [{name: threads, threads: [1, 2]}]
+		{"baseline names no value (the controller says so)", sweepManifest("baseline-value", `  axes: [{name: threads, threads: [1, 2]}]
   baseline: {threads: "3"}
 `), ""}, // checked by the controller: InvalidSweep
-		{"seed without shuffle", sweep("seed", `  axes: [{name: threads, threads: [1, 2]}]
+		{"seed without shuffle", sweepManifest("seed", `  axes: [{name: threads, threads: [1, 2]}]
   seed: 7
 `), "seed is only used with order: Shuffled"},
-		{"repetitions above 10", sweep("reps", `  axes: [{name: threads, threads: [1]}]
+		{"repetitions above 10", sweepManifest("reps", `  axes: [{name: threads, threads: [1]}]
   repetitions: 11
 `), "should be less than or equal to 10"},
-		{"bad write concern", sweep("bad-w", `  axes: [{name: w, writeConcern: ["all"]}]
+		{"bad write concern", sweepManifest("bad-w", `  axes: [{name: w, writeConcern: ["all"]}]
 `), "should match"},
-		{"unknown order", sweep("order", `  axes: [{name: threads, threads: [1]}]
+		{"unknown order", sweepManifest("order", `  axes: [{name: threads, threads: [1]}]
   order: Random
 `), `Unsupported value: "Random"`},
 	}
@@ -164,7 +169,7 @@ spec:
 func TestSweepSpecIsFrozenOnceRunning(t *testing.T) {
 	c := newClient(t)
 	ns := namespace(t, c)
-	if _, err := create(t, c, ns, sweep("frozen", `  axes: [{name: threads, threads: [1, 2]}]
+	if _, err := create(t, c, ns, sweepManifest("frozen", `  axes: [{name: threads, threads: [1, 2]}]
 `)); err != nil {
 		t.Fatal(err)
 	}
@@ -185,5 +190,43 @@ func TestSweepSpecIsFrozenOnceRunning(t *testing.T) {
 	err := c.Update(ctx, &sw)
 	if err == nil || !strings.Contains(err.Error(), "spec cannot be changed once the sweep has started (phase Running)") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestSweepSamplesExpandToValidRuns: every cell of every sample sweep is a
+// BenchmarkRun the API server accepts (server-side dry run, as the
+// controller checks before creating anything).
+func TestSweepSamplesExpandToValidRuns(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	files, err := filepath.Glob(filepath.Join(kube.RepoRoot(), "config", "samples", "bench_v1alpha1_benchmarksweep_*.yaml"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("sweep samples: %v %v", files, err)
+	}
+	ctx := context.Background()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := create(t, c, ns, string(b))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		var sw benchv1.BenchmarkSweep
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: u.GetName()}, &sw); err != nil {
+			t.Fatal(err)
+		}
+		_, cells, err := sweep.Expand(&sw.Spec)
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(f), err)
+		}
+		for _, cell := range cells {
+			run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sweep.RunName(sw.Name, cell.Index, 1)}, Spec: cell.Spec}
+			if err := c.Create(ctx, run, client.DryRunAll); err != nil {
+				t.Errorf("%s: cell %d (%s): %v", filepath.Base(f), cell.Index, cell.Describe(), err)
+			}
+		}
+		t.Logf("%s: %d cells × %d repetitions, all valid", filepath.Base(f), len(cells), sw.Spec.Repetitions)
 	}
 }
