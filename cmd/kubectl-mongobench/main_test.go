@@ -29,7 +29,9 @@ func TestProcessExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"--version"}, 0, "kubectl mongobench version ", ""},
-		{[]string{"wait", "--help"}, 0, "Exit codes:\n  0  the run succeeded\n  1  the run failed", ""},
+		{[]string{"wait", "--help"}, 0, "Exit codes:\n  0  the run succeeded; the sweep succeeded (every one of its runs)\n  1  the run failed, or the sweep failed", ""},
+		{[]string{"report", "--help"}, 0, "Output formats (-o):\n  md ", ""},
+		{[]string{"report", "sweep/x", "-o", "pdf"}, 2, "", `unknown output format "pdf"`},
 		{[]string{"wait", "pod/x"}, 2, "", `unknown resource type "pod"`},
 		{[]string{"results", "run/x", "--kubeconfig", "/nonexistent/kubeconfig"}, 2, "", "/nonexistent/kubeconfig"},
 		// Nothing listens on port 1: the API server cannot be asked.

@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -16,12 +17,17 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/sweep"
 	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/version"
 )
 
-// runsResource is the BenchmarkRun resource's plural name in API paths.
-const runsResource = "benchmarkruns"
+// runsResource and sweepsResource are the resources' plural names in API
+// paths.
+const (
+	runsResource   = "benchmarkruns"
+	sweepsResource = "benchmarksweeps"
+)
 
 // apiClient reads BenchmarkRuns in one namespace through a REST client for
 // the API group: a list-watch and a get are all the commands need, so the
@@ -77,10 +83,47 @@ func (c *apiClient) getRun(ctx context.Context, name string) (*benchv1.Benchmark
 	return run, nil
 }
 
-// runListWatch lists and watches the one named run (a field selector on
-// metadata.name), for an informer that survives watch expiry.
-func (c *apiClient) runListWatch(name string) cache.ListerWatcher {
-	return cache.NewListWatchFromClient(c.rest, runsResource, c.namespace, fields.OneTermEqualSelector("metadata.name", name))
+// getSweep reads a sweep; a missing one is a usage error, as for runs.
+func (c *apiClient) getSweep(ctx context.Context, name string) (*benchv1.BenchmarkSweep, error) {
+	sw := &benchv1.BenchmarkSweep{}
+	err := c.rest.Get().Namespace(c.namespace).Resource(sweepsResource).Name(name).Do(ctx).Into(sw)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, usageErrorf("sweep/%s not found in namespace %q", name, c.namespace)
+	case err != nil:
+		return nil, fmt.Errorf("get sweep/%s in namespace %q: %w", name, c.namespace, err)
+	}
+	return sw, nil
+}
+
+// sweepRuns lists a sweep's child runs: labelled with its name and
+// owned by it (a run of an earlier sweep of the same name, or one
+// labelled by hand, is not its child).
+func (c *apiClient) sweepRuns(ctx context.Context, sw *benchv1.BenchmarkSweep) ([]benchv1.BenchmarkRun, error) {
+	list := &benchv1.BenchmarkRunList{}
+	sel := labels.SelectorFromSet(labels.Set{sweep.LabelSweep: sw.Name}).String()
+	err := c.rest.Get().Namespace(c.namespace).Resource(runsResource).
+		VersionedParams(&metav1.ListOptions{LabelSelector: sel}, metav1.ParameterCodec).Do(ctx).Into(list)
+	if err != nil {
+		return nil, fmt.Errorf("list the runs of sweep/%s in namespace %q: %w", sw.Name, c.namespace, err)
+	}
+	var out []benchv1.BenchmarkRun
+	for _, r := range list.Items {
+		for _, ref := range r.OwnerReferences {
+			if ref.UID == sw.UID {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// listWatch lists and watches the one named object of a resource (a
+// field selector on metadata.name), for an informer that survives watch
+// expiry.
+func (c *apiClient) listWatch(resource, name string) cache.ListerWatcher {
+	return cache.NewListWatchFromClient(c.rest, resource, c.namespace, fields.OneTermEqualSelector("metadata.name", name))
 }
 
 // getTelemetry reads a phase's server telemetry ConfigMap (named by

@@ -12,14 +12,16 @@ type ExitCode int
 
 // Exit codes.
 const (
-	// ExitOK: the command did its job; for wait, the run Succeeded.
+	// ExitOK: the command did its job; for wait, the run or sweep
+	// Succeeded (a sweep: every one of its runs).
 	ExitOK ExitCode = 0
-	// ExitFailed: wait saw the run fail (the reason and message are
-	// printed on stderr).
+	// ExitFailed: wait saw the run fail, or the sweep fail or end
+	// PartiallySucceeded (why is printed on stderr: the Failed
+	// condition's reason and message, or the failed runs).
 	ExitFailed ExitCode = 1
-	// ExitNoVerdict: nothing is known about the run's outcome — a usage
-	// error (bad reference, flag or output format), the run does not exist,
-	// the API server could not be asked, or wait timed out. Kept apart from
+	// ExitNoVerdict: nothing is known about the outcome — a usage error
+	// (bad reference, flag or output format), the run or sweep does not
+	// exist, the API server could not be asked, or wait timed out. Kept apart from
 	// ExitFailed so CI never mistakes a broken pipeline for a failed
 	// benchmark.
 	ExitNoVerdict ExitCode = 2
@@ -31,10 +33,12 @@ const (
 // exitCodesHelp documents the codes in the help of every command that
 // returns a verdict.
 const exitCodesHelp = `Exit codes:
-  0  the run succeeded
-  1  the run failed (the Failed condition's reason and message go to stderr)
+  0  the run succeeded; the sweep succeeded (every one of its runs)
+  1  the run failed, or the sweep failed or partially succeeded (the Failed
+     condition's reason and message, or the failed runs, go to stderr)
   2  no verdict: timed out, usage error (bad reference, flag or output
-     format), the run does not exist, or the API server could not be asked
+     format), the run or sweep does not exist, or the API server could not
+     be asked
   3  reserved: the run succeeded but regressed against its baseline`
 
 // exitError carries the exit code of a failed command with its message.

@@ -11,11 +11,13 @@ import (
 // Kind is the kind of resource a reference names.
 type Kind int
 
-// Kinds a reference can name. A new kind (sweeps) is one constant and one
-// entry in kinds.
+// Kinds a reference can name. A new kind is one constant and one entry in
+// kinds.
 const (
 	// KindRun is a BenchmarkRun.
 	KindRun Kind = iota + 1
+	// KindSweep is a BenchmarkSweep.
+	KindSweep
 )
 
 // kindInfo describes a kind: the word used in messages and every name a
@@ -32,6 +34,13 @@ var kinds = map[Kind]kindInfo{
 		aliases: []string{
 			"run", "runs", "benchmarkrun", "benchmarkruns", "br", "bench",
 			"benchmarkrun.bench.mongobench.io", "benchmarkruns.bench.mongobench.io",
+		},
+	},
+	KindSweep: {
+		word: "sweep",
+		aliases: []string{
+			"sweep", "sweeps", "benchmarksweep", "benchmarksweeps", "bsw",
+			"benchmarksweep.bench.mongobench.io", "benchmarksweeps.bench.mongobench.io",
 		},
 	},
 }
@@ -55,8 +64,8 @@ func (r Ref) String() string { return r.Kind.String() + "/" + r.Name }
 
 // ParseRef parses KIND/NAME, or a bare NAME, which means a run. KIND is
 // any of kubectl's names for the resource, case-insensitive (run/x,
-// benchmarkrun/x, br/x, benchmarkruns/x, ...). allowed lists the kinds the
-// command accepts (all when empty).
+// benchmarkrun/x, br/x, benchmarkruns/x, sweep/x, bsw/x, ...). allowed
+// lists the kinds the command accepts (all when empty).
 func ParseRef(s string, allowed ...Kind) (Ref, error) {
 	kindPart, name, hasKind := strings.Cut(s, "/")
 	if !hasKind {

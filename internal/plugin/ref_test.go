@@ -20,7 +20,8 @@ func TestParseRef(t *testing.T) {
 		{in: "benchmarkruns.bench.mongobench.io/demo", want: Ref{KindRun, "demo"}},
 		{in: "demo", want: Ref{KindRun, "demo"}},
 		{in: "study.s1", want: Ref{KindRun, "study.s1"}},
-		{in: "sweep/demo", wantErr: `unknown resource type "sweep" (want run/NAME)`},
+		{in: "sweep/demo", wantErr: `this command takes run/NAME, not a sweep`},
+		{in: "frob/demo", wantErr: `unknown resource type "frob" (want run/NAME)`},
 		{in: "pod/demo", wantErr: `unknown resource type "pod"`},
 		{in: "run/", wantErr: "the name is missing"},
 		{in: "", wantErr: "the name is missing"},
@@ -61,5 +62,22 @@ func TestKindAliasesUnique(t *testing.T) {
 		if _, ok := kindOf(info.word); !ok {
 			t.Errorf("the word %q of %s is not an alias", info.word, k)
 		}
+	}
+}
+
+func TestParseSweepRef(t *testing.T) {
+	for _, in := range []string{"sweep/s", "sweeps/s", "bsw/s", "BenchmarkSweep/s", "benchmarksweeps/s",
+		"benchmarksweep.bench.mongobench.io/s", "benchmarksweeps.bench.mongobench.io/s"} {
+		got, err := ParseRef(in, KindRun, KindSweep)
+		if err != nil || got != (Ref{KindSweep, "s"}) || got.String() != "sweep/s" {
+			t.Errorf("ParseRef(%q) = %v, %v; want sweep/s", in, got, err)
+		}
+	}
+	// A bare name is still a run, whatever the command accepts.
+	if got, err := ParseRef("s", KindRun, KindSweep); err != nil || got != (Ref{KindRun, "s"}) {
+		t.Errorf("ParseRef(s) = %v, %v; want run/s", got, err)
+	}
+	if _, err := ParseRef("sweep/s", KindRun); err == nil || !strings.Contains(err.Error(), "this command takes run/NAME, not a sweep") {
+		t.Errorf("sweep/s where only runs go: %v", err)
 	}
 }

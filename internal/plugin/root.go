@@ -68,15 +68,18 @@ func run(ctx context.Context, args []string, o *options) ExitCode {
 func newRootCommand(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-mongobench",
-		Short: "Wait for mongobench BenchmarkRuns and read their results and server telemetry",
-		Long: `kubectl mongobench waits for mongobench BenchmarkRuns and prints their results.
+		Short: "Wait for mongobench BenchmarkRuns and BenchmarkSweeps, read their results and telemetry, report on them",
+		Long: `kubectl mongobench waits for mongobench BenchmarkRuns and BenchmarkSweeps,
+prints their results and server telemetry, and writes reports of them
+(Markdown, CSV, JSON, or a self-contained HTML page with charts).
 
 Install it by putting the kubectl-mongobench binary on your PATH; kubectl
 then runs it as "kubectl mongobench". It uses your kubeconfig like kubectl
 does (--kubeconfig, --context, -n/--namespace, ...).
 
 Resources are named KIND/NAME: run/NAME (also benchmarkrun/NAME, br/NAME,
-benchmarkruns/NAME); a bare NAME means a run.`,
+benchmarkruns/NAME) or sweep/NAME (also benchmarksweep/NAME, bsw/NAME,
+sweeps/NAME); a bare NAME means a run.`,
 		Annotations:       map[string]string{cobra.CommandDisplayNameAnnotation: displayName},
 		Version:           version.Version,
 		SilenceUsage:      true,
@@ -91,7 +94,7 @@ benchmarkruns/NAME); a bare NAME means a run.`,
 	root.Flags().Bool("version", false, "print the plugin's version")
 	o.flags.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%w", err) })
-	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o))
+	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o), newReportCommand(o))
 	return root
 }
 
@@ -108,12 +111,16 @@ func coded(run func(cmd *cobra.Command, args []string) error) func(*cobra.Comman
 	}
 }
 
-// refArg accepts exactly one resource reference of the allowed kinds.
 // onRun is the RunE of a command on one run: it parses the run reference
 // (a bad one is a usage error) and calls fn with it.
 func onRun(fn func(ctx context.Context, ref Ref) error) func(*cobra.Command, []string) error {
+	return onRef(fn, KindRun)
+}
+
+// onRef is the RunE of a command on one resource of the allowed kinds.
+func onRef(fn func(ctx context.Context, ref Ref) error, allowed ...Kind) func(*cobra.Command, []string) error {
 	return coded(func(cmd *cobra.Command, args []string) error {
-		ref, err := ParseRef(args[0], KindRun)
+		ref, err := ParseRef(args[0], allowed...)
 		if err != nil {
 			return usageErrorf("%w", err)
 		}
@@ -121,6 +128,7 @@ func onRun(fn func(ctx context.Context, ref Ref) error) func(*cobra.Command, []s
 	})
 }
 
+// refArg accepts exactly one resource reference of the allowed kinds.
 func refArg(allowed ...Kind) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != 1 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -23,9 +24,9 @@ const defaultWaitTimeout = 2 * time.Hour
 func newWaitCommand(o *options) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "wait run/NAME",
-		Short: "Wait until a run succeeds or fails, printing its progress",
-		Long: `Wait until a BenchmarkRun succeeds or fails.
+		Use:   "wait run/NAME | sweep/NAME",
+		Short: "Wait until a run or sweep ends, printing its progress",
+		Long: `Wait until a BenchmarkRun or BenchmarkSweep ends.
 
 Unlike "kubectl wait --for=condition=Complete", it returns as soon as the run
 fails. It watches the run (reconnecting when a watch expires) and prints a
@@ -39,40 +40,88 @@ line on stdout whenever something changes, stamped in UTC:
 When the run fails, the last line carries reason=REASON, and the Failed
 condition's reason and message go to stderr.
 
---timeout bounds the wait (default 2h, a run's default spec.timeout);
---timeout=0 checks once without waiting (exit 2 if the run has not
-finished), a negative value waits without limit.
+A sweep prints its phase and cell counts, and a line for every child run
+that ends:
+
+  2026-05-02T10:00:02Z sweep/study phase=Running cells=0/5 failed=0 active=1
+  2026-05-02T10:40:09Z sweep/study phase=Running cells=0/5 failed=0 active=1 run=study-0-r1 cell=standalone run-phase=Succeeded
+  2026-05-02T15:12:40Z sweep/study phase=PartiallySucceeded cells=5/5 failed=1 active=0 run=study-4-r2 cell=8-shards run-phase=Failed run-reason=PhaseFailed
+
+(phase, cells done of total, cells with a failed run, runs active; once
+the sweep failed, reason=REASON).
+
+It exits 0 when every run succeeded (Succeeded), and 1 when the sweep
+Failed (its Failed condition's reason and message go to stderr) or ended
+PartiallySucceeded (the failed runs and their reasons go to stderr).
+
+--timeout bounds the wait (default 2h, a run's default spec.timeout; give
+a sweep one that covers all its runs); --timeout=0 checks once without
+waiting (exit 2 if it has not finished), a negative value waits without
+limit.
 
 ` + exitCodesHelp,
 		Example: `  # In CI: block until the run finishes, fail the job if it failed.
-  kubectl mongobench wait run/demo --timeout=1h && kubectl mongobench results run/demo`,
-		Args: refArg(KindRun),
-		RunE: onRun(func(ctx context.Context, ref Ref) error { return o.wait(ctx, ref, timeout) }),
+  kubectl mongobench wait run/demo --timeout=1h && kubectl mongobench results run/demo
+  # A whole study, then its report.
+  kubectl mongobench wait sweep/study --timeout=12h; kubectl mongobench report sweep/study -o html --out reports/`,
+		Args: refArg(KindRun, KindSweep),
+		RunE: onRef(func(ctx context.Context, ref Ref) error { return o.wait(ctx, ref, timeout) }, KindRun, KindSweep),
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", defaultWaitTimeout,
 		"how long to wait; 0 checks once, a negative value waits without limit")
 	return cmd
 }
 
-// wait follows the run until it ends, the timeout passes or ctx is done.
+// waited is what wait follows: a run or a sweep.
+type waited struct {
+	ref Ref
+	// example is an empty object of the kind, for the watch cache.
+	example runtime.Object
+	lw      cache.ListerWatcher
+	// observe prints what changed and reports whether the object ended.
+	observe func(obj runtime.Object) (finished bool, err error)
+	// state describes where the object is, for messages.
+	state func() string
+	// verdict turns the ended object into the exit code.
+	verdict func() error
+}
+
+// wait follows the run or sweep until it ends, the timeout passes or ctx
+// is done.
 func (o *options) wait(ctx context.Context, ref Ref, timeout time.Duration) error {
 	c, err := newAPIClient(o.flags)
 	if err != nil {
 		return err
 	}
 	// A first read turns a typo in the name into an immediate error rather
-	// than a wait for an object that never appears.
-	run, err := c.getRun(ctx, ref.Name)
-	if err != nil {
-		return err
-	}
-	p := &progress{ref: ref, out: o.streams.Out, now: o.now}
-	if timeout == 0 {
-		p.observe(run)
-		if !finished(&run.Status) {
-			return withCode(ExitNoVerdict, fmt.Errorf("%s has not finished (%s)", ref, stateOf(&run.Status)))
+	// than a wait for an object that never appears. Only --timeout=0 prints
+	// it: otherwise the watch's first event does, so that what is printed
+	// and what the watch follows are one sequence.
+	var w *waited
+	var first runtime.Object
+	switch ref.Kind {
+	case KindSweep:
+		sweep, err := c.getSweep(ctx, ref.Name)
+		if err != nil {
+			return err
 		}
-		return o.verdict(ref, &run.Status)
+		w, first = o.waitedSweep(c, ref, sweep), sweep
+	default:
+		run, err := c.getRun(ctx, ref.Name)
+		if err != nil {
+			return err
+		}
+		w, first = o.waitedRun(c, ref, run), run
+	}
+	if timeout == 0 {
+		done, err := w.observe(first)
+		if err != nil {
+			return err
+		}
+		if !done {
+			return withCode(ExitNoVerdict, fmt.Errorf("%s has not finished (%s)", ref, w.state()))
+		}
+		return w.verdict()
 	}
 
 	waitCtx, cancel := context.WithCancel(ctx)
@@ -80,11 +129,10 @@ func (o *options) wait(ctx context.Context, ref Ref, timeout time.Duration) erro
 		waitCtx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	lw := c.runListWatch(ref.Name)
+	lw := w.lw
 	if o.wrapWatch != nil {
 		lw = o.wrapWatch(lw)
 	}
-	last := run
 	// The informer behind UntilWithSync lists, then watches from the list's
 	// resourceVersion, and re-lists when a watch expires or breaks: no
 	// change is missed and the wait survives API server restarts.
@@ -98,34 +146,48 @@ func (o *options) wait(ctx context.Context, ref Ref, timeout time.Duration) erro
 		}
 		return false, nil
 	}
-	_, err = watchtools.UntilWithSync(waitCtx, lw, &benchv1.BenchmarkRun{}, exists, func(ev watch.Event) (bool, error) {
+	_, err = watchtools.UntilWithSync(waitCtx, lw, w.example, exists, func(ev watch.Event) (bool, error) {
 		switch ev.Type {
 		case watch.Deleted:
-			return false, withCode(ExitNoVerdict, fmt.Errorf("%s was deleted while waiting (%s)", ref, stateOf(&last.Status)))
+			return false, withCode(ExitNoVerdict, fmt.Errorf("%s was deleted while waiting (%s)", ref, w.state()))
 		case watch.Added, watch.Modified:
-			r, ok := ev.Object.(*benchv1.BenchmarkRun)
-			if !ok {
-				return false, fmt.Errorf("watch %s: unexpected object %T", ref, ev.Object)
-			}
-			last = r
-			p.observe(r)
-			return finished(&r.Status), nil
+			return w.observe(ev.Object)
 		}
 		return false, nil
 	})
 	switch {
 	case err == nil:
-		return o.verdict(ref, &last.Status)
+		return w.verdict()
 	case ctx.Err() != nil:
-		return withCode(ExitNoVerdict, fmt.Errorf("interrupted while waiting for %s (%s)", ref, stateOf(&last.Status)))
+		return withCode(ExitNoVerdict, fmt.Errorf("interrupted while waiting for %s (%s)", ref, w.state()))
 	case errors.Is(waitCtx.Err(), context.DeadlineExceeded):
-		return withCode(ExitNoVerdict, fmt.Errorf("timed out after %s waiting for %s (%s)", timeout, ref, stateOf(&last.Status)))
+		return withCode(ExitNoVerdict, fmt.Errorf("timed out after %s waiting for %s (%s)", timeout, ref, w.state()))
 	}
 	var own *exitError
 	if errors.As(err, &own) {
 		return own // the conditions' own errors say what happened
 	}
 	return fmt.Errorf("watch %s: %w", ref, err)
+}
+
+// waitedRun follows a run, printing a line per change.
+func (o *options) waitedRun(c *apiClient, ref Ref, run *benchv1.BenchmarkRun) *waited {
+	p := &progress{ref: ref, out: o.streams.Out, now: o.now}
+	last := run
+	return &waited{
+		ref: ref, example: &benchv1.BenchmarkRun{}, lw: c.listWatch(runsResource, ref.Name),
+		observe: func(obj runtime.Object) (bool, error) {
+			r, ok := obj.(*benchv1.BenchmarkRun)
+			if !ok {
+				return false, fmt.Errorf("watch %s: unexpected object %T", ref, obj)
+			}
+			last = r
+			p.observe(r)
+			return finished(&r.Status), nil
+		},
+		state:   func() string { return stateOf(&last.Status) },
+		verdict: func() error { return o.verdict(ref, &last.Status) },
+	}
 }
 
 // verdict turns a finished run into the exit code, printing a failure's

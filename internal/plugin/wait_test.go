@@ -293,9 +293,11 @@ func TestUsageErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"wait"}, "error: expected one argument, run/NAME; got 0"},
+		{[]string{"wait"}, "error: expected one argument, run/NAME or sweep/NAME; got 0"},
+		{[]string{"results"}, "error: expected one argument, run/NAME; got 0"},
 		{[]string{"wait", "run/a", "run/b"}, "got 2"},
-		{[]string{"wait", "sweep/demo"}, `unknown resource type "sweep"`},
+		{[]string{"results", "sweep/demo"}, `this command takes run/NAME, not a sweep`},
+		{[]string{"wait", "pod/demo"}, `unknown resource type "pod" (want run/NAME or sweep/NAME)`},
 		{[]string{"wait", "run/Not_A_Name"}, "invalid name"},
 		{[]string{"wait", "run/demo", "--timeout=soon"}, `invalid argument "soon" for "--timeout"`},
 		{[]string{"wait", "run/missing"}, `error: run/missing not found in namespace "` + ns + `"`},

@@ -1,0 +1,201 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/report"
+	"github.com/mongobench/mongobench/internal/results"
+)
+
+// reportFlags are the report command's options.
+type reportFlags struct {
+	output string
+	out    string
+	axis   string
+}
+
+func newReportCommand(o *options) *cobra.Command {
+	f := &reportFlags{}
+	formats := make([]string, 0, len(report.Formats()))
+	for _, ft := range report.Formats() {
+		formats = append(formats, string(ft))
+	}
+	cmd := &cobra.Command{
+		Use:   "report sweep/NAME | run/NAME [-o md|csv|json|html] [--out DIR] [--axis NAME]",
+		Short: "Write a report of a sweep or run: Markdown, CSV, JSON, or an HTML page with charts",
+		Long: `Write a report of a BenchmarkSweep (with its child runs) or of a single
+BenchmarkRun (a study of one cell).
+
+Output formats (-o):
+  md    Markdown (default): per metric (throughput, p99, mean latency) a
+        table with the phases as rows and the values of one axis as
+        columns (--axis, default the first; with more axes one table per
+        combination of the others), each value with its % change against
+        the sweep's baseline cell and, with repetitions, the throughput's
+        coefficient of variation; then the knees, latencies per cell, phase
+        and operation, the runs' environment fingerprints (and the fields
+        that differ), and the failed runs with their reasons.
+  csv   long format, one row per cell, repetition, phase and operation
+        (and an OVERALL row per phase), each axis's value in its own
+        column: ready for pandas or a spreadsheet.
+  json  everything (format mongobench.report/v1): the sweep's spec and
+        status, every child's spec and status, and each child phase's
+        merged histograms as stored (base64), to be merged again later.
+  html  one self-contained page (no scripts, nothing loaded from
+        elsewhere) with the Markdown report's tables and charts:
+        throughput, p99 and mean latency against each numeric axis with
+        the knees marked, peak connections, throughput over time.
+
+The aggregates are the sweep's status, as its controller computed them.
+Without --out the report goes to stdout; with --out DIR it is written to
+DIR/NAME.EXT (the directory is created) and the path is printed.
+
+A sweep or run that has not ended is reported as far as it got (a note on
+stderr says so). Exit codes: 0 written, 2 usage error (bad reference, -o
+or --axis), the sweep or run does not exist, or the API server could not
+be asked.`,
+		Example: `  kubectl mongobench report sweep/study
+  kubectl mongobench report sweep/study -o html --out reports/   # reports/study.html
+  kubectl mongobench report sweep/pools --axis maxPoolSize
+  kubectl mongobench report run/demo -o csv > demo.csv`,
+		Args: refArg(KindRun, KindSweep),
+		RunE: onRef(func(ctx context.Context, ref Ref) error { return o.report(ctx, ref, f) }, KindRun, KindSweep),
+	}
+	cmd.Flags().StringVarP(&f.output, "output", "o", string(report.FormatMarkdown), "output format: "+strings.Join(formats, ", "))
+	cmd.Flags().StringVar(&f.out, "out", "", "write the report to DIR/NAME.EXT instead of stdout")
+	cmd.Flags().StringVar(&f.axis, "axis", "", "the axis whose values are the tables' columns (default: the sweep's first)")
+	return cmd
+}
+
+// report builds the study of the sweep or run and writes it.
+func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
+	format := report.Format(f.output)
+	if !slices.Contains(report.Formats(), format) {
+		return usageErrorf("unknown output format %q (want one of md, csv, json, html)", f.output)
+	}
+	c, err := newAPIClient(o.flags)
+	if err != nil {
+		return err
+	}
+	// Histograms only go into the JSON report; the others need not read
+	// a ConfigMap per phase.
+	withHistograms := format == report.FormatJSON
+	var study *report.Study
+	switch ref.Kind {
+	case KindSweep:
+		sweep, err := c.getSweep(ctx, ref.Name)
+		if err != nil {
+			return err
+		}
+		runs, err := c.sweepRuns(ctx, sweep)
+		if err != nil {
+			return err
+		}
+		hist, err := o.histograms(ctx, c, runs, withHistograms)
+		if err != nil {
+			return err
+		}
+		if study, err = report.FromSweep(sweep, runs, hist); err != nil {
+			return fmt.Errorf("report %s: %w", ref, err)
+		}
+		if !sweepFinished(&sweep.Status) {
+			_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): the report shows the runs ended so far\n", ref, sweepState(&sweep.Status))
+		}
+	default:
+		run, err := c.getRun(ctx, ref.Name)
+		if err != nil {
+			return err
+		}
+		hist, err := o.histograms(ctx, c, []benchv1.BenchmarkRun{*run}, withHistograms)
+		if err != nil {
+			return err
+		}
+		study = report.FromRun(run, hist)
+		if !finished(&run.Status) {
+			_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): the report shows its finished phases\n", ref, stateOf(&run.Status))
+		}
+	}
+	if _, err := study.AxisIndex(f.axis); err != nil {
+		return usageErrorf("--axis: %w", err)
+	}
+	opts := report.Options{Axis: f.axis}
+	if f.out == "" {
+		if err := report.Write(o.streams.Out, study, format, opts); err != nil {
+			return fmt.Errorf("report %s: %w", ref, err)
+		}
+		return nil
+	}
+	// Render first, so a failure leaves no half-written file behind.
+	var buf bytes.Buffer
+	if err := report.Write(&buf, study, format, opts); err != nil {
+		return fmt.Errorf("report %s: %w", ref, err)
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("create the report directory: %w", err)
+	}
+	path := filepath.Join(f.out, ref.Name+"."+string(format))
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil { //nolint:gosec // a report is for reading
+		return fmt.Errorf("write the report: %w", err)
+	}
+	_, _ = fmt.Fprintln(o.streams.Out, path)
+	return nil
+}
+
+// histograms reads each run phase's kept merged result from the ConfigMap
+// its status names (status.results[].histograms). The bytes go into the
+// report as stored, once they decode as a merged result: a ConfigMap that
+// is gone, lacks the key or holds something else leaves that phase out
+// with a warning on stderr (the rest of the report stands); an API error
+// stops the report, which must not silently lack data.
+func (o *options) histograms(ctx context.Context, c *apiClient, runs []benchv1.BenchmarkRun, want bool) (report.Histograms, error) {
+	if !want {
+		return nil, nil
+	}
+	out := report.Histograms{}
+	for i := range runs {
+		run := &runs[i]
+		for _, res := range run.Status.Results {
+			if res.Histograms == "" {
+				continue
+			}
+			warn := func(format string, args ...any) {
+				_, _ = fmt.Fprintf(o.streams.ErrOut, "warning: run/%s phase %s: histogram ConfigMap %s %s; the report has no histograms for the phase\n",
+					run.Name, res.Name, res.Histograms, fmt.Sprintf(format, args...))
+			}
+			cm, err := c.core.ConfigMaps(c.namespace).Get(ctx, res.Histograms, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				warn("is gone")
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("get the histograms of run/%s phase %s (ConfigMap %s): %w", run.Name, res.Name, res.Histograms, err)
+			}
+			b, ok := cm.BinaryData[contract.ConfigMapKey]
+			if !ok {
+				warn("has no key %s", contract.ConfigMapKey)
+				continue
+			}
+			if _, err := results.DecodeMerged(b); err != nil {
+				warn("is unreadable (%v)", err)
+				continue
+			}
+			if out[run.Name] == nil {
+				out[run.Name] = map[string][]byte{}
+			}
+			out[run.Name][res.Name] = b
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,270 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+)
+
+// The HTML report must stand on its own in a real browser: it renders
+// offline, and every chart is an SVG the browser parsed with its axis
+// labels. Headless Chromium loads each fixture's page, takes a screenshot
+// and dumps the DOM it built.
+
+// browserTimeout bounds each Chromium invocation (it takes ~1 s).
+const browserTimeout = 60 * time.Second
+
+func chromium(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not on PATH, so the HTML report is not checked in a browser; " +
+			"install Debian's chromium package (apt-get install -y chromium; .ci/run does so when missing)")
+	}
+	return path
+}
+
+// runChromium runs headless Chromium on the page with args and returns
+// its stdout.
+func runChromium(t *testing.T, bin, page string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	base := []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+		"--disable-extensions", "--hide-scrollbars", "--user-data-dir=" + t.TempDir(),
+	}
+	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	began := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v (after %s)\nstderr:\n%s", args, err, time.Since(began).Round(time.Millisecond), stderr.String())
+	}
+	t.Logf("chromium %s took %s", args[0], time.Since(began).Round(time.Millisecond))
+	return stdout.Bytes()
+}
+
+// chartLabels are the texts every chart of a kind must show, by the
+// start of its title.
+var chartLabels = map[string][]string{
+	"Throughput against ":      {"throughput (ops/s)"},
+	"p99 latency against ":     {"p99 latency (µs)"},
+	"Mean latency against ":    {"mean latency (µs)"},
+	"Peak server connections ": {"peak connections (any MongoDB process)"},
+	"Throughput over time: ":   {"time since the phase started (s)", "throughput (ops/s)"},
+}
+
+func TestHTMLInBrowser(t *testing.T) {
+	bin := chromium(t)
+	for _, tc := range []struct {
+		fixture string
+		axis    string
+		// charts: per numeric axis and slice of the other axes,
+		// throughput, p99, mean latency and connections; then one time
+		// series per phase.
+		charts int
+		// knees are the phases marked on the throughput charts.
+		knees []string
+	}{
+		{"microsharding", "topology", 1*4 + 5, []string{"S1", "S2", "S3", "S4", "S5"}},
+		{"pool", "threads", 3*4 + 2, []string{"load", "run"}},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := HTML(&buf, sweepStudy(t, tc.fixture), Options{}); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s.html: %d bytes", tc.fixture, buf.Len())
+			dir := t.TempDir()
+			page := filepath.Join(dir, tc.fixture+".html")
+			if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			shot := filepath.Join(dir, "shot.png")
+			runChromium(t, bin, page, "--screenshot="+shot, "--window-size=1280,3000")
+			checkScreenshot(t, shot, 1280, 3000)
+
+			dom := runChromium(t, bin, page, "--dump-dom")
+			doc, err := html.Parse(bytes.NewReader(dom))
+			if err != nil {
+				t.Fatalf("parse the DOM: %v", err)
+			}
+			checkSelfContained(t, doc)
+			figures := findAll(doc, "figure")
+			if len(findAll(doc, "svg")) != tc.charts || len(figures) != tc.charts {
+				t.Fatalf("%d <svg> in %d <figure>, want %d charts", len(findAll(doc, "svg")), len(figures), tc.charts)
+			}
+			kneeCharts := 0
+			for _, fig := range figures {
+				svgs, caps := findAll(fig, "svg"), findAll(fig, "figcaption")
+				if len(svgs) != 1 || len(caps) != 1 {
+					t.Fatalf("a figure with %d svg and %d captions", len(svgs), len(caps))
+				}
+				title := textOf(caps[0])
+				paths, texts := findAll(svgs[0], "path"), findAll(svgs[0], "text")
+				if len(paths) < 10 || len(texts) < 5 {
+					t.Errorf("%q: %d paths and %d texts: the chart is (nearly) empty", title, len(paths), len(texts))
+				}
+				var labels []string
+				for _, n := range texts {
+					labels = append(labels, textOf(n))
+				}
+				want := []string{strings.SplitN(title, ". ", 2)[0]}
+				matched := false
+				for prefix, ls := range chartLabels {
+					if strings.HasPrefix(title, prefix) {
+						matched = true
+						want = append(want, ls...)
+						if !strings.HasPrefix(prefix, "Throughput over time") {
+							want = append(want, tc.axis)
+						}
+					}
+				}
+				if !matched {
+					t.Errorf("unexpected chart %q", title)
+				}
+				if strings.HasPrefix(title, "Throughput against ") {
+					kneeCharts++
+					want = append(want, "knee (95% of best)")
+					want = append(want, tc.knees...)
+				}
+				for _, w := range want {
+					if !containsString(labels, w) {
+						t.Errorf("%q: no text %q among %q", title, w, labels)
+					}
+				}
+			}
+			if kneeCharts == 0 {
+				t.Error("no throughput chart")
+			}
+			for _, h := range []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"} {
+				if !containsString(texts(findAll(doc, "h2")), h) {
+					t.Errorf("no section %q", h)
+				}
+			}
+		})
+	}
+}
+
+// checkScreenshot asserts a PNG of the window's size that shows
+// something: many colours (charts) and ink on a fair share of it.
+func checkScreenshot(t *testing.T, path string, w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer func() { _ = f.Close() }()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), w, h)
+	}
+	colours := map[[3]uint32]bool{}
+	ink := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				ink++
+			}
+		}
+	}
+	share := float64(ink) / float64(b.Dx()*b.Dy()/4)
+	t.Logf("screenshot: %d colours, %.1f%% ink", len(colours), share*100)
+	if len(colours) < 50 || share < 0.02 {
+		t.Errorf("the screenshot looks blank: %d colours, %.1f%% of it not white", len(colours), share*100)
+	}
+}
+
+// checkSelfContained asserts the page loads nothing: no scripts,
+// stylesheets, images or frames, and no attribute pointing elsewhere.
+func checkSelfContained(t *testing.T, doc *html.Node) {
+	t.Helper()
+	for _, tag := range []string{"script", "link", "img", "iframe", "object", "embed"} {
+		if n := len(findAll(doc, tag)); n > 0 {
+			t.Errorf("the page has %d <%s>: it must load nothing", n, tag)
+		}
+	}
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for _, a := range n.Attr {
+			if (a.Key == "src" || a.Key == "href") && !strings.HasPrefix(a.Val, "#") {
+				t.Errorf("<%s %s=%q> loads from elsewhere", n.Data, a.Key, a.Val)
+			}
+			if a.Key == "style" && strings.Contains(a.Val, "url(") {
+				t.Errorf("<%s style=%q> loads from elsewhere", n.Data, a.Val)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	for _, st := range findAll(doc, "style") {
+		if css := textOf(st); strings.Contains(css, "url(") || strings.Contains(css, "@import") {
+			t.Errorf("the stylesheet loads from elsewhere: %s", css)
+		}
+	}
+}
+
+func findAll(n *html.Node, tag string) []*html.Node {
+	var out []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == tag {
+			out = append(out, n)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
+}
+
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(b.String())
+}
+
+func texts(ns []*html.Node) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = textOf(n)
+	}
+	return out
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

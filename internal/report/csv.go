@@ -1,0 +1,134 @@
+package report
+
+import (
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// csvFixed are the CSV's columns besides the axes.
+var (
+	csvLead  = []string{"study", "cell_index", "cell"}
+	csvTrail = []string{
+		"repetition", "run", "run_phase", "reason", "fingerprint", "phase", "phase_type", "operation",
+		"count", "errors", "ops_per_sec", "runtime_ms", "avg_us", "min_us", "max_us", "p50_us", "p95_us", "p99_us", "p999_us",
+	}
+)
+
+// overall names the row of a phase's own numbers (YCSB's [OVERALL]), as
+// `kubectl mongobench results -o csv` does.
+const overall = "OVERALL"
+
+// CSV writes the study in long format (RFC 4180, one header row, nothing
+// else): a row per cell × repetition × phase × operation, each axis's value
+// in a column named after the axis (and its number in <axis>_number when
+// the axis has numbers), so pandas or a spreadsheet can pivot it any way.
+// Each phase also has an OVERALL row with the phase's operations,
+// throughput and p99 over all database calls. A run without results (it
+// failed early, or no longer exists) has one row with its phase and
+// reason and the measurement columns empty. An axis named like another
+// column is headed axis:<name>.
+func CSV(w io.Writer, s *Study) error {
+	header := slices.Clone(csvLead)
+	taken := map[string]bool{}
+	for _, h := range append(slices.Clone(csvLead), csvTrail...) {
+		taken[h] = true
+	}
+	col := func(name string) string {
+		if taken[name] {
+			name = "axis:" + name
+		}
+		taken[name] = true
+		return name
+	}
+	withNumber := make([]bool, 0, len(s.Axes))
+	for _, a := range s.Axes {
+		header = append(header, col(a.Name))
+		has := slices.ContainsFunc(a.Values, func(v AxisValue) bool { return v.Number != nil })
+		withNumber = append(withNumber, has)
+	}
+	for i, a := range s.Axes {
+		if withNumber[i] {
+			header = append(header, col(a.Name+"_number"))
+		}
+	}
+	header = append(header, csvTrail...)
+
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	for ci := range s.Cells {
+		c := &s.Cells[ci]
+		lead := []string{s.Name, strconv.Itoa(int(c.Index)), c.Name}
+		for _, a := range s.Axes {
+			v, _ := c.Value(a.Name)
+			lead = append(lead, v.Value)
+		}
+		for i, a := range s.Axes {
+			if withNumber[i] {
+				v, _ := c.Value(a.Name)
+				n := ""
+				if v.Number != nil {
+					n = plain(*v.Number)
+				}
+				lead = append(lead, n)
+			}
+		}
+		for _, r := range c.Runs {
+			phase, fp := r.Phase, r.Fingerprint
+			var res []benchv1.PhaseResult
+			if r.Run != nil {
+				phase = cmp.Or(r.Run.Status.Phase, phase)
+				if e := r.Run.Status.Environment; e != nil && e.Fingerprint != "" {
+					fp = e.Fingerprint
+				}
+				res = r.Run.Status.Results
+			}
+			run := []string{strconv.Itoa(int(r.Repetition)), r.Name, string(phase), r.Reason, fp}
+			row := func(cols ...string) []string {
+				return append(append(slices.Clone(lead), run...), cols...)
+			}
+			if len(res) == 0 {
+				if err := cw.Write(row(make([]string, len(csvTrail)-len(run))...)); err != nil {
+					return fmt.Errorf("write csv: %w", err)
+				}
+				continue
+			}
+			for pi := range res {
+				p := &res[pi]
+				rows := [][]string{row(p.Name, string(p.Type), overall, i64(p.Operations), "", plain(p.Throughput), i64(p.RuntimeMillis),
+					"", "", "", "", "", i64(p.P99Micros), "")}
+				for _, op := range p.OperationStats {
+					rows = append(rows, row(p.Name, string(p.Type), op.Name, i64(op.Count), i64(op.Errors),
+						plain(opsPerSec(op.Count, p.RuntimeMillis)), i64(p.RuntimeMillis), plain(op.AverageMicros),
+						i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)))
+				}
+				if err := cw.WriteAll(rows); err != nil {
+					return fmt.Errorf("write csv: %w", err)
+				}
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return nil
+}
+
+// opsPerSec is count / runtime rounded to hundredths, like a phase's
+// throughput in status (0 for an empty runtime).
+func opsPerSec(count, runtimeMillis int64) float64 {
+	if runtimeMillis <= 0 {
+		return 0
+	}
+	return math.Round(float64(count)*1000/float64(runtimeMillis)*100) / 100
+}

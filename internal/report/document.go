@@ -1,0 +1,326 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The Markdown and HTML reports show the same document: a title, a
+// summary, and sections of text, tables and lists. It is built once here
+// so the two never disagree.
+
+type document struct {
+	Title   string
+	Summary [][2]string
+	Notes   []string
+	Parts   []section
+}
+
+type section struct {
+	Heading string
+	Text    []string
+	Tables  []table
+	Items   []string
+}
+
+type table struct {
+	Caption string
+	Header  []string
+	// Right marks the columns to right-align (numbers).
+	Right []bool
+	Rows  [][]string
+}
+
+// buildDocument lays the study out; ax is the pivot axis (-1: none).
+func (s *Study) buildDocument(ax int) document {
+	d := document{Title: strings.TrimPrefix(s.Kind, "Benchmark") + " " + s.Name}
+	add := func(k, v string) {
+		if v != "" {
+			d.Summary = append(d.Summary, [2]string{k, v})
+		}
+	}
+	add("namespace", s.Namespace)
+	add("phase", s.Phase)
+	add("failed", s.Message)
+	for _, a := range s.Axes {
+		names := make([]string, len(a.Values))
+		for i, v := range a.Values {
+			names[i] = v.Name
+		}
+		kind := ""
+		if a.Numeric {
+			kind = " (numeric)"
+		}
+		add("axis "+a.Name+kind, strings.Join(names, ", "))
+	}
+	if s.Kind == KindSweep {
+		add("cells", s.cellCounts())
+		add("repetitions", strconv.Itoa(int(s.Repetitions)))
+		add("baseline", s.Baseline)
+		add("best", s.Best)
+		add("summary phase", s.SummaryPhase)
+	}
+	if st := s.times(); st != "" {
+		add("time", st)
+	}
+
+	for _, m := range pivotMetrics {
+		d.Parts = append(d.Parts, s.pivotSection(m, ax))
+	}
+	if k := s.kneeSection(); len(k.Items) > 0 {
+		d.Parts = append(d.Parts, k)
+	}
+	d.Parts = append(d.Parts, s.operationSection(), s.environmentSection())
+	if f := s.failureSection(); len(f.Items) > 0 {
+		d.Parts = append(d.Parts, f)
+	}
+	return d
+}
+
+func (s *Study) cellCounts() string {
+	st := s.Sweep.Status
+	return fmt.Sprintf("%d (%d done, %d with failed runs, %d runs active)", st.CellsTotal, st.CellsDone, st.CellsFailed, st.RunsActive)
+}
+
+func (s *Study) times() string {
+	var start, end string
+	switch {
+	case s.Sweep != nil:
+		if t := s.Sweep.Status.StartTime; t != nil {
+			start = t.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		if t := s.Sweep.Status.CompletionTime; t != nil {
+			end = t.UTC().Format("2006-01-02T15:04:05Z")
+		}
+	case len(s.Runs) == 1:
+		if t := s.Runs[0].Status.StartTime; t != nil {
+			start = t.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		if t := s.Runs[0].Status.CompletionTime; t != nil {
+			end = t.UTC().Format("2006-01-02T15:04:05Z")
+		}
+	}
+	if start == "" {
+		return ""
+	}
+	return start + " – " + orDash(end)
+}
+
+// pivotSection is a metric's tables: phases as rows, the pivot axis's
+// values as columns, one table per combination of the other axes.
+func (s *Study) pivotSection(m metric, ax int) section {
+	sec := section{Heading: m.Title}
+	note := "Median across the successful repetitions"
+	if s.Repetitions <= 1 {
+		note = "One repetition per cell"
+	}
+	if s.hasBaseline() {
+		note += "; in parentheses the change against the baseline cell (" + s.Baseline + ")"
+	}
+	if m.cov && s.Repetitions > 1 {
+		note += "; ± is the coefficient of variation of throughput across the repetitions (sample standard deviation / mean)"
+	}
+	if m.Title == metricP99.Title {
+		note += ". p99 covers every database call of the phase"
+	}
+	sec.Text = append(sec.Text, note+".")
+	corner := "phase"
+	var values []string
+	if ax >= 0 {
+		corner = "phase \\ " + s.Axes[ax].Name
+		for _, v := range s.Axes[ax].Values {
+			values = append(values, v.Name)
+		}
+	}
+	for _, sl := range s.cut(ax) {
+		t := table{Caption: sl.Title, Header: []string{corner}, Right: []bool{false}}
+		if ax < 0 {
+			for _, c := range sl.Cells {
+				t.Header = append(t.Header, c.Name)
+				t.Right = append(t.Right, true)
+			}
+		} else {
+			for _, v := range values {
+				t.Header = append(t.Header, v)
+				t.Right = append(t.Right, true)
+			}
+		}
+		for _, ph := range s.Phases {
+			row := []string{ph.Name + " (" + string(ph.Type) + ")"}
+			for _, c := range sl.Cells {
+				row = append(row, s.pivotCell(m, c, ph.Name))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		sec.Tables = append(sec.Tables, t)
+	}
+	return sec
+}
+
+func (s *Study) hasBaseline() bool {
+	for i := range s.Cells {
+		if s.Cells[i].baseline >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Study) kneeSection() section {
+	sec := section{Heading: "Knees"}
+	if len(s.Knees) > 0 {
+		sec.Text = []string{"Where adding more stops paying: the smallest value of a numeric axis whose median throughput reaches 95% of the best."}
+	}
+	for _, k := range s.Knees {
+		at := ""
+		if k.At != "" {
+			at = " at " + k.At
+		}
+		share := "-"
+		if k.BestThroughput > 0 {
+			share = strconv.FormatFloat(k.Throughput/k.BestThroughput*100, 'f', 1, 64) + "%"
+		}
+		if k.Value == k.BestValue {
+			sec.Items = append(sec.Items, fmt.Sprintf("%s%s keeps scaling up to %s=%s, its best (%s ops/s): no smaller value reaches 95%% of it",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0)))
+			continue
+		}
+		sec.Items = append(sec.Items, fmt.Sprintf("%s%s saturates at %s=%s: %s ops/s, %s of the best (%s, %s ops/s)",
+			k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0)))
+	}
+	return sec
+}
+
+func (s *Study) operationSection() section {
+	sec := section{Heading: "Latency by operation (µs)"}
+	rows := s.operationRows()
+	if len(rows) == 0 {
+		sec.Text = []string{"No successful run with results."}
+		return sec
+	}
+	sec.Text = []string{"Per cell, phase and operation: the median across the successful repetitions (reps) of each number. " +
+		"Latencies cover successful operations; count includes failed ones."}
+	t := table{
+		Header: []string{"cell", "phase", "operation", "reps", "count", "errors", "p50", "p95", "p99", "p99.9", "mean"},
+		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
+	}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{
+			r.Cell.Name, r.Phase, r.Operation, strconv.Itoa(r.Repetitions), median(r.Count), median(r.Errors),
+			median(r.P50), median(r.P95), median(r.P99), median(r.P999), number(r.Mean, 1),
+		})
+	}
+	sec.Tables = []table{t}
+	return sec
+}
+
+func (s *Study) environmentSection() section {
+	sec := section{Heading: "Environment"}
+	env := s.compareEnvironments()
+	if len(env.Fingerprints) == 0 {
+		sec.Text = []string{"No run recorded its environment."}
+		return sec
+	}
+	fp := table{Caption: "Fingerprints (status.environment.fingerprint): runs with the same one are comparable",
+		Header: []string{"fingerprint", "cells", "runs"}}
+	for _, g := range env.Fingerprints {
+		fp.Rows = append(fp.Rows, []string{g.Fingerprint, strings.Join(g.Cells, ", "), strings.Join(g.Runs, ", ")})
+	}
+	sec.Tables = append(sec.Tables, fp)
+	switch {
+	case len(env.Fingerprints) == 1:
+		sec.Text = append(sec.Text, "Every run has the same fingerprint.")
+	case len(env.Mixed) == 0 && len(s.Cells) > 1:
+		sec.Text = append(sec.Text, "The repetitions of each cell share a fingerprint. Fingerprints differ between cells "+
+			"as far as the axes change what they hash (topology, driver settings, loaders, the phases' properties)"+
+			diffSuffix(env)+".")
+	}
+	for _, m := range env.Mixed {
+		line := "Cell " + m.Cell + " mixes environments (" + strings.Join(m.Runs, ", ") + ")"
+		if len(m.Fields) > 0 {
+			line += ", differing in " + strings.Join(m.Fields, ", ")
+		} else {
+			line += ": the recorded fields agree, so what differs is in the runs' specs"
+		}
+		sec.Items = append(sec.Items, "Warning: "+line+"; its median combines numbers that may not be comparable.")
+	}
+	if len(env.Unrecorded) > 0 {
+		sec.Items = append(sec.Items, "No environment recorded by: "+strings.Join(env.Unrecorded, ", ")+".")
+	}
+	if len(env.Common) > 0 {
+		t := table{Caption: "Recorded by every run alike", Header: []string{"field", "value"}}
+		for _, f := range env.Common {
+			t.Rows = append(t.Rows, []string{f.Name, f.Value})
+		}
+		sec.Tables = append(sec.Tables, t)
+	}
+	if len(env.Differ) > 0 {
+		t := table{Caption: "Fields that differ between runs", Header: []string{"field", "value", "cells (or runs)"}}
+		for _, d := range env.Differ {
+			for _, v := range d.Values {
+				t.Rows = append(t.Rows, []string{d.Field, orDash(v.Value), strings.Join(s.cellsOrRuns(v.Runs), ", ")})
+			}
+		}
+		sec.Tables = append(sec.Tables, t)
+	}
+	return sec
+}
+
+// cellsOrRuns names runs compactly: a cell whose recorded runs are all
+// among them by the cell's name, the others by run name.
+func (s *Study) cellsOrRuns(runs []string) []string {
+	var out []string
+	for ci := range s.Cells {
+		c := &s.Cells[ci]
+		var in, recorded []string
+		for _, r := range c.Runs {
+			if r.Run == nil || r.Run.Status.Environment == nil {
+				continue
+			}
+			recorded = append(recorded, r.Name)
+			if slices.Contains(runs, r.Name) {
+				in = append(in, r.Name)
+			}
+		}
+		switch {
+		case len(in) == 0:
+		case len(in) == len(recorded) && s.Kind == KindSweep:
+			out = append(out, c.Name)
+		default:
+			out = append(out, in...)
+		}
+	}
+	return out
+}
+
+func diffSuffix(env environment) string {
+	if len(env.Differ) == 0 {
+		return "; the recorded environment fields are the same everywhere"
+	}
+	names := make([]string, len(env.Differ))
+	for i, d := range env.Differ {
+		names[i] = d.Field
+	}
+	return "; recorded fields that differ: " + strings.Join(names, ", ")
+}
+
+func (s *Study) failureSection() section {
+	sec := section{Heading: "Failed runs"}
+	for _, f := range s.failedRuns() {
+		line := fmt.Sprintf("%s (cell %s, repetition %d): %s", f.Name, f.Cell.Name, f.Repetition, orDash(f.Reason))
+		if f.Message != "" {
+			line += ": " + f.Message
+		}
+		sec.Items = append(sec.Items, line)
+	}
+	return sec
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+)
+
+// JSONFormat identifies the JSON report. A field may be added within a
+// version; one that changes meaning or disappears makes a new version.
+const JSONFormat = "mongobench.report/v1"
+
+// HistogramEncoding says what the base64 strings of runs[].histograms
+// hold, so a reader knows how to decode them without this code.
+const HistogramEncoding = "gzip-compressed JSON of a phase's merged internal/results.Result (HdrHistograms per operation), " +
+	"as stored in the ConfigMap named by status.results[].histograms"
+
+// jsonReport is the JSON report: everything the other formats are made
+// of, so numbers can be recomputed and histograms merged again later.
+type jsonReport struct {
+	Format    string `json:"format"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Sweep is the sweep's spec and status (sweeps only).
+	Sweep *jsonSweep `json:"sweep,omitempty"`
+	// Runs are the child runs (the run itself for a run's report).
+	Runs              []jsonRun `json:"runs"`
+	HistogramEncoding string    `json:"histogramEncoding"`
+}
+
+type jsonSweep struct {
+	Metadata metav1.ObjectMeta            `json:"metadata"`
+	Spec     benchv1.BenchmarkSweepSpec   `json:"spec"`
+	Status   benchv1.BenchmarkSweepStatus `json:"status"`
+}
+
+type jsonRun struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	// Cell and Repetition place the run in the sweep.
+	Cell       *int32                     `json:"cell,omitempty"`
+	CellName   string                     `json:"cellName,omitempty"`
+	Repetition int32                      `json:"repetition,omitempty"`
+	Spec       benchv1.BenchmarkRunSpec   `json:"spec"`
+	Status     benchv1.BenchmarkRunStatus `json:"status"`
+	// Histograms holds each phase's stored merged result by phase name
+	// (base64 in JSON; see histogramEncoding).
+	Histograms map[string][]byte `json:"histograms,omitempty"`
+}
+
+// JSON writes the study as one indented JSON document (format
+// mongobench.report/v1): the sweep's spec and status, every child run's
+// spec and status, and each child phase's merged histograms as stored.
+func JSON(w io.Writer, s *Study) error {
+	rep := jsonReport{
+		Format: JSONFormat, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
+		Runs: []jsonRun{}, HistogramEncoding: HistogramEncoding,
+	}
+	if s.Sweep != nil {
+		rep.Sweep = &jsonSweep{Metadata: trimMeta(s.Sweep.ObjectMeta), Spec: s.Sweep.Spec, Status: s.Sweep.Status}
+	}
+	where := map[string]*CellRun{}
+	cells := map[string]*Cell{}
+	for ci := range s.Cells {
+		for ri := range s.Cells[ci].Runs {
+			where[s.Cells[ci].Runs[ri].Name] = &s.Cells[ci].Runs[ri]
+			cells[s.Cells[ci].Runs[ri].Name] = &s.Cells[ci]
+		}
+	}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		jr := jsonRun{Metadata: trimMeta(r.ObjectMeta), Spec: r.Spec, Status: r.Status, Histograms: s.Histograms[r.Name]}
+		if cr := where[r.Name]; cr != nil && s.Kind == KindSweep {
+			c := cells[r.Name]
+			jr.Cell, jr.CellName, jr.Repetition = &c.Index, c.Name, cr.Repetition
+		}
+		rep.Runs = append(rep.Runs, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+// trimMeta keeps the metadata that identifies an object and drops what
+// only the API server needs (managed fields, resource versions).
+func trimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	out := metav1.ObjectMeta{
+		Name: m.Name, Namespace: m.Namespace, UID: m.UID, Generation: m.Generation,
+		CreationTimestamp: m.CreationTimestamp, Labels: m.Labels,
+	}
+	for k, v := range m.Annotations {
+		// kubectl apply's copy of the spec repeats what the report has.
+		if k == corev1.LastAppliedConfigAnnotation {
+			continue
+		}
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[k] = v
+	}
+	return out
+}
