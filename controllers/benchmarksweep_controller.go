@@ -261,8 +261,11 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 		}
 		err = r.Create(ctx, run, client.DryRunAll)
 		switch {
-		case err == nil, apierrors.IsAlreadyExists(err):
-			// A name held by another run is observe's business.
+		case err == nil:
+		case apierrors.IsAlreadyExists(err):
+			if err := r.taken(ctx, s, run.Name); err != nil {
+				return false, err
+			}
 		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsForbidden(err):
 			// Forbidden: an admission webhook or a quota refused the run.
 			s.end(benchv1.SweepFailed, benchv1.ReasonInvalidCell,
@@ -284,17 +287,16 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 	return true, nil
 }
 
-// observe finds the sweep's runs: by name, uncached, whatever their labels
-// say. A planned name held by a stranger's run is a conflict: its results
-// would be someone else's. One held by a predecessor on its way out (a
-// terminating run, or a run of a deleted sweep of the same name, which the
-// garbage collector removes) is waited for. A run the sweep created and
-// that is gone (deleted by someone) counts as failed, with reason
-// RunDeleted, and is never created again: its cell's results would mix
-// two different runs.
+// observe finds the sweep's runs by the sweep's label, uncached. A run the
+// sweep created and that is gone (deleted by someone) counts as failed,
+// with reason RunDeleted, and is never created again: its cell's results
+// would mix two different runs. Runs that hold a planned name but are not
+// the sweep's are sorted by classify; those without the label show up when
+// a dry run or a create finds the name taken.
 func (r *BenchmarkSweepReconciler) observe(ctx context.Context, s *sweepState) (bool, error) {
 	var list benchv1.BenchmarkRunList
-	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.sweep.Namespace)); err != nil {
+	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.sweep.Namespace),
+		client.MatchingLabels{sweep.LabelSweep: s.sweep.Name}); err != nil {
 		return false, fmt.Errorf("list the runs of sweep %s: %w", s.sweep.Name, err)
 	}
 	byName := make(map[string]*benchv1.BenchmarkRun, len(list.Items))
@@ -317,18 +319,55 @@ func (r *BenchmarkSweepReconciler) observe(ctx context.Context, s *sweepState) (
 		case run != nil && metav1.IsControlledBy(run, s.sweep):
 			s.runs[p.Name] = run
 		case wasCreated:
-			s.runs[p.Name] = deletedRun(p.Name, uid)
-		case run == nil:
-		case run.DeletionTimestamp != nil || ownedByPredecessor(run, s.sweep):
-			s.waiting = append(s.waiting, p.Name)
-		case s.conflict == "":
-			s.conflict = p.Name
+			// Not under the label: deleted, or its label was removed.
+			got := &benchv1.BenchmarkRun{}
+			err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: s.sweep.Namespace, Name: p.Name}, got)
+			switch {
+			case err == nil && got.UID == uid:
+				s.runs[p.Name] = got
+			case err == nil || apierrors.IsNotFound(err):
+				s.runs[p.Name] = deletedRun(p.Name, uid)
+			default:
+				return false, fmt.Errorf("get run %s: %w", p.Name, err)
+			}
+		case run != nil:
+			s.classify(run)
 		}
 	}
-	if len(s.waiting) > 0 {
-		s.requeue = predecessorRequeue
-	}
 	return true, nil
+}
+
+// classify sorts a run that holds a planned name and is not the sweep's:
+// one on its way out (terminating, or a run of a deleted sweep of the same
+// name, which the garbage collector removes) is waited for; any other is a
+// conflict, since its results would be someone else's.
+func (s *sweepState) classify(run *benchv1.BenchmarkRun) {
+	switch {
+	case metav1.IsControlledBy(run, s.sweep):
+		s.runs[run.Name] = run
+	case run.DeletionTimestamp != nil || ownedByPredecessor(run, s.sweep):
+		if !slices.Contains(s.waiting, run.Name) {
+			s.waiting = append(s.waiting, run.Name)
+		}
+		s.requeue = predecessorRequeue
+	case s.conflict == "":
+		s.conflict = run.Name
+	}
+}
+
+// taken looks at the run that holds a name a dry run or a create found
+// taken, and classifies it.
+func (r *BenchmarkSweepReconciler) taken(ctx context.Context, s *sweepState, name string) error {
+	run := &benchv1.BenchmarkRun{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: s.sweep.Namespace, Name: name}, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.requeue = conflictRequeue // gone meanwhile: try again
+			return nil
+		}
+		return fmt.Errorf("get run %s: %w", name, err)
+	}
+	s.classify(run)
+	return nil
 }
 
 // predecessorRequeue is how often a sweep looks whether the runs of its
@@ -391,22 +430,28 @@ func (r *BenchmarkSweepReconciler) createRuns(ctx context.Context, s *sweepState
 		}
 		if err := r.Create(ctx, run); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				// Created meanwhile by someone else: observe sorts it out.
-				s.requeue = conflictRequeue
-				return true, nil
+				if err := r.taken(ctx, s, p.Name); err != nil {
+					return false, err
+				}
+				if own := s.runs[p.Name]; own != nil {
+					if !sweep.Ended(own) { // ours, without our label
+						active++
+					}
+					continue
+				}
+				return true, nil // a conflict, or a predecessor to wait for
 			}
 			return false, fmt.Errorf("create run %s: %w", p.Name, err)
 		}
 		s.runs[p.Name] = run
 		active++
-		st.RunsActive++
 		c := &s.cells[p.Cell]
 		s.eventf(benchv1.EventRunCreated, "created run %s: cell %d (%s), repetition %d", p.Name, c.Index, c.Describe(), p.Repetition)
 	}
 	// Record the new runs' UIDs at once: a run deleted later is then known
 	// as one the sweep created.
 	agg := sweep.AggregateRuns(&s.sweep.Spec, s.axes, s.cells, s.plan, s.runs)
-	st.Cells = agg.Cells
+	st.Cells, st.RunsActive = agg.Cells, agg.RunsActive
 	return true, nil
 }
 

@@ -585,13 +585,26 @@ func TestDeletedRunIsNotRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	k.waitChildren("del", "del-1-r1")
+	// Someone removes the sweep's label from a run: it stays the sweep's.
+	own := k.run("del-1-r1")
+	k.waitSweep("del", "del-1-r1's UID recorded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Cells[1].Runs[0].UID == own.UID })
+	delete(own.Labels, sweep.LabelSweep)
+	if err := k.c.Update(k.ctx(), own); err != nil {
+		t.Fatal(err)
+	}
 	k.finishChild("del-1-r1", numbersFor(1, 1, "load", "S2", "S5"))
 	st := k.waitSweep("del", "PartiallySucceeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepPartiallySucceeded })
+	if c := st.Status.Cells[1]; c.Phase != benchv1.SweepSucceeded || len(c.Results) != 3 {
+		t.Errorf("the unlabelled run's cell: %+v", c)
+	}
 	if r := st.Status.Cells[0].Runs[0]; r.Phase != benchv1.RunFailed || r.Reason != string(benchv1.ReasonRunDeleted) {
 		t.Errorf("deleted run: %+v", r)
 	}
-	if got := k.children("del"); len(got) != 1 {
-		t.Errorf("runs: %v (the deleted one must not come back)", got)
+	if got := k.children("del"); len(got) != 0 {
+		t.Errorf("labelled runs: %v (the deleted one must not come back)", got)
+	}
+	if k.exists(&benchv1.BenchmarkRun{}, "del-0-r1") {
+		t.Error("the deleted run came back")
 	}
 	k.noReconcileErrors()
 }
