@@ -210,7 +210,7 @@ func (r *BenchmarkRunReconciler) checkTimeout(_ context.Context, s *runState) (b
 }
 
 // succeed completes a run whose phases all have results.
-func (r *BenchmarkRunReconciler) succeed(_ context.Context, s *runState) (bool, error) {
+func (r *BenchmarkRunReconciler) succeed(ctx context.Context, s *runState) (bool, error) {
 	if len(s.run.Status.Results) < len(s.run.Spec.Phases) {
 		return false, nil
 	}
@@ -220,7 +220,7 @@ func (r *BenchmarkRunReconciler) succeed(_ context.Context, s *runState) (bool, 
 	s.run.Status.CompletionTime = &now
 	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, benchv1.ReasonSucceeded, fmt.Sprintf("all %d phases finished", len(s.run.Spec.Phases)))
 	s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonSucceeded, "the run succeeded")
-	return true, nil
+	return true, r.compareResults(ctx, s)
 }
 
 // create creates a child and treats AlreadyExists as success: names are

@@ -111,15 +111,19 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 	return true, r.labelFingerprint(ctx, run)
 }
 
-// labelFingerprint puts the fingerprint on the run's labels, so comparable
-// runs can be selected. A label is metadata: it is patched apart from the
+// labelFingerprint puts the fingerprint and the spec hash on the run's
+// labels, so comparable runs can be selected (spec.compare.history). A label is metadata: it is patched apart from the
 // status, and only when missing or different.
 func (r *BenchmarkRunReconciler) labelFingerprint(ctx context.Context, run *benchv1.BenchmarkRun) error {
 	fp := run.Status.Environment.Fingerprint
-	if run.Labels[benchv1.LabelFingerprint] == fp {
+	hash, err := specHash(&run.Spec)
+	if err != nil {
+		return err
+	}
+	if run.Labels[benchv1.LabelFingerprint] == fp && run.Labels[benchv1.LabelSpecHash] == hash {
 		return nil
 	}
-	patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, benchv1.LabelFingerprint, fp))
+	patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%q}}}`, benchv1.LabelFingerprint, fp, benchv1.LabelSpecHash, hash))
 	obj := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: run.Name, Namespace: run.Namespace}}
 	if err := r.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		return fmt.Errorf("label %s with its fingerprint: %w", run.Name, err)

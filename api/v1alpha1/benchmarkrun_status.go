@@ -87,6 +87,11 @@ type BenchmarkRunStatus struct {
 	// that tells comparable runs apart.
 	// +optional
 	Environment *EnvironmentStatus `json:"environment,omitempty"`
+
+	// Comparison holds spec.compare's verdict of each metric, once the
+	// run succeeded.
+	// +optional
+	Comparison []MetricComparison `json:"comparison,omitempty"`
 }
 
 // TopologyStatus lists the run's MongoDB processes.

@@ -92,6 +92,13 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Telemetry TelemetrySpec `json:"telemetry,omitempty"`
+
+	// Compare makes the run a regression gate: once it succeeded, its
+	// metrics are compared with a baseline run, a sweep's cell or the
+	// history of comparable runs; status.comparison and the Regressed
+	// condition hold the verdicts.
+	// +optional
+	Compare *CompareSpec `json:"compare,omitempty"`
 }
 
 // TelemetrySpec configures server telemetry: what mongostat would show of

@@ -19,6 +19,22 @@ const (
 	// numbers (database pods that are not Guaranteed QoS); the message
 	// lists what. It is set once the topology is ready.
 	ConditionWarnings = "Warnings"
+	// ConditionRegressed is set once a run with spec.compare succeeded:
+	// True when a metric Regressed (and is not acknowledged), False when
+	// none did, Unknown when no comparison could be made. The message is
+	// a one-line summary.
+	ConditionRegressed = "Regressed"
+)
+
+// Reasons of the Regressed condition.
+const (
+	// ReasonRegression: at least one metric regressed.
+	ReasonRegression Reason = "Regression"
+	// ReasonNoRegression: no metric regressed.
+	ReasonNoRegression Reason = "NoRegression"
+	// ReasonBaselineUnavailable: the baseline (run, sweep cell or history)
+	// has no results to compare with; the message says why.
+	ReasonBaselineUnavailable Reason = "BaselineUnavailable"
 )
 
 // Reason is the machine-readable reason of a condition, and of the event

@@ -25,8 +25,9 @@ const (
 	// ExitFailed so CI never mistakes a broken pipeline for a failed
 	// benchmark.
 	ExitNoVerdict ExitCode = 2
-	// ExitRegressed is reserved for wait's regression gate: the run
-	// succeeded but was judged Regressed against its baseline.
+	// ExitRegressed: wait saw the run succeed, but spec.compare judged it
+	// Regressed against its baseline (the Regressed condition's message
+	// goes to stderr).
 	ExitRegressed ExitCode = 3
 )
 
@@ -39,7 +40,8 @@ const exitCodesHelp = `Exit codes:
   2  no verdict: timed out, usage error (bad reference, flag or output
      format), the run or sweep does not exist, or the API server could not
      be asked
-  3  reserved: the run succeeded but regressed against its baseline`
+  3  the run succeeded but regressed against its baseline (spec.compare;
+     the Regressed condition's message goes to stderr)`
 
 // exitError carries the exit code of a failed command with its message.
 type exitError struct {

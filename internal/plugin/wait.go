@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -199,6 +200,12 @@ func (o *options) verdict(ref Ref, st *benchv1.BenchmarkRunStatus) error {
 		}
 		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s failed: %s: %s\n", ref, reason, message)
 		return withCode(ExitFailed, nil)
+	}
+	// spec.compare's gate: a run can succeed and still be worse than its
+	// baseline.
+	if c := meta.FindStatusCondition(st.Conditions, benchv1.ConditionRegressed); c != nil && c.Status == metav1.ConditionTrue {
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s succeeded but regressed: %s\n", ref, c.Message)
+		return withCode(ExitRegressed, nil)
 	}
 	return nil
 }

@@ -85,6 +85,26 @@ func TestWaitSucceeded(t *testing.T) {
 	}
 }
 
+// TestWaitRegressed: a run that succeeded but that spec.compare judged
+// Regressed exits 3, the condition's message on stderr.
+func TestWaitRegressed(t *testing.T) {
+	c := newClient(t)
+	ns := createNamespace(t, c, "wait-")
+	run := createRun(t, c, ns, "gated")
+	inv := start(t, adminKubeconfig(t), []string{"wait", "run/gated", "-n", ns, "--timeout=2m"})
+	steps := lifecycle()
+	last := &steps[len(steps)-1].status
+	last.Conditions = append(last.Conditions, cond(benchv1.ConditionRegressed, metav1.ConditionTrue, "Regression",
+		"S3 throughput -12.4% vs 30-run history (p=2e-05)"))
+	play(t, inv, run, steps)
+	if code := inv.exit(t, 30*time.Second); code != ExitRegressed {
+		t.Fatalf("exit %d, want 3\nstderr:\n%s", code, inv.stderr)
+	}
+	if got, want := inv.stderr.String(), "run/gated succeeded but regressed: S3 throughput -12.4% vs 30-run history (p=2e-05)\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
+
 func TestWaitFailed(t *testing.T) {
 	c := newClient(t)
 	ns := createNamespace(t, c, "wait-")

@@ -1,0 +1,211 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// LabelSpecHash is the label the controller puts on every run with a hash
+// of what it measures (the spec without compare, cleanup and timeout): with
+// the fingerprint label it selects a run's comparable history.
+const LabelSpecHash = "bench.mongobench.io/spec-hash"
+
+// CompareSpec makes a run a regression gate: once it succeeded, each
+// metric is compared with a baseline, status.comparison holds the
+// verdicts and the Regressed condition sums them up (kubectl mongobench
+// wait exits 3 when it is True).
+//
+// +kubebuilder:validation:XValidation:rule="self.metrics.all(m, self.metrics.exists_one(n, n.phase == m.phase && (has(n.operation) ? n.operation : '') == (has(m.operation) ? m.operation : '') && n.metric == m.metric))",message="each phase, operation and metric may be compared once"
+type CompareSpec struct {
+	// Baseline is what the run is compared with.
+	Baseline CompareBaseline `json:"baseline"`
+
+	// Metrics to compare.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Metrics []CompareMetric `json:"metrics"`
+
+	// PValue is the significance of the history test (default 0.001):
+	// a change counts when the probability of seeing it by chance is
+	// below it.
+	// +kubebuilder:validation:XValidation:rule="self > 0.0 && self <= 0.5",message="pValue must be in (0, 0.5]"
+	// +optional
+	PValue *float64 `json:"pValue,omitempty"`
+
+	// MinMagnitudePercent is the smallest change the history test reports
+	// (default 5): a significant 1% change is real but rarely matters.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MinMagnitudePercent *float64 `json:"minMagnitudePercent,omitempty"`
+
+	// Acknowledged lists known regressions: a Regressed verdict of such a
+	// metric becomes Acknowledged, which does not fail the gate but stays
+	// visible, until the acknowledgement expires.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Acknowledged []CompareAcknowledgement `json:"acknowledged,omitempty"`
+}
+
+// CompareBaseline is exactly one of a run, a sweep's cell, or a history
+// of comparable runs.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.runRef), has(self.sweepRef), has(self.history)].filter(x, x).size() == 1",message="baseline sets exactly one of runRef, sweepRef or history"
+type CompareBaseline struct {
+	// RunRef names a BenchmarkRun of the namespace: its results are the
+	// reference, each metric judged by its maxRegressionPercent.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	RunRef string `json:"runRef,omitempty"`
+
+	// SweepRef names a BenchmarkSweep of the namespace and one of its
+	// cells: the medians of the cell's successful runs are the reference.
+	// +optional
+	SweepRef *SweepCellRef `json:"sweepRef,omitempty"`
+
+	// History compares the run with earlier comparable runs (kept
+	// BenchmarkRuns, their results in status): the runs since the
+	// history's last change point, by a t-test with pValue and
+	// minMagnitudePercent. With fewer than minRuns, each metric's
+	// maxRegressionPercent decides against the history's median, and the
+	// verdict says so.
+	// +optional
+	History *HistoryBaseline `json:"history,omitempty"`
+}
+
+// SweepCellRef names a cell of a sweep.
+type SweepCellRef struct {
+	// Name of the BenchmarkSweep.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+	// Cell names the cell by axis value names, e.g. {topologies: 4-shards}.
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=6
+	Cell map[string]SweepValueName `json:"cell"`
+}
+
+// HistoryBaseline selects the comparable history of a run.
+type HistoryBaseline struct {
+	// Selector chooses the history's runs; default: the runs with the
+	// same environment fingerprint and the same spec hash (labels
+	// bench.mongobench.io/fingerprint and bench.mongobench.io/spec-hash).
+	// Only Succeeded runs that completed before this one count.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+	// Window is how many of the latest runs make the history (default 30).
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=500
+	// +optional
+	Window int32 `json:"window,omitempty"`
+	// MinRuns is the fewest runs the test needs (default 5).
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=500
+	// +optional
+	MinRuns int32 `json:"minRuns,omitempty"`
+}
+
+// CompareMetricKind is what is compared.
+// +kubebuilder:validation:Enum=throughput;p99;p999;mean
+// +kubebuilder:validation:MaxLength=10
+type CompareMetricKind string
+
+// Metric kinds.
+const (
+	MetricThroughput CompareMetricKind = "throughput"
+	MetricP99        CompareMetricKind = "p99"
+	MetricP999       CompareMetricKind = "p999"
+	MetricMean       CompareMetricKind = "mean"
+)
+
+// CompareDirection says which way a metric gets better.
+// +kubebuilder:validation:Enum=HigherIsBetter;LowerIsBetter
+// +kubebuilder:validation:MaxLength=14
+type CompareDirection string
+
+// Directions.
+const (
+	HigherIsBetter CompareDirection = "HigherIsBetter"
+	LowerIsBetter  CompareDirection = "LowerIsBetter"
+)
+
+// CompareMetric is one compared number of a phase.
+//
+// +kubebuilder:validation:XValidation:rule="self.metric != 'p999' || has(self.operation)",message="p999 is kept per operation: name the operation"
+type CompareMetric struct {
+	// Phase names the phase (spec.phases[].name).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16
+	Phase string `json:"phase"`
+	// Operation names a YCSB operation (READ, UPDATE, INSERT, SCAN,
+	// READ-MODIFY-WRITE, ...); without it the phase as a whole: its
+	// throughput, its p99 over every database call, its mean latency.
+	// +kubebuilder:validation:MaxLength=32
+	// +optional
+	Operation string `json:"operation,omitempty"`
+	// Metric is throughput (ops/s), p99, p999 or mean (latency, µs).
+	Metric CompareMetricKind `json:"metric"`
+	// Direction is which way is better; default HigherIsBetter for
+	// throughput, LowerIsBetter for latencies.
+	// +optional
+	Direction CompareDirection `json:"direction,omitempty"`
+	// MaxRegressionPercent is the threshold of the runRef and sweepRef
+	// baselines and of the history's fallback: a change worse than this
+	// is Regressed, better than it Improved (default 10).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxRegressionPercent *float64 `json:"maxRegressionPercent,omitempty"`
+}
+
+// CompareAcknowledgement marks a known regression.
+type CompareAcknowledgement struct {
+	// Metric names the metric as status.comparison does: "<phase>
+	// <metric>" or "<phase> <operation> <metric>", e.g. "S3 throughput",
+	// "S2 READ p99".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Metric string `json:"metric"`
+	// Reason is shown with the verdict (a ticket, a decision).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	Reason string `json:"reason"`
+	// Until is when the acknowledgement expires; without it, never.
+	// +optional
+	Until *metav1.Time `json:"until,omitempty"`
+}
+
+// CompareVerdict is the outcome of one metric's comparison.
+type CompareVerdict string
+
+// Verdicts.
+const (
+	VerdictImproved     CompareVerdict = "Improved"
+	VerdictUnchanged    CompareVerdict = "Unchanged"
+	VerdictRegressed    CompareVerdict = "Regressed"
+	VerdictAcknowledged CompareVerdict = "Acknowledged"
+)
+
+// MetricComparison is one metric's verdict.
+type MetricComparison struct {
+	// Metric names it: "<phase> <metric>" or "<phase> <operation> <metric>".
+	Metric string `json:"metric"`
+	// Baseline is the reference's value (a median), Current the run's.
+	Baseline float64 `json:"baseline"`
+	Current  float64 `json:"current"`
+	// ChangePercent is Current against Baseline, in % (+ is larger).
+	ChangePercent float64 `json:"changePercent"`
+	// PValue of the history test; absent for thresholds.
+	// +optional
+	PValue *float64 `json:"pValue,omitempty"`
+	// Verdict is Improved, Unchanged, Regressed or Acknowledged.
+	Verdict CompareVerdict `json:"verdict"`
+	// Basis says what the run was compared with ("baseline run x",
+	// "28-run history", "thresholds: history has 3 of 5 runs").
+	Basis string `json:"basis"`
+	// Acknowledged is the reason of the acknowledgement applied.
+	// +optional
+	Acknowledged string `json:"acknowledged,omitempty"`
+}

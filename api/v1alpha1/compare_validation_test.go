@@ -1,0 +1,57 @@
+package v1alpha1_test
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCompareIsValidated(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	spec := func(compare string) string {
+		return "  topology: {mode: Standalone}\n  workload: {preset: a}\n  compare:\n" + compare
+	}
+	cases := []struct {
+		name, compare, want string
+	}{
+		{"history", `    baseline: {history: {}}
+    metrics: [{phase: run, metric: throughput}, {phase: run, operation: READ, metric: p999}]
+    acknowledged: [{metric: "run READ p999", reason: "JIRA-1", until: "2026-12-31T00:00:00Z"}]
+`, ""},
+		{"run and sweep refs", `    baseline: {runRef: nightly-1, sweepRef: {name: s, cell: {topologies: 2-shards}}}
+    metrics: [{phase: run, metric: throughput}]
+`, "baseline sets exactly one of runRef, sweepRef or history"},
+		{"no baseline", `    baseline: {}
+    metrics: [{phase: run, metric: throughput}]
+`, "baseline sets exactly one of runRef, sweepRef or history"},
+		{"p999 of a phase", `    baseline: {runRef: x}
+    metrics: [{phase: run, metric: p999}]
+`, "p999 is kept per operation"},
+		{"twice the same metric", `    baseline: {runRef: x}
+    metrics: [{phase: run, metric: p99}, {phase: run, metric: p99, maxRegressionPercent: 5}]
+`, "each phase, operation and metric may be compared once"},
+		{"p-value 0", `    baseline: {runRef: x}
+    metrics: [{phase: run, metric: p99}]
+    pValue: 0
+`, "pValue must be in (0, 0.5]"},
+		{"no metrics", `    baseline: {runRef: x}
+    metrics: []
+`, "should have at least 1 items"},
+		{"unknown metric", `    baseline: {runRef: x}
+    metrics: [{phase: run, metric: p95}]
+`, `Unsupported value: "p95"`},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := create(t, c, ns, run("cmp-"+string(rune('a'+i)), spec(tc.compare)))
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("rejected: %v", err)
+			case tc.want != "" && err == nil:
+				t.Fatalf("accepted, want %q", tc.want)
+			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+				t.Fatalf("error %q does not contain %q", err, tc.want)
+			}
+		})
+	}
+}
