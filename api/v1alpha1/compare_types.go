@@ -14,7 +14,7 @@ const LabelSpecHash = "bench.mongobench.io/spec-hash"
 // verdicts and the Regressed condition sums them up (kubectl mongobench
 // wait exits 3 when it is True).
 //
-// +kubebuilder:validation:XValidation:rule="self.metrics.all(m, self.metrics.exists_one(n, n.phase == m.phase && (has(n.operation) ? n.operation : ”) == (has(m.operation) ? m.operation : ”) && n.metric == m.metric))",message="each phase, operation and metric may be compared once"
+// +kubebuilder:validation:XValidation:rule="self.metrics.all(m, self.metrics.exists_one(n, n.phase == m.phase && (has(n.operation) ? n.operation : '-') == (has(m.operation) ? m.operation : '-') && n.metric == m.metric))",message="each phase, operation and metric may be compared once"
 type CompareSpec struct {
 	// Baseline is what the run is compared with.
 	Baseline CompareBaseline `json:"baseline"`
