@@ -95,6 +95,7 @@ func TestRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step b
 	if cm := r.Status.Comparison[0]; cm.Verdict != benchv1.VerdictRegressed || *cm.PValue >= 0.001 || cm.ChangePercent > -15 {
 		t.Errorf("comparison %+v", cm)
 	}
+	k.assertPrinterColumns(low[0], "Succeeded", "True") // the REGRESSED column
 
 	// Against a baseline run; then the same regression acknowledged.
 	ref := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{RunRef: history[0]}, Metrics: []benchv1.CompareMetric{
