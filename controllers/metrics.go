@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -18,6 +20,8 @@ type metricsCollector struct {
 	runs       *prometheus.Desc
 	throughput *prometheus.Desc
 	p99        *prometheus.Desc
+	change     *prometheus.Desc
+	regressed  *prometheus.Desc
 }
 
 // NewMetricsCollector returns the collector to register on the manager's
@@ -32,6 +36,13 @@ func NewMetricsCollector(r client.Reader) prometheus.Collector {
 			"Throughput of the last finished Run phase of a BenchmarkRun (label phase names it).", labels, nil),
 		p99: prometheus.NewDesc("mongobench_benchmarkrun_p99_latency_microseconds",
 			"p99 latency of all database calls of the last finished Run phase of a BenchmarkRun.", labels, nil),
+		change: prometheus.NewDesc("mongobench_benchmarkrun_comparison_change_percent",
+			"Change of a compared metric of a BenchmarkRun against its baseline (spec.compare), in %; "+
+				"label verdict is Improved, Unchanged, Regressed or Acknowledged.",
+			[]string{"namespace", "name", "metric", "verdict"}, nil),
+		regressed: prometheus.NewDesc("mongobench_benchmarkrun_regressed",
+			"1 when a BenchmarkRun's Regressed condition is True, 0 when False (absent when unknown or without spec.compare).",
+			[]string{"namespace", "name"}, nil),
 	}
 }
 
@@ -39,6 +50,8 @@ func (c *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.runs
 	ch <- c.throughput
 	ch <- c.p99
+	ch <- c.change
+	ch <- c.regressed
 }
 
 func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -64,6 +77,16 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		if s := run.Status.Summary; s != nil {
 			ch <- prometheus.MustNewConstMetric(c.throughput, prometheus.GaugeValue, s.Throughput, run.Namespace, run.Name, s.Phase)
 			ch <- prometheus.MustNewConstMetric(c.p99, prometheus.GaugeValue, float64(s.P99Micros), run.Namespace, run.Name, s.Phase)
+		}
+		for _, m := range run.Status.Comparison {
+			ch <- prometheus.MustNewConstMetric(c.change, prometheus.GaugeValue, m.ChangePercent, run.Namespace, run.Name, m.Metric, string(m.Verdict))
+		}
+		if cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); cond != nil && cond.Status != metav1.ConditionUnknown {
+			v := 0.0
+			if cond.Status == metav1.ConditionTrue {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(c.regressed, prometheus.GaugeValue, v, run.Namespace, run.Name)
 		}
 	}
 	for p, n := range counts {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/controllers"
@@ -16,6 +17,12 @@ func TestMetricsCollector(t *testing.T) {
 	done := k.create(newRun("metrics-done", benchv1.TopologyStandalone, 0, 1))
 	done.Status.Phase = benchv1.RunSucceeded
 	done.Status.Summary = &benchv1.RunSummary{Phase: "S5", Throughput: 1234.5, P99Micros: 678}
+	done.Status.Comparison = []benchv1.MetricComparison{
+		{Metric: "S5 throughput", Baseline: 1400, Current: 1234.5, ChangePercent: -11.82, Verdict: benchv1.VerdictRegressed, Basis: "baseline run x"},
+		{Metric: "S5 READ p99", Baseline: 700, Current: 678, ChangePercent: -3.14, Verdict: benchv1.VerdictUnchanged, Basis: "baseline run x"},
+	}
+	done.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: "Regression",
+		Message: "S5 throughput -11.8% vs baseline run x", LastTransitionTime: metav1.Now()}}
 	if err := k.c.Status().Update(k.ctx(), done); err != nil {
 		t.Fatal(err)
 	}
@@ -25,9 +32,16 @@ func TestMetricsCollector(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(controllers.NewMetricsCollector(namespaced{k.c, k.ns}))
 	want := `
+# HELP mongobench_benchmarkrun_comparison_change_percent Change of a compared metric of a BenchmarkRun against its baseline (spec.compare), in %; label verdict is Improved, Unchanged, Regressed or Acknowledged.
+# TYPE mongobench_benchmarkrun_comparison_change_percent gauge
+mongobench_benchmarkrun_comparison_change_percent{metric="S5 READ p99",name="metrics-done",namespace="` + k.ns + `",verdict="Unchanged"} -3.14
+mongobench_benchmarkrun_comparison_change_percent{metric="S5 throughput",name="metrics-done",namespace="` + k.ns + `",verdict="Regressed"} -11.82
 # HELP mongobench_benchmarkrun_p99_latency_microseconds p99 latency of all database calls of the last finished Run phase of a BenchmarkRun.
 # TYPE mongobench_benchmarkrun_p99_latency_microseconds gauge
 mongobench_benchmarkrun_p99_latency_microseconds{name="metrics-done",namespace="` + k.ns + `",phase="S5"} 678
+# HELP mongobench_benchmarkrun_regressed 1 when a BenchmarkRun's Regressed condition is True, 0 when False (absent when unknown or without spec.compare).
+# TYPE mongobench_benchmarkrun_regressed gauge
+mongobench_benchmarkrun_regressed{name="metrics-done",namespace="` + k.ns + `"} 1
 # HELP mongobench_benchmarkrun_throughput_ops_per_second Throughput of the last finished Run phase of a BenchmarkRun (label phase names it).
 # TYPE mongobench_benchmarkrun_throughput_ops_per_second gauge
 mongobench_benchmarkrun_throughput_ops_per_second{name="metrics-done",namespace="` + k.ns + `",phase="S5"} 1234.5
