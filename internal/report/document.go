@@ -5,6 +5,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
 // The Markdown and HTML reports show the same document: a title, a
@@ -71,6 +75,9 @@ func (s *Study) buildDocument(ax int) document {
 	}
 	if k := s.kneeSection(); len(k.Items) > 0 {
 		d.Parts = append(d.Parts, k)
+	}
+	if c := s.comparisonSection(); len(c.Tables) > 0 {
+		d.Parts = append(d.Parts, c)
 	}
 	d.Parts = append(d.Parts, s.operationSection(), s.environmentSection())
 	if f := s.failureSection(); len(f.Items) > 0 {
@@ -314,6 +321,36 @@ func (s *Study) failureSection() section {
 			line += ": " + f.Message
 		}
 		sec.Items = append(sec.Items, line)
+	}
+	return sec
+}
+
+// comparisonSection is the regression gate's verdicts (spec.compare) of
+// every run that has them, with its Regressed condition.
+func (s *Study) comparisonSection() section {
+	sec := section{Heading: "Comparison with the baseline"}
+	t := table{Header: []string{"run", "metric", "baseline", "current", "change", "p-value", "verdict", "basis"},
+		Right: []bool{false, false, true, true, true, true, false, false}}
+	for i := range s.Runs {
+		run := &s.Runs[i]
+		for _, m := range run.Status.Comparison {
+			p := "-"
+			if m.PValue != nil {
+				p = strconv.FormatFloat(*m.PValue, 'g', 2, 64)
+			}
+			verdict := string(m.Verdict)
+			if m.Acknowledged != "" {
+				verdict += " (" + m.Acknowledged + ")"
+			}
+			t.Rows = append(t.Rows, []string{run.Name, m.Metric, number(m.Baseline, 1), number(m.Current, 1), percent(m.ChangePercent),
+				p, verdict, m.Basis})
+		}
+		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c != nil {
+			sec.Text = append(sec.Text, fmt.Sprintf("%s: Regressed %s: %s", run.Name, c.Status, c.Message))
+		}
+	}
+	if len(t.Rows) > 0 {
+		sec.Tables = append(sec.Tables, t)
 	}
 	return sec
 }

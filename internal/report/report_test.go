@@ -279,3 +279,41 @@ func TestNumberFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestComparisonSection: a gated run's verdicts (spec.compare) and its
+// Regressed condition appear in the report.
+func TestComparisonSection(t *testing.T) {
+	_, runs := loadFixture(t, "microsharding")
+	run := runs[2].DeepCopy()
+	p := 3.1e-06
+	run.Status.Comparison = []benchv1.MetricComparison{
+		{Metric: "S3 throughput", Baseline: 28345.25, Current: 24320.5, ChangePercent: -14.199, PValue: &p,
+			Verdict: benchv1.VerdictRegressed, Basis: "12-run history"},
+		{Metric: "S3 READ p99", Baseline: 6578, Current: 6610, ChangePercent: 0.486, Verdict: benchv1.VerdictAcknowledged,
+			Basis: "12-run history", Acknowledged: "JIRA-123"},
+	}
+	run.Status.Conditions = append(run.Status.Conditions, metav1.Condition{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue,
+		Reason: "Regression", Message: "S3 throughput -14.2% vs 12-run history (p=3.1e-06)"})
+	var md bytes.Buffer
+	if err := Markdown(&md, FromRun(run, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	i := strings.Index(out, "## Comparison with the baseline")
+	if i < 0 {
+		t.Fatalf("no comparison section:\n%s", out)
+	}
+	golden(t, "run-compare.md", []byte(out[i:strings.Index(out[i+3:], "\n## ")+i+3]))
+	if bytes.Contains(mustMarkdown(t, FromRun(&runs[2], nil)), []byte("Comparison with the baseline")) {
+		t.Error("a run without spec.compare has a comparison section")
+	}
+}
+
+func mustMarkdown(t *testing.T, s *Study) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Markdown(&b, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
