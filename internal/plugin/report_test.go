@@ -17,6 +17,7 @@ import (
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/sweep"
+	"github.com/mongobench/mongobench/internal/testutil/sweepfixture"
 )
 
 // The report package's fixtures are recorded sweeps; here they are put
@@ -27,37 +28,7 @@ const reportTestdata = "../report/testdata"
 // loadSweepFixture reads a fixture List (the sweep and its runs).
 func loadSweepFixture(t *testing.T, name string) (*benchv1.BenchmarkSweep, []benchv1.BenchmarkRun) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(reportTestdata, name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		t.Fatal(err)
-	}
-	var sw *benchv1.BenchmarkSweep
-	var runs []benchv1.BenchmarkRun
-	for _, raw := range list.Items {
-		var tm metav1.TypeMeta
-		if err := json.Unmarshal(raw, &tm); err != nil {
-			t.Fatal(err)
-		}
-		if tm.Kind == "BenchmarkSweep" {
-			sw = &benchv1.BenchmarkSweep{}
-			if err := json.Unmarshal(raw, sw); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		var r benchv1.BenchmarkRun
-		if err := json.Unmarshal(raw, &r); err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, r)
-	}
-	return sw, runs
+	return sweepfixture.Load(t, filepath.Join(reportTestdata, name+".json"))
 }
 
 // ensureNamespace creates a namespace unless it exists (the golden files

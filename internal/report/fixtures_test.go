@@ -26,6 +26,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/sweep"
+	"github.com/mongobench/mongobench/internal/testutil/sweepfixture"
 )
 
 // The fixtures in testdata are sweeps as `kubectl get benchmarksweep,
@@ -81,43 +82,7 @@ func (f fixture) list() map[string]any {
 // loadFixture reads a fixture List into the sweep and its runs.
 func loadFixture(t *testing.T, name string) (*benchv1.BenchmarkSweep, []benchv1.BenchmarkRun) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(b, &list); err != nil {
-		t.Fatal(err)
-	}
-	var sw *benchv1.BenchmarkSweep
-	var runs []benchv1.BenchmarkRun
-	for _, raw := range list.Items {
-		var tm metav1.TypeMeta
-		if err := json.Unmarshal(raw, &tm); err != nil {
-			t.Fatal(err)
-		}
-		switch tm.Kind {
-		case "BenchmarkSweep":
-			sw = &benchv1.BenchmarkSweep{}
-			if err := json.Unmarshal(raw, sw); err != nil {
-				t.Fatal(err)
-			}
-		case "BenchmarkRun":
-			var r benchv1.BenchmarkRun
-			if err := json.Unmarshal(raw, &r); err != nil {
-				t.Fatal(err)
-			}
-			runs = append(runs, r)
-		default:
-			t.Fatalf("%s: unexpected kind %q", name, tm.Kind)
-		}
-	}
-	if sw == nil {
-		t.Fatalf("%s: no sweep", name)
-	}
-	return sw, runs
+	return sweepfixture.Load(t, filepath.Join("testdata", name+".json"))
 }
 
 var fixtureTime = time.Date(2026, 5, 4, 8, 0, 0, 0, time.UTC)
