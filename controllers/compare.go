@@ -2,15 +2,11 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -22,84 +18,24 @@ import (
 // not the benchmark), cleanup and timeout. Runs with the same hash and
 // fingerprint make a comparable history.
 func specHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
-	s := spec.DeepCopy()
-	s.Compare, s.Cleanup, s.Timeout = nil, "", nil
-	b, err := json.Marshal(s)
-	if err != nil {
-		return "", fmt.Errorf("hash the spec: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8]), nil
+	return compare.SpecHash(spec)
 }
 
 // metricName names a compared metric as status.comparison and
 // acknowledgements do.
 func metricName(m benchv1.CompareMetric) string {
-	if m.Operation != "" {
-		return m.Phase + " " + m.Operation + " " + string(m.Metric)
-	}
-	return m.Phase + " " + string(m.Metric)
+	return compare.MetricName(m)
 }
 
 // metricValue reads a metric from a run's results; false when the run has
 // no such phase or operation.
 func metricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, bool) {
-	var res *benchv1.PhaseResult
-	for i := range run.Status.Results {
-		if run.Status.Results[i].Name == m.Phase {
-			res = &run.Status.Results[i]
-		}
-	}
-	if res == nil {
-		return 0, false
-	}
-	if m.Operation == "" {
-		switch m.Metric {
-		case benchv1.MetricThroughput:
-			return res.Throughput, true
-		case benchv1.MetricP99:
-			return float64(res.P99Micros), true
-		case benchv1.MetricMean:
-			return sweep.MeanLatency(res)
-		}
-		return 0, false
-	}
-	for _, op := range res.OperationStats {
-		if op.Name != m.Operation {
-			continue
-		}
-		switch m.Metric {
-		case benchv1.MetricThroughput:
-			if res.RuntimeMillis <= 0 {
-				return 0, false
-			}
-			return float64(op.Count) * 1000 / float64(res.RuntimeMillis), true
-		case benchv1.MetricP99:
-			return float64(op.P99Micros), true
-		case benchv1.MetricP999:
-			return float64(op.P999Micros), true
-		case benchv1.MetricMean:
-			return op.AverageMicros, true
-		}
-	}
-	return 0, false
+	return compare.MetricValue(run, m)
 }
 
 func direction(m benchv1.CompareMetric) compare.Direction {
-	switch {
-	case m.Direction == benchv1.HigherIsBetter:
-		return compare.HigherIsBetter
-	case m.Direction == benchv1.LowerIsBetter:
-		return compare.LowerIsBetter
-	case m.Metric == benchv1.MetricThroughput:
-		return compare.HigherIsBetter
-	default:
-		return compare.LowerIsBetter
-	}
+	return compare.MetricDirection(m)
 }
-
-// defaultMaxRegressionPercent is a metric's threshold without its own.
-const defaultMaxRegressionPercent = 10
 
 // compareResults judges a run that just succeeded against spec.compare's
 // baseline: status.comparison gets a verdict per metric, the Regressed
@@ -119,16 +55,6 @@ func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState
 		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, basis)
 		s.warnf(benchv1.ReasonBaselineUnavailable, "no comparison: %s", basis)
 		return nil
-	}
-	opts := compare.HistoryOptions{PValue: 0.001, MinMagnitudePercent: 5}
-	if spec.PValue != nil {
-		opts.PValue = *spec.PValue
-	}
-	if spec.MinMagnitudePercent != nil {
-		opts.MinMagnitudePercent = *spec.MinMagnitudePercent
-	}
-	if h := spec.Baseline.History; h != nil {
-		opts.MinRuns = int(h.MinRuns)
 	}
 	acks := make([]compare.Acknowledgement, 0, len(spec.Acknowledged))
 	for _, a := range spec.Acknowledged {
@@ -158,10 +84,7 @@ func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState
 			missing = append(missing, name+" (not in the baseline's results)")
 			continue
 		}
-		opts.MaxRegressionPercent = defaultMaxRegressionPercent
-		if m.MaxRegressionPercent != nil {
-			opts.MaxRegressionPercent = *m.MaxRegressionPercent
-		}
+		opts := compare.OptionsFor(spec, m)
 		var res compare.Result
 		if history {
 			res, err = compare.AgainstHistory(ref, []float64{cur}, direction(m), opts)
@@ -256,37 +179,15 @@ func (r *BenchmarkRunReconciler) baselineRuns(ctx context.Context, run *benchv1.
 		return runs, basis, false, nil
 	default:
 		h := b.History
-		hash, err := specHash(&run.Spec)
+		sel, err := compare.HistorySelector(run)
 		if err != nil {
 			return nil, "", false, err
-		}
-		fp := ""
-		if run.Status.Environment != nil {
-			fp = run.Status.Environment.Fingerprint
-		}
-		sel := labels.Set{benchv1.LabelFingerprint: fp, benchv1.LabelSpecHash: hash}.AsSelector()
-		if h.Selector != nil {
-			if sel, err = metav1.LabelSelectorAsSelector(h.Selector); err != nil {
-				return nil, "", false, fmt.Errorf("compare.baseline.history.selector: %w", err)
-			}
 		}
 		var list benchv1.BenchmarkRunList
 		if err := r.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 			return nil, "", false, fmt.Errorf("list the history of %s: %w", run.Name, err)
 		}
-		for i := range list.Items {
-			o := &list.Items[i]
-			if o.UID != run.UID && o.Status.Phase == benchv1.RunSucceeded && o.Status.CompletionTime != nil &&
-				run.Status.CompletionTime != nil && !o.Status.CompletionTime.After(run.Status.CompletionTime.Time) {
-				runs = append(runs, o)
-			}
-		}
-		sort.Slice(runs, func(i, j int) bool {
-			return runs[i].Status.CompletionTime.Before(runs[j].Status.CompletionTime)
-		})
-		if w := int(max(h.Window, 2)); len(runs) > w {
-			runs = runs[len(runs)-w:]
-		}
+		runs = compare.HistoryRuns(run, list.Items, int(max(h.Window, 2)))
 		if len(runs) == 0 {
 			return nil, fmt.Sprintf("no earlier succeeded run matches the history selector %s", sel), true, nil
 		}

@@ -1,7 +1,8 @@
 // Package compare turns a run's numbers and a baseline's into a verdict:
 // Improved, Unchanged, Regressed or Acknowledged. It is pure (numbers in,
-// verdicts out); internal/stats does the statistics. Two kinds of
-// baseline exist:
+// verdicts out; runs.go reads the numbers and the history out of
+// BenchmarkRuns, for the run controller and the report alike);
+// internal/stats does the statistics. Two kinds of baseline exist:
 //
 //   - a reference (a baseline run, or a sweep's cell): the change of the
 //     median against the reference's median, judged by a threshold
@@ -144,7 +145,7 @@ func AgainstHistory(history, current []float64, d Direction, o HistoryOptions) (
 		r.Basis = fmt.Sprintf("thresholds: history has %d of %d runs", len(history), o.MinRuns)
 		return r, err
 	}
-	regime := stats.LastRegime(history, stats.RegimePValue, o.MinMagnitudePercent/100)
+	regime := history[HistoryRegime(history, o).Start:]
 	if len(regime) < o.MinRuns {
 		// Too few runs since the last change: test against them anyway is
 		// weak; the threshold against them is what can be said.
@@ -168,6 +169,30 @@ func AgainstHistory(history, current []float64, d Direction, o HistoryOptions) (
 		}
 	}
 	return r, nil
+}
+
+// Regime is how AgainstHistory reads a history: its change points and
+// the regime (the runs since the last change point of at least
+// MinMagnitudePercent) that the current values are tested against.
+type Regime struct {
+	// ChangePoints are the history's change points at
+	// stats.RegimePValue, smaller ones included; none below MinRuns runs
+	// (the threshold fallback looks for none).
+	ChangePoints []stats.ChangePoint
+	// Start is the index of the regime's first run: 0 when the whole
+	// history is one regime or too short to be cut.
+	Start int
+}
+
+// HistoryRegime finds the regime AgainstHistory compares with, so that a
+// report can show exactly the runs the gate used.
+func HistoryRegime(history []float64, o HistoryOptions) Regime {
+	o = o.withDefaults()
+	if len(history) < o.MinRuns {
+		return Regime{}
+	}
+	cps := stats.ChangePoints(history, stats.RegimePValue)
+	return Regime{ChangePoints: cps, Start: stats.RegimeStart(cps, o.MinMagnitudePercent/100)}
 }
 
 // Acknowledgement marks a known regression of a metric: it does not fail

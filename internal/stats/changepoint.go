@@ -144,11 +144,17 @@ const RegimePValue = 0.001
 // from the true mean, which makes the next run look different; steps of
 // at least minChange (Otava's minimum magnitude) are rarely noise.
 func LastRegime(history []float64, pValue, minChange float64) []float64 {
-	cps := ChangePoints(history, pValue)
+	return history[RegimeStart(ChangePoints(history, pValue), minChange):]
+}
+
+// RegimeStart is where LastRegime cuts a history whose change points are
+// cps: the index of its last change point of at least minChange relative
+// size, 0 when none is (the whole history is one regime).
+func RegimeStart(cps []ChangePoint, minChange float64) int {
 	for k := len(cps) - 1; k >= 0; k-- {
 		if math.Abs(cps[k].Change) >= minChange {
-			return history[cps[k].Index:]
+			return cps[k].Index
 		}
 	}
-	return history
+	return 0
 }

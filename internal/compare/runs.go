@@ -1,0 +1,175 @@
+package compare
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
+)
+
+// This file reads BenchmarkRuns for the gate: which runs are a run's
+// history, a compared metric's name, value and direction. The run
+// controller judges with them and the report draws the history with them,
+// so the two always agree on what the gate saw.
+
+// SpecHash hashes what a run measures: its spec without compare (the
+// gate, not the benchmark), cleanup and timeout. Runs with the same hash
+// and fingerprint make a comparable history (the controller labels each
+// run with it, benchv1.LabelSpecHash).
+func SpecHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
+	s := spec.DeepCopy()
+	s.Compare, s.Cleanup, s.Timeout = nil, "", nil
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "", fmt.Errorf("hash the spec: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8]), nil
+}
+
+// HistorySelector selects the candidates of a run's history:
+// compare.baseline.history.selector, or by default the runs with the
+// run's environment fingerprint and spec hash (the labels
+// benchv1.LabelFingerprint and benchv1.LabelSpecHash). HistoryRuns then
+// picks the history among them.
+func HistorySelector(run *benchv1.BenchmarkRun) (labels.Selector, error) {
+	if c := run.Spec.Compare; c != nil && c.Baseline.History != nil && c.Baseline.History.Selector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(c.Baseline.History.Selector)
+		if err != nil {
+			return nil, fmt.Errorf("compare.baseline.history.selector: %w", err)
+		}
+		return sel, nil
+	}
+	hash, err := SpecHash(&run.Spec)
+	if err != nil {
+		return nil, err
+	}
+	fp := ""
+	if run.Status.Environment != nil {
+		fp = run.Status.Environment.Fingerprint
+	}
+	return labels.Set{benchv1.LabelFingerprint: fp, benchv1.LabelSpecHash: hash}.AsSelector(), nil
+}
+
+// HistoryRuns picks a run's history among candidates (the runs
+// HistorySelector selects): the other Succeeded runs that completed no
+// later than the run, oldest first, the latest window of them (window ≤ 0:
+// all). A run that has not completed has no history. The result points
+// into candidates.
+func HistoryRuns(run *benchv1.BenchmarkRun, candidates []benchv1.BenchmarkRun, window int) []*benchv1.BenchmarkRun {
+	var runs []*benchv1.BenchmarkRun
+	for i := range candidates {
+		o := &candidates[i]
+		if o.UID != run.UID && o.Status.Phase == benchv1.RunSucceeded && o.Status.CompletionTime != nil &&
+			run.Status.CompletionTime != nil && !o.Status.CompletionTime.After(run.Status.CompletionTime.Time) {
+			runs = append(runs, o)
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool {
+		return runs[i].Status.CompletionTime.Before(runs[j].Status.CompletionTime)
+	})
+	if window > 0 && len(runs) > window {
+		runs = runs[len(runs)-window:]
+	}
+	return runs
+}
+
+// MetricName names a compared metric as status.comparison and
+// acknowledgements do: "S3 throughput", "S3 READ p99".
+func MetricName(m benchv1.CompareMetric) string {
+	if m.Operation != "" {
+		return m.Phase + " " + m.Operation + " " + string(m.Metric)
+	}
+	return m.Phase + " " + string(m.Metric)
+}
+
+// MetricValue reads a metric from a run's results; false when the run has
+// no such phase or operation.
+func MetricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, bool) {
+	var res *benchv1.PhaseResult
+	for i := range run.Status.Results {
+		if run.Status.Results[i].Name == m.Phase {
+			res = &run.Status.Results[i]
+		}
+	}
+	if res == nil {
+		return 0, false
+	}
+	if m.Operation == "" {
+		switch m.Metric {
+		case benchv1.MetricThroughput:
+			return res.Throughput, true
+		case benchv1.MetricP99:
+			return float64(res.P99Micros), true
+		case benchv1.MetricMean:
+			return sweep.MeanLatency(res)
+		}
+		return 0, false
+	}
+	for _, op := range res.OperationStats {
+		if op.Name != m.Operation {
+			continue
+		}
+		switch m.Metric {
+		case benchv1.MetricThroughput:
+			if res.RuntimeMillis <= 0 {
+				return 0, false
+			}
+			return float64(op.Count) * 1000 / float64(res.RuntimeMillis), true
+		case benchv1.MetricP99:
+			return float64(op.P99Micros), true
+		case benchv1.MetricP999:
+			return float64(op.P999Micros), true
+		case benchv1.MetricMean:
+			return op.AverageMicros, true
+		}
+	}
+	return 0, false
+}
+
+// MetricDirection is which way the metric gets better: its direction, or
+// by default higher throughput and lower latencies.
+func MetricDirection(m benchv1.CompareMetric) Direction {
+	switch {
+	case m.Direction == benchv1.HigherIsBetter:
+		return HigherIsBetter
+	case m.Direction == benchv1.LowerIsBetter:
+		return LowerIsBetter
+	case m.Metric == benchv1.MetricThroughput:
+		return HigherIsBetter
+	default:
+		return LowerIsBetter
+	}
+}
+
+// DefaultMaxRegressionPercent is a metric's threshold without its own
+// maxRegressionPercent.
+const DefaultMaxRegressionPercent = 10
+
+// OptionsFor is the history comparison of metric m as spec.compare sets
+// it: pValue, minMagnitudePercent, the history's minRuns and the metric's
+// maxRegressionPercent (DefaultMaxRegressionPercent without one); what
+// the spec leaves out takes HistoryOptions' defaults.
+func OptionsFor(spec *benchv1.CompareSpec, m benchv1.CompareMetric) HistoryOptions {
+	o := HistoryOptions{PValue: 0.001, MinMagnitudePercent: 5, MaxRegressionPercent: DefaultMaxRegressionPercent}
+	if spec.PValue != nil {
+		o.PValue = *spec.PValue
+	}
+	if spec.MinMagnitudePercent != nil {
+		o.MinMagnitudePercent = *spec.MinMagnitudePercent
+	}
+	if h := spec.Baseline.History; h != nil {
+		o.MinRuns = int(h.MinRuns)
+	}
+	if m.MaxRegressionPercent != nil {
+		o.MaxRegressionPercent = *m.MaxRegressionPercent
+	}
+	return o
+}
