@@ -187,7 +187,7 @@ func (r *BenchmarkRunReconciler) baselineRuns(ctx context.Context, run *benchv1.
 		if err := r.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 			return nil, "", false, fmt.Errorf("list the history of %s: %w", run.Name, err)
 		}
-		runs = compare.HistoryRuns(run, list.Items, int(max(h.Window, 2)))
+		runs = compare.HistoryRuns(run, list.Items, compare.Window(h))
 		if len(runs) == 0 {
 			return nil, fmt.Sprintf("no earlier succeeded run matches the history selector %s", sel), true, nil
 		}

@@ -81,6 +81,12 @@ func HistoryRuns(run *benchv1.BenchmarkRun, candidates []benchv1.BenchmarkRun, w
 	return runs
 }
 
+// Window is how many of the latest runs make the history: the baseline's
+// window, at least 2 (the CRD defaults it to 30).
+func Window(h *benchv1.HistoryBaseline) int {
+	return int(max(h.Window, 2))
+}
+
 // MetricName names a compared metric as status.comparison and
 // acknowledgements do: "S3 throughput", "S3 READ p99".
 func MetricName(m benchv1.CompareMetric) string {

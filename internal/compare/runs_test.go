@@ -170,3 +170,11 @@ func TestHistoryRegime(t *testing.T) {
 		t.Errorf("below MinRuns: %+v", r)
 	}
 }
+
+func TestWindow(t *testing.T) {
+	for w, want := range map[int32]int{0: 2, 1: 2, 2: 2, 30: 30} {
+		if got := Window(&benchv1.HistoryBaseline{Window: w}); got != want {
+			t.Errorf("Window(%d) = %d, want %d", w, got, want)
+		}
+	}
+}
