@@ -1,7 +1,8 @@
 // Package sweepfixture reads the recorded sweeps of internal/report's
 // testdata: a JSON List of one BenchmarkSweep and its BenchmarkRuns, as
-// `kubectl get benchmarksweep,benchmarkruns -o json` writes it. The report
-// tests render them; the plugin tests put them into an API server.
+// `kubectl get benchmarksweep,benchmarkruns -o json` writes it, or of
+// BenchmarkRuns alone (a gated run and its history). The report tests
+// render them; the plugin tests put them into an API server.
 package sweepfixture
 
 import (
@@ -17,6 +18,26 @@ import (
 // Load reads the List at path into the sweep and its runs, failing the test
 // on anything else in it.
 func Load(t testing.TB, path string) (*benchv1.BenchmarkSweep, []benchv1.BenchmarkRun) {
+	t.Helper()
+	sw, runs := load(t, path)
+	if sw == nil {
+		t.Fatalf("%s: no sweep", path)
+	}
+	return sw, runs
+}
+
+// LoadRuns reads a List of runs alone, failing the test on anything else
+// in it.
+func LoadRuns(t testing.TB, path string) []benchv1.BenchmarkRun {
+	t.Helper()
+	sw, runs := load(t, path)
+	if sw != nil {
+		t.Fatalf("%s: a sweep in a list of runs", path)
+	}
+	return runs
+}
+
+func load(t testing.TB, path string) (*benchv1.BenchmarkSweep, []benchv1.BenchmarkRun) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -50,9 +71,6 @@ func Load(t testing.TB, path string) (*benchv1.BenchmarkSweep, []benchv1.Benchma
 		default:
 			t.Fatalf("%s: unexpected kind %q", path, tm.Kind)
 		}
-	}
-	if sw == nil {
-		t.Fatalf("%s: no sweep", path)
 	}
 	return sw, runs
 }
