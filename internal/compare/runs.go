@@ -162,7 +162,7 @@ const DefaultMaxRegressionPercent = 10
 // OptionsFor is the history comparison of metric m as spec.compare sets
 // it: pValue, minMagnitudePercent, the history's minRuns and the metric's
 // maxRegressionPercent (DefaultMaxRegressionPercent without one); what
-// the spec leaves out takes HistoryOptions' defaults.
+// the spec leaves out takes HistoryOptions' defaults, filled in.
 func OptionsFor(spec *benchv1.CompareSpec, m benchv1.CompareMetric) HistoryOptions {
 	o := HistoryOptions{PValue: 0.001, MinMagnitudePercent: 5, MaxRegressionPercent: DefaultMaxRegressionPercent}
 	if spec.PValue != nil {
@@ -177,5 +177,5 @@ func OptionsFor(spec *benchv1.CompareSpec, m benchv1.CompareMetric) HistoryOptio
 	if m.MaxRegressionPercent != nil {
 		o.MaxRegressionPercent = *m.MaxRegressionPercent
 	}
-	return o
+	return o.withDefaults()
 }

@@ -133,7 +133,7 @@ func TestMetricValue(t *testing.T) {
 func TestOptionsFor(t *testing.T) {
 	m := benchv1.CompareMetric{Phase: "S3", Metric: benchv1.MetricThroughput}
 	spec := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{RunRef: "x"}}
-	if o := OptionsFor(spec, m); o != (HistoryOptions{PValue: 0.001, MinMagnitudePercent: 5, MaxRegressionPercent: 10}) {
+	if o := OptionsFor(spec, m); o != (HistoryOptions{PValue: 0.001, MinMagnitudePercent: 5, MinRuns: 5, MaxRegressionPercent: 10}) {
 		t.Errorf("defaults: %+v", o)
 	}
 	p, mag, maxReg := 0.01, 3.0, 7.0
