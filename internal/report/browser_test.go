@@ -61,6 +61,7 @@ var chartLabels = map[string][]string{
 	"Mean latency against ":    {"mean latency (µs)"},
 	"Peak server connections ": {"peak connections (any MongoDB process)"},
 	"Throughput over time: ":   {"time since the phase started (s)", "throughput (ops/s)"},
+	"History of ":              {"runs before this one (oldest left)", "this run", "compared with", "baseline (median)", "change point: regime starts"},
 }
 
 func TestHTMLInBrowser(t *testing.T) {
@@ -77,10 +78,19 @@ func TestHTMLInBrowser(t *testing.T) {
 	}{
 		{"microsharding", "topology", 1*4 + 5, []string{"S1", "S2", "S3", "S4", "S5"}},
 		{"pool", "threads", 3*4 + 2, []string{"load", "run"}},
+		// A gated run: a history chart per compared metric, then the
+		// throughput over time of its two phases.
+		{"nightly", "", 3 + 2, nil},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
+			var s *Study
+			if tc.fixture == "nightly" {
+				s = nightlyStudy(t, 0)
+			} else {
+				s = sweepStudy(t, tc.fixture)
+			}
 			var buf bytes.Buffer
-			if err := HTML(&buf, sweepStudy(t, tc.fixture), Options{}); err != nil {
+			if err := HTML(&buf, s, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("%s.html: %d bytes", tc.fixture, buf.Len())
@@ -104,7 +114,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			if len(findAll(doc, "svg")) != tc.charts || len(figures) != tc.charts {
 				t.Fatalf("%d <svg> in %d <figure>, want %d charts", len(findAll(doc, "svg")), len(figures), tc.charts)
 			}
-			kneeCharts := 0
+			kneeCharts, historyCharts := 0, 0
 			for _, fig := range figures {
 				svgs, caps := findAll(fig, "svg"), findAll(fig, "figcaption")
 				if len(svgs) != 1 || len(caps) != 1 {
@@ -125,10 +135,23 @@ func TestHTMLInBrowser(t *testing.T) {
 					if strings.HasPrefix(title, prefix) {
 						matched = true
 						want = append(want, ls...)
-						if !strings.HasPrefix(prefix, "Throughput over time") {
+						if tc.axis != "" && !strings.HasPrefix(prefix, "Throughput over time") && prefix != "History of " {
 							want = append(want, tc.axis)
 						}
 					}
+				}
+				if metric, ok := strings.CutPrefix(title, "History of "); ok {
+					// The chart's own title is short: the metric and its
+					// verdict; the caption has the rest.
+					metric = strings.SplitN(metric, " -", 2)[0]
+					metric = strings.SplitN(metric, " +", 2)[0]
+					want[0] = ""
+					for _, l := range labels {
+						if strings.HasPrefix(l, metric+": ") {
+							want[0] = l
+						}
+					}
+					historyCharts++
 				}
 				if !matched {
 					t.Errorf("unexpected chart %q", title)
@@ -143,6 +166,12 @@ func TestHTMLInBrowser(t *testing.T) {
 						t.Errorf("%q: no text %q among %q", title, w, labels)
 					}
 				}
+			}
+			if tc.fixture == "nightly" {
+				if historyCharts != 3 || !containsString(texts(findAll(doc, "h2")), "History") {
+					t.Errorf("%d history charts (want 3), sections %q", historyCharts, texts(findAll(doc, "h2")))
+				}
+				return
 			}
 			if kneeCharts == 0 {
 				t.Error("no throughput chart")

@@ -319,6 +319,11 @@ func render(sp chartSpec) (string, error) {
 		p.Add(knees, names)
 		legend.Add("knee (95% of best)", knees)
 	}
+	return drawSVG(p, legend, sp.Title)
+}
+
+// drawSVG draws a plot and its legend, right of it, into an SVG element.
+func drawSVG(p *plot.Plot, legend plot.Legend, title string) (string, error) {
 	c := vgsvg.New(chartWidth, chartHeight)
 	dc := draw.New(c)
 	lw := legend.Rectangle(dc).Size().X + vg.Points(16)
@@ -326,7 +331,7 @@ func render(sp chartSpec) (string, error) {
 	legend.Draw(draw.Crop(dc, chartWidth-lw+vg.Points(8), 0, 0, -vg.Points(24)))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("render chart %q: %w", sp.Title, err)
+		return "", fmt.Errorf("render chart %q: %w", title, err)
 	}
 	// An inline <svg> in HTML takes no XML declaration.
 	svg := buf.String()

@@ -31,7 +31,9 @@ type section struct {
 
 type table struct {
 	Caption string
-	Header  []string
+	// Note is text between the caption and the table.
+	Note   string
+	Header []string
 	// Right marks the columns to right-align (numbers).
 	Right []bool
 	Rows  [][]string
@@ -78,6 +80,9 @@ func (s *Study) buildDocument(ax int) document {
 	}
 	if c := s.comparisonSection(); len(c.Tables) > 0 {
 		d.Parts = append(d.Parts, c)
+	}
+	if s.History != nil {
+		d.Parts = append(d.Parts, s.historySection())
 	}
 	d.Parts = append(d.Parts, s.operationSection(), s.environmentSection())
 	if f := s.failureSection(); len(f.Items) > 0 {

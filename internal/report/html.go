@@ -19,6 +19,14 @@ func HTML(w io.Writer, s *Study, o Options) error {
 	if err != nil {
 		return err
 	}
+	if s.History != nil {
+		// The gate's history first: in CI it is what the page is opened for.
+		hc, err := s.History.charts()
+		if err != nil {
+			return err
+		}
+		charts = append(hc, charts...)
+	}
 	page := htmlPage{Doc: s.buildDocument(ax)}
 	for _, c := range charts {
 		// The SVG comes from gonum/plot, which escapes every text it
@@ -86,6 +94,9 @@ figcaption { font-size: 0.9em; color: #555; }
 <p>{{.}}</p>
 {{- end}}
 {{- range $t := .Tables}}
+{{- with .Note}}
+<p class="note">{{.}}</p>
+{{- end}}
 <table>
 {{- with .Caption}}<caption>{{.}}</caption>{{end}}
 <thead><tr>{{range $i, $h := .Header}}<th{{if right $t $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>

@@ -32,6 +32,9 @@ type jsonReport struct {
 	// Runs are the child runs (the run itself for a run's report).
 	Runs              []jsonRun `json:"runs"`
 	HistogramEncoding string    `json:"histogramEncoding"`
+	// History is a gated run's history, per compared metric (a run's
+	// report with a history baseline).
+	History *History `json:"history,omitempty"`
 }
 
 type jsonSweep struct {
@@ -55,11 +58,12 @@ type jsonRun struct {
 
 // JSON writes the study as one indented JSON document (format
 // mongobench.report/v1): the sweep's spec and status, every child run's
-// spec and status, and each child phase's merged histograms as stored.
+// spec and status, each child phase's merged histograms as stored, and a
+// gated run's history series (History).
 func JSON(w io.Writer, s *Study) error {
 	rep := jsonReport{
 		Format: JSONFormat, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
-		Runs: []jsonRun{}, HistogramEncoding: HistogramEncoding,
+		Runs: []jsonRun{}, HistogramEncoding: HistogramEncoding, History: s.History,
 	}
 	if s.Sweep != nil {
 		rep.Sweep = &jsonSweep{Metadata: trimMeta(s.Sweep.ObjectMeta), Spec: s.Sweep.Spec, Status: s.Sweep.Status}

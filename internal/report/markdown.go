@@ -37,6 +37,9 @@ func Markdown(w io.Writer, s *Study, o Options) error {
 			if t.Caption != "" {
 				bw.WriteString("\n**" + mdText(t.Caption) + "**\n")
 			}
+			if t.Note != "" {
+				bw.WriteString("\n" + mdText(t.Note) + "\n")
+			}
 			bw.WriteString("\n")
 			writeMarkdownTable(bw, t)
 		}

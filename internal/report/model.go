@@ -69,6 +69,8 @@ type Study struct {
 	Runs []benchv1.BenchmarkRun
 	// Histograms are the children's merged results, as stored.
 	Histograms Histograms
+	// History is a gated run's history (AddHistory), nil without one.
+	History *History
 }
 
 // Axis is one axis of the study, its values in spec order.
