@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -45,17 +46,26 @@ const (
 
 var nightlyStart = time.Date(2026, 4, 1, 2, 0, 0, 0, time.UTC)
 
+// nightlySpec is the sample's spec as the API server stores it, its
+// defaults filled in (the spec-hash label hashes that; the plugin's test
+// checks it against a real API server).
 func nightlySpec() benchv1.BenchmarkRunSpec {
 	until := metav1.NewTime(time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC))
 	return benchv1.BenchmarkRunSpec{
-		Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone, Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "0.25"},
+		Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone, Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "0.25",
+			Storage: benchv1.StorageSpec{Medium: benchv1.StorageDisk, Size: ptr.To(resource.MustParse("10Gi"))}},
+		Placement: benchv1.PlacementSpec{LoaderPlacement: benchv1.LoaderPreferOtherNode, Exclusive: ptr.To(true)},
 		Workload: benchv1.WorkloadSpec{Preset: "a", RecordCount: ptr.To[int64](10000),
 			WorkloadParameters: benchv1.WorkloadParameters{OperationCount: ptr.To[int64](20000)}},
 		Phases: []benchv1.PhaseSpec{
 			{Name: "load", Type: benchv1.PhaseLoad, Threads: 8, BatchSize: ptr.To[int32](100)},
 			{Name: "a", Type: benchv1.PhaseRun, Threads: 8},
 		},
-		Timeout: &metav1.Duration{Duration: 30 * time.Minute},
+		Loaders:   1,
+		Driver:    benchv1.DriverSpec{WriteConcern: "1", ReadPreference: "primary"},
+		Cleanup:   benchv1.CleanupDelete,
+		Telemetry: benchv1.TelemetrySpec{Enabled: ptr.To(true), Interval: &metav1.Duration{Duration: time.Second}},
+		Timeout:   &metav1.Duration{Duration: 30 * time.Minute},
 		Compare: &benchv1.CompareSpec{
 			Baseline: benchv1.CompareBaseline{History: &benchv1.HistoryBaseline{Window: 30, MinRuns: 5}},
 			Metrics: []benchv1.CompareMetric{
