@@ -119,6 +119,17 @@ func (c *apiClient) sweepRuns(ctx context.Context, sw *benchv1.BenchmarkSweep) (
 	return out, nil
 }
 
+// listRuns lists the runs a label selector selects.
+func (c *apiClient) listRuns(ctx context.Context, sel labels.Selector) ([]benchv1.BenchmarkRun, error) {
+	list := &benchv1.BenchmarkRunList{}
+	err := c.rest.Get().Namespace(c.namespace).Resource(runsResource).
+		VersionedParams(&metav1.ListOptions{LabelSelector: sel.String()}, metav1.ParameterCodec).Do(ctx).Into(list)
+	if err != nil {
+		return nil, fmt.Errorf("list the runs selected by %s in namespace %q: %w", sel, c.namespace, err)
+	}
+	return list.Items, nil
+}
+
 // listWatch lists and watches the one named object of a resource (a
 // field selector on metadata.name), for an informer that survives watch
 // expiry.

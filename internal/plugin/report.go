@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/compare"
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/report"
 	"github.com/mongobench/mongobench/internal/results"
@@ -21,9 +22,10 @@ import (
 
 // reportFlags are the report command's options.
 type reportFlags struct {
-	output string
-	out    string
-	axis   string
+	output  string
+	out     string
+	axis    string
+	history int
 }
 
 func newReportCommand(o *options) *cobra.Command {
@@ -33,7 +35,7 @@ func newReportCommand(o *options) *cobra.Command {
 		formats = append(formats, string(ft))
 	}
 	cmd := &cobra.Command{
-		Use:   "report sweep/NAME | run/NAME [-o md|csv|json|html] [--out DIR] [--axis NAME]",
+		Use:   "report sweep/NAME | run/NAME [-o md|csv|json|html] [--out DIR] [--axis NAME] [--history N]",
 		Short: "Write a report of a sweep or run: Markdown, CSV, JSON, or an HTML page with charts",
 		Long: `Write a report of a BenchmarkSweep (with its child runs) or of a single
 BenchmarkRun (a study of one cell).
@@ -58,24 +60,34 @@ Output formats (-o):
         throughput, p99 and mean latency against each numeric axis with
         the knees marked, peak connections, throughput over time.
 
+A run compared with a history (spec.compare.baseline.history) also gets
+its gate's history: the runs its history selector selects, as the
+controller chooses them, and per compared metric the values of the latest
+runs (--history N, default the baseline's window), the change points and
+the regime the gate tested the run against, with its verdict: a table in
+md, history rows and columns in csv, the series in json and a chart in
+html.
+
 The aggregates are the sweep's status, as its controller computed them.
 Without --out the report goes to stdout; with --out DIR it is written to
 DIR/NAME.EXT (the directory is created) and the path is printed.
 
 A sweep or run that has not ended is reported as far as it got (a note on
-stderr says so). Exit codes: 0 written, 2 usage error (bad reference, -o
-or --axis), the sweep or run does not exist, or the API server could not
-be asked.`,
+stderr says so). Exit codes: 0 written, 2 usage error (bad reference, -o,
+--axis or --history), the sweep or run does not exist, or the API server
+could not be asked.`,
 		Example: `  kubectl mongobench report sweep/study
   kubectl mongobench report sweep/study -o html --out reports/   # reports/study.html
   kubectl mongobench report sweep/pools --axis maxPoolSize
-  kubectl mongobench report run/demo -o csv > demo.csv`,
+  kubectl mongobench report run/demo -o csv > demo.csv
+  kubectl mongobench report run/nightly-x7k2p -o html --history 60   # the gate's history, 60 runs back`,
 		Args: refArg(KindRun, KindSweep),
 		RunE: onRef(func(ctx context.Context, ref Ref) error { return o.report(ctx, ref, f) }, KindRun, KindSweep),
 	}
 	cmd.Flags().StringVarP(&f.output, "output", "o", string(report.FormatMarkdown), "output format: "+strings.Join(formats, ", "))
 	cmd.Flags().StringVar(&f.out, "out", "", "write the report to DIR/NAME.EXT instead of stdout")
 	cmd.Flags().StringVar(&f.axis, "axis", "", "the axis whose values are the tables' columns (default: the sweep's first)")
+	cmd.Flags().IntVar(&f.history, "history", 0, "how many of the latest history runs a gated run's report shows (default: compare.baseline.history.window)")
 	return cmd
 }
 
@@ -84,6 +96,9 @@ func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
 	format := report.Format(f.output)
 	if !slices.Contains(report.Formats(), format) {
 		return usageErrorf("unknown output format %q (want one of md, csv, json, html)", f.output)
+	}
+	if f.history < 0 || (f.history > 0 && ref.Kind != KindRun) {
+		return usageErrorf("--history: a number of runs (at least 1), for a run's report")
 	}
 	c, err := newAPIClient(o.flags)
 	if err != nil {
@@ -123,6 +138,9 @@ func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
 			return err
 		}
 		study = report.FromRun(run, hist)
+		if err := o.history(ctx, c, run, study, f.history); err != nil {
+			return err
+		}
 		if !finished(&run.Status) {
 			_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): the report shows its finished phases\n", ref, stateOf(&run.Status))
 		}
@@ -150,6 +168,34 @@ func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
 		return fmt.Errorf("write the report: %w", err)
 	}
 	_, _ = fmt.Fprintln(o.streams.Out, path)
+	return nil
+}
+
+// history gives a run compared with a history its gate's history: the
+// runs its history selector selects (compare.HistorySelector, as the
+// controller lists them). --history on another run is a usage error.
+func (o *options) history(ctx context.Context, c *apiClient, run *benchv1.BenchmarkRun, study *report.Study, shown int) error {
+	if cs := run.Spec.Compare; cs == nil || cs.Baseline.History == nil {
+		if shown > 0 {
+			return usageErrorf("--history: run/%s is not compared with a history (spec.compare.baseline.history)", run.Name)
+		}
+		return nil
+	}
+	if run.Status.CompletionTime == nil {
+		// The gate judges a run when it completes: no history yet.
+		return nil
+	}
+	sel, err := compare.HistorySelector(run)
+	if err != nil {
+		return fmt.Errorf("the history of run/%s: %w", run.Name, err)
+	}
+	candidates, err := c.listRuns(ctx, sel)
+	if err != nil {
+		return err
+	}
+	if err := study.AddHistory(candidates, shown); err != nil {
+		return fmt.Errorf("the history of run/%s: %w", run.Name, err)
+	}
 	return nil
 }
 
