@@ -18,7 +18,7 @@ import (
 // not the benchmark), cleanup and timeout. Runs with the same hash and
 // fingerprint make a comparable history.
 func specHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
-	return compare.SpecHash(spec)
+	return compare.SpecHash(spec) //nolint:wrapcheck // its error says what failed, as it did here
 }
 
 // metricName names a compared metric as status.comparison and
@@ -181,7 +181,7 @@ func (r *BenchmarkRunReconciler) baselineRuns(ctx context.Context, run *benchv1.
 		h := b.History
 		sel, err := compare.HistorySelector(run)
 		if err != nil {
-			return nil, "", false, err
+			return nil, "", false, fmt.Errorf("select the history of %s: %w", run.Name, err)
 		}
 		var list benchv1.BenchmarkRunList
 		if err := r.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {

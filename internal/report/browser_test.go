@@ -129,32 +129,9 @@ func TestHTMLInBrowser(t *testing.T) {
 				for _, n := range texts {
 					labels = append(labels, textOf(n))
 				}
-				want := []string{strings.SplitN(title, ". ", 2)[0]}
-				matched := false
-				for prefix, ls := range chartLabels {
-					if strings.HasPrefix(title, prefix) {
-						matched = true
-						want = append(want, ls...)
-						if tc.axis != "" && !strings.HasPrefix(prefix, "Throughput over time") && prefix != "History of " {
-							want = append(want, tc.axis)
-						}
-					}
-				}
-				if metric, ok := strings.CutPrefix(title, "History of "); ok {
-					// The chart's own title is short: the metric and its
-					// verdict; the caption has the rest.
-					metric = strings.SplitN(metric, " -", 2)[0]
-					metric = strings.SplitN(metric, " +", 2)[0]
-					want[0] = ""
-					for _, l := range labels {
-						if strings.HasPrefix(l, metric+": ") {
-							want[0] = l
-						}
-					}
+				want := chartTexts(t, title, labels, tc.axis)
+				if strings.HasPrefix(title, "History of ") {
 					historyCharts++
-				}
-				if !matched {
-					t.Errorf("unexpected chart %q", title)
 				}
 				if strings.HasPrefix(title, "Throughput against ") {
 					kneeCharts++
@@ -183,6 +160,39 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chartTexts are the texts a chart must show, by its caption's title:
+// the title (a history chart's own is short: the metric and its verdict,
+// the caption has the rest), its kind's labels and the axis it is drawn
+// against.
+func chartTexts(t *testing.T, title string, labels []string, axis string) []string {
+	t.Helper()
+	want := []string{strings.SplitN(title, ". ", 2)[0]}
+	matched := false
+	for prefix, ls := range chartLabels {
+		if strings.HasPrefix(title, prefix) {
+			matched = true
+			want = append(want, ls...)
+			if axis != "" && !strings.HasPrefix(prefix, "Throughput over time") && prefix != "History of " {
+				want = append(want, axis)
+			}
+		}
+	}
+	if !matched {
+		t.Errorf("unexpected chart %q", title)
+	}
+	if metric, ok := strings.CutPrefix(title, "History of "); ok {
+		metric = strings.SplitN(metric, " -", 2)[0]
+		metric = strings.SplitN(metric, " +", 2)[0]
+		want[0] = "a title starting " + metric + ": "
+		for _, l := range labels {
+			if strings.HasPrefix(l, metric+": ") {
+				want[0] = l
+			}
+		}
+	}
+	return want
 }
 
 // checkScreenshot asserts a PNG of the window's size that shows

@@ -52,61 +52,15 @@ const overall = "OVERALL"
 // for a whole phase's: the metric's change points that start at the run,
 // "throughput -10.2% (p=3e-07), regime starts", joined by "; ").
 func CSV(w io.Writer, s *Study) error {
-	header := slices.Clone(csvLead)
-	taken := map[string]bool{}
-	for _, h := range slices.Concat(csvLead, csvTrail) {
-		taken[h] = true
-	}
-	if s.History != nil {
-		for _, h := range csvHistory {
-			taken[h] = true
-		}
-	}
-	col := func(name string) string {
-		if taken[name] {
-			name = "axis:" + name
-		}
-		taken[name] = true
-		return name
-	}
-	withNumber := make([]bool, 0, len(s.Axes))
-	for _, a := range s.Axes {
-		header = append(header, col(a.Name))
-		has := slices.ContainsFunc(a.Values, func(v AxisValue) bool { return v.Number != nil })
-		withNumber = append(withNumber, has)
-	}
-	for i, a := range s.Axes {
-		if withNumber[i] {
-			header = append(header, col(a.Name+"_number"))
-		}
-	}
-	header = append(header, csvTrail...)
-	if s.History != nil {
-		header = append(header, csvHistory...)
-	}
-
+	header, withNumber := csvHeader(s)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
-	// tail is what the history columns hold for a run's phase and
-	// operation; nil without a history.
+	// tail fills the history's columns; nil without a history.
 	var tail func(run *benchv1.BenchmarkRun, phase, op string) []string
-	if h := s.History; h != nil {
-		tail = func(run *benchv1.BenchmarkRun, phase, op string) []string {
-			of, done := "", ""
-			if run != nil && run.Name != h.Run {
-				of = h.Run
-			}
-			if run != nil && run.Status.CompletionTime != nil {
-				done = run.Status.CompletionTime.UTC().Format(time.RFC3339)
-			}
-			cp := ""
-			if of != "" && phase != "" {
-				cp = h.changePointsAt(run.Name, phase, op)
-			}
-			return []string{of, done, cp}
-		}
+	if s.History != nil {
+		tail = s.History.csvColumns
 	}
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
@@ -142,14 +96,14 @@ func CSV(w io.Writer, s *Study) error {
 	if h := s.History; h != nil {
 		// The history's runs, oldest first: no cell, no repetition; the
 		// axis columns (a run's study has none) stay empty.
+		axes := len(header) - len(csvLead) - len(csvTrail) - len(csvHistory)
 		for _, r := range h.Runs {
-			lead := make([]string, len(header)-len(csvTrail)-len(csvHistory))
-			lead[0] = s.Name
 			fp := ""
 			if e := r.Status.Environment; e != nil {
 				fp = e.Fingerprint
 			}
-			if err := writeRunRows(cw, append(lead, "", r.Name, string(r.Status.Phase), "", fp), r, tail); err != nil {
+			lead := slices.Concat([]string{s.Name, "", ""}, make([]string, axes), []string{"", r.Name, string(r.Status.Phase), "", fp})
+			if err := writeRunRows(cw, lead, r, tail); err != nil {
 				return err
 			}
 		}
@@ -159,6 +113,59 @@ func CSV(w io.Writer, s *Study) error {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
+}
+
+// csvHeader is the CSV's header, and which axes have a number column.
+func csvHeader(s *Study) ([]string, []bool) {
+	header := slices.Clone(csvLead)
+	taken := map[string]bool{}
+	for _, h := range slices.Concat(csvLead, csvTrail) {
+		taken[h] = true
+	}
+	if s.History != nil {
+		for _, h := range csvHistory {
+			taken[h] = true
+		}
+	}
+	col := func(name string) string {
+		if taken[name] {
+			name = "axis:" + name
+		}
+		taken[name] = true
+		return name
+	}
+	withNumber := make([]bool, 0, len(s.Axes))
+	for _, a := range s.Axes {
+		header = append(header, col(a.Name))
+		has := slices.ContainsFunc(a.Values, func(v AxisValue) bool { return v.Number != nil })
+		withNumber = append(withNumber, has)
+	}
+	for i, a := range s.Axes {
+		if withNumber[i] {
+			header = append(header, col(a.Name+"_number"))
+		}
+	}
+	header = append(header, csvTrail...)
+	if s.History != nil {
+		header = append(header, csvHistory...)
+	}
+	return header, withNumber
+}
+
+// csvColumns are the history's columns of a run's row of a phase and
+// operation: history_of, completion_time, change_point.
+func (h *History) csvColumns(run *benchv1.BenchmarkRun, phase, op string) []string {
+	of, done, cp := "", "", ""
+	if run != nil && run.Name != h.Run {
+		of = h.Run
+	}
+	if run != nil && run.Status.CompletionTime != nil {
+		done = run.Status.CompletionTime.UTC().Format(time.RFC3339)
+	}
+	if of != "" && phase != "" {
+		cp = h.changePointsAt(run.Name, phase, op)
+	}
+	return []string{of, done, cp}
 }
 
 // writeRunRows writes a run's rows: an OVERALL row per phase and a row per

@@ -136,7 +136,7 @@ func (s *Study) AddHistory(candidates []benchv1.BenchmarkRun, shown int) error {
 	}
 	sel, err := compare.HistorySelector(run)
 	if err != nil {
-		return err
+		return fmt.Errorf("select the history of run %s: %w", run.Name, err)
 	}
 	window := compare.Window(spec.Baseline.History)
 	if shown <= 0 {
@@ -158,7 +158,8 @@ func (s *Study) AddHistory(candidates []benchv1.BenchmarkRun, shown int) error {
 // (gate), and finds the gate's regime in the window.
 func metricHistory(run *benchv1.BenchmarkRun, shown, gate []*benchv1.BenchmarkRun, m benchv1.CompareMetric, o compare.HistoryOptions) MetricHistory {
 	d := compare.MetricDirection(m)
-	mh := MetricHistory{Metric: compare.MetricName(m), Phase: m.Phase, Operation: m.Operation, Kind: m.Metric, Unit: "µs", HigherIsBetter: d == compare.HigherIsBetter, RegimeStart: -1}
+	mh := MetricHistory{Metric: compare.MetricName(m), Phase: m.Phase, Operation: m.Operation, Kind: m.Metric, Unit: "µs",
+		HigherIsBetter: d == compare.HigherIsBetter, RegimeStart: -1}
 	if m.Metric == benchv1.MetricThroughput {
 		mh.Unit = "ops/s"
 	}

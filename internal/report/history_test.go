@@ -71,38 +71,42 @@ func TestHistoryOfTheGate(t *testing.T) {
 	if len(h.Runs) != 27 || h.Runs[0].Name != nightlyName(0) || h.Runs[26].Name != nightlyName(nightlyGated-1) {
 		t.Fatalf("%d runs, from %s to %s", len(h.Runs), h.Runs[0].Name, h.Runs[len(h.Runs)-1].Name)
 	}
-	run := &s.Runs[0]
 	for i := range h.Metrics {
-		mh := &h.Metrics[i]
-		// The gate compared with the 11 runs since the step (one failed).
-		if mh.RegimeRuns != 11 || mh.Basis != "11-run history" || mh.Comparison == nil || mh.Comparison.Basis != mh.Basis ||
-			mh.Comparison.Baseline != mh.Baseline || len(mh.Notes) != 0 {
-			t.Errorf("%s: regime of %d runs, basis %q, baseline %v, status %+v, notes %q", mh.Metric, mh.RegimeRuns, mh.Basis, mh.Baseline, mh.Comparison, mh.Notes)
-		}
-		if len(mh.Points) != 28 || !mh.Points[27].Current || mh.Points[27].Run != run.Name {
-			t.Fatalf("%s: %d points", mh.Metric, len(mh.Points))
-		}
-		var regime []HistoryChangePoint
-		for _, cp := range mh.ChangePoints {
-			if cp.RegimeStart {
-				regime = append(regime, cp)
-			}
-		}
-		if len(regime) != 1 || regime[0].Run != nightlyName(nightlyStep) || regime[0].Index != nightlyStep || mh.RegimeStart != nightlyStep {
-			t.Fatalf("%s: change points %+v, regime from %d; want the regime to start at %s (%d)",
-				mh.Metric, mh.ChangePoints, mh.RegimeStart, nightlyName(nightlyStep), nightlyStep)
-		}
-		for j, p := range mh.Points[:27] {
-			if !p.InWindow || p.InRegime != (j >= nightlyStep) {
-				t.Errorf("%s: point %d %+v", mh.Metric, j, p)
-			}
-		}
+		checkGatedMetric(t, &h.Metrics[i], s.Runs[0].Name)
 	}
 	if up := h.Metrics[0].ChangePoints; up[len(up)-1].ChangePercent < 12 || up[len(up)-1].ChangePercent > 16 {
 		t.Errorf("the step up is %+v", up)
 	}
 	if v := h.Metrics[2].Comparison.Verdict; v != benchv1.VerdictAcknowledged {
 		t.Errorf("a UPDATE p99: %s", v)
+	}
+}
+
+// checkGatedMetric checks a metric of the nightly fixture's gated run.
+func checkGatedMetric(t *testing.T, mh *MetricHistory, run string) {
+	t.Helper()
+	// The gate compared with the 11 runs since the step (one failed).
+	if mh.RegimeRuns != 11 || mh.Basis != "11-run history" || mh.Comparison == nil || mh.Comparison.Basis != mh.Basis ||
+		mh.Comparison.Baseline != mh.Baseline || len(mh.Notes) != 0 {
+		t.Errorf("%s: regime of %d runs, basis %q, baseline %v, status %+v, notes %q", mh.Metric, mh.RegimeRuns, mh.Basis, mh.Baseline, mh.Comparison, mh.Notes)
+	}
+	if len(mh.Points) != 28 || !mh.Points[27].Current || mh.Points[27].Run != run {
+		t.Fatalf("%s: %d points", mh.Metric, len(mh.Points))
+	}
+	var regime []HistoryChangePoint
+	for _, cp := range mh.ChangePoints {
+		if cp.RegimeStart {
+			regime = append(regime, cp)
+		}
+	}
+	if len(regime) != 1 || regime[0].Run != nightlyName(nightlyStep) || regime[0].Index != nightlyStep || mh.RegimeStart != nightlyStep {
+		t.Fatalf("%s: change points %+v, regime from %d; want the regime to start at %s (%d)",
+			mh.Metric, mh.ChangePoints, mh.RegimeStart, nightlyName(nightlyStep), nightlyStep)
+	}
+	for j, p := range mh.Points[:27] {
+		if !p.InWindow || p.InRegime != (j >= nightlyStep) {
+			t.Errorf("%s: point %d %+v", mh.Metric, j, p)
+		}
 	}
 }
 

@@ -258,7 +258,7 @@ func renderHistory(hc historyChart) (string, error) {
 				return "", fail("band", err)
 			}
 			poly.Color = color.NRGBA{R: 0x4e, G: 0x79, B: 0xa7, A: 0x30}
-			poly.LineStyle.Width = 0
+			poly.Width = 0
 			p.Add(poly)
 			gate = append(gate, legendEntry{"±" + plain(hc.BandPercent) + "% needed", poly})
 		}
