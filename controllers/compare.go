@@ -163,7 +163,7 @@ type judgement struct {
 	// regressed holds the one-line summary of each Regressed metric.
 	regressed []string
 	// missing names the metrics that could not be compared, with why.
-	missing []string
+	missing  []string
 	verdicts map[benchv1.CompareVerdict]int
 }
 
