@@ -528,7 +528,6 @@ func (r *BenchmarkSweepReconciler) decideEnd(s *sweepState) {
 		s.end(benchv1.SweepPartiallySucceeded, benchv1.ReasonSomeRunsFailed,
 			fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", failed, total, failedRuns(s)))
 	}
-	return
 }
 
 // runReason is a failed run's Failed reason.

@@ -78,7 +78,7 @@ func (k *cluster) runGatedSweep(name string, c *benchv1.CompareSpec, s2 map[stri
 // repetitions against the cell's history (its own runs excluded), against
 // the same cell of another sweep, and against a fixed cell of another
 // sweep; the Regressed condition sums the cells up.
-func TestSweepRegressionGate(t *testing.T) {
+func TestSweepRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
 	s2 := []benchv1.CompareMetric{{Phase: "S2", Metric: benchv1.MetricThroughput}}
