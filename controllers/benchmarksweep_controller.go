@@ -51,7 +51,7 @@ type BenchmarkSweepReconciler struct {
 	MaxConcurrentReconciles int
 }
 
-// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/finalizers,verbs=update
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch;create
@@ -465,11 +465,33 @@ func (r *BenchmarkSweepReconciler) firstFailed(s *sweepState) string {
 	return ""
 }
 
-// finish ends the sweep once no run is active and none will start.
-func (r *BenchmarkSweepReconciler) finish(_ context.Context, s *sweepState) (bool, error) {
+// finish ends the sweep once no run is active and none will start; an
+// ended sweep's cells are compared with their baseline (spec.compare) and
+// its series pruned (spec.historyLimit), in the same status write, since
+// an ended sweep is never reconciled again.
+func (r *BenchmarkSweepReconciler) finish(ctx context.Context, s *sweepState) (bool, error) {
+	r.decideEnd(s)
+	st := &s.sweep.Status
+	if !sweep.Terminal(st.Phase) {
+		return true, nil
+	}
+	if st.Phase == benchv1.SweepSucceeded || st.Phase == benchv1.SweepPartiallySucceeded {
+		if err := r.compareCells(ctx, s); err != nil {
+			return false, err
+		}
+	}
+	if err := r.pruneHistory(ctx, s); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// decideEnd moves the sweep to its final phase once no run is active and
+// none will start.
+func (r *BenchmarkSweepReconciler) decideEnd(s *sweepState) {
 	st := &s.sweep.Status
 	if st.RunsActive > 0 {
-		return true, nil
+		return
 	}
 	total := len(s.plan)
 	created, failed := 0, 0
@@ -485,16 +507,16 @@ func (r *BenchmarkSweepReconciler) finish(_ context.Context, s *sweepState) (boo
 		s.end(benchv1.SweepFailed, benchv1.ReasonNameConflict, fmt.Sprintf(
 			"a BenchmarkRun named %s exists and does not belong to the sweep; delete it or rename the sweep (%d of %d runs were created)",
 			s.conflict, created, total))
-		return true, nil
+		return
 	}
 	if s.sweep.Spec.FailurePolicy == benchv1.SweepStop && failed > 0 {
 		name := r.firstFailed(s)
 		s.end(benchv1.SweepFailed, benchv1.ReasonRunFailed, fmt.Sprintf("run %s failed (%s); failurePolicy Stop: %d of %d runs were not started",
 			name, runReason(s.runs[name]), total-created, total))
-		return true, nil
+		return
 	}
 	if created < total {
-		return true, nil
+		return
 	}
 	switch failed {
 	case 0:
@@ -506,7 +528,6 @@ func (r *BenchmarkSweepReconciler) finish(_ context.Context, s *sweepState) (boo
 		s.end(benchv1.SweepPartiallySucceeded, benchv1.ReasonSomeRunsFailed,
 			fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", failed, total, failedRuns(s)))
 	}
-	return true, nil
 }
 
 // runReason is a failed run's Failed reason.

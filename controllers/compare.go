@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -47,7 +48,16 @@ func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState
 	if spec == nil {
 		return nil
 	}
-	baseline, basis, history, err := r.baselineRuns(ctx, run)
+	q := baselineQuery{namespace: run.Namespace, spec: spec}
+	if spec.Baseline.History != nil {
+		hash, err := specHash(&run.Spec)
+		if err != nil {
+			return err
+		}
+		q.hash, q.fingerprint = hash, fingerprintOf(run)
+		q.exclude = compare.NotHistoryOf(run)
+	}
+	baseline, basis, history, err := findBaseline(ctx, r.Client, q)
 	if err != nil {
 		return err
 	}
@@ -56,6 +66,64 @@ func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState
 		s.warnf(benchv1.ReasonBaselineUnavailable, "no comparison: %s", basis)
 		return nil
 	}
+	j := judge(spec, []*benchv1.BenchmarkRun{run}, baseline, history, basis, s.now)
+	run.Status.Comparison = j.rows
+	switch {
+	case len(j.regressed) > 0:
+		msg := strings.Join(j.regressed, "; ") + j.note()
+		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionTrue, benchv1.ReasonRegression, msg)
+		s.warnf(benchv1.ReasonRegression, "%s", msg)
+	case len(j.rows) == 0:
+		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, "no metric could be compared"+j.note())
+	default:
+		msg := fmt.Sprintf("no regression against %s: %s%s", j.rows[0].Basis, j.counts(), j.note())
+		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionFalse, benchv1.ReasonNoRegression, msg)
+	}
+	return nil
+}
+
+// fingerprintOf is a run's environment fingerprint, "" before it is known.
+func fingerprintOf(run *benchv1.BenchmarkRun) string {
+	if run.Status.Environment != nil {
+		return run.Status.Environment.Fingerprint
+	}
+	return ""
+}
+
+// judgement is spec.compare's verdicts for one run or one sweep cell.
+type judgement struct {
+	rows []benchv1.MetricComparison
+	// regressed holds the one-line summary of each Regressed metric.
+	regressed []string
+	// missing names the metrics that could not be compared, with why.
+	missing  []string
+	verdicts map[benchv1.CompareVerdict]int
+}
+
+// note lists the metrics not compared, for a condition's message.
+func (j *judgement) note() string {
+	if len(j.missing) == 0 {
+		return ""
+	}
+	return "; not compared: " + strings.Join(j.missing, ", ")
+}
+
+// counts sums up the verdicts other than Regressed: "2 unchanged, 1
+// acknowledged".
+func (j *judgement) counts() string {
+	var parts []string
+	for _, v := range []benchv1.CompareVerdict{benchv1.VerdictUnchanged, benchv1.VerdictImproved, benchv1.VerdictAcknowledged} {
+		if j.verdicts[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", j.verdicts[v], strings.ToLower(string(v))))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// judge compares each metric of the current runs (a run, or a sweep
+// cell's successful repetitions: their median, and with a history their
+// spread) with the baseline's runs.
+func judge(spec *benchv1.CompareSpec, current, baseline []*benchv1.BenchmarkRun, history bool, basis string, now time.Time) judgement {
 	acks := make([]compare.Acknowledgement, 0, len(spec.Acknowledged))
 	for _, a := range spec.Acknowledged {
 		ack := compare.Acknowledgement{Metric: a.Metric, Reason: a.Reason}
@@ -64,86 +132,84 @@ func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState
 		}
 		acks = append(acks, ack)
 	}
-	var out []benchv1.MetricComparison
-	var regressed, missing []string
-	counts := map[benchv1.CompareVerdict]int{}
+	j := judgement{verdicts: map[benchv1.CompareVerdict]int{}}
 	for _, m := range spec.Metrics {
 		name := metricName(m)
-		cur, ok := metricValue(run, m)
-		if !ok {
-			missing = append(missing, name+" (not in this run's results)")
+		cur := metricValues(current, m)
+		if len(cur) == 0 {
+			j.missing = append(j.missing, name+" (not in the results)")
 			continue
 		}
-		var ref []float64
-		for _, b := range baseline {
-			if v, ok := metricValue(b, m); ok {
-				ref = append(ref, v)
-			}
-		}
+		ref := metricValues(baseline, m)
 		if len(ref) == 0 {
-			missing = append(missing, name+" (not in the baseline's results)")
+			j.missing = append(j.missing, name+" (not in the baseline's results)")
 			continue
 		}
 		opts := compare.OptionsFor(spec, m)
 		var res compare.Result
+		var err error
 		if history {
-			res, err = compare.AgainstHistory(ref, []float64{cur}, direction(m), opts)
+			res, err = compare.AgainstHistory(ref, cur, direction(m), opts)
 		} else {
-			res, err = compare.AgainstReference(ref, []float64{cur}, direction(m), opts.MaxRegressionPercent)
+			res, err = compare.AgainstReference(ref, cur, direction(m), opts.MaxRegressionPercent)
 			res.Basis = basis
 		}
 		if err != nil {
-			missing = append(missing, name+" ("+err.Error()+")")
+			j.missing = append(j.missing, name+" ("+err.Error()+")")
 			continue
 		}
-		res, ack := compare.Acknowledge(res, name, acks, s.now)
+		res, ack := compare.Acknowledge(res, name, acks, now)
 		mc := benchv1.MetricComparison{Metric: name, Baseline: res.Baseline, Current: res.Current, ChangePercent: res.ChangePercent,
 			PValue: res.PValue, Verdict: benchv1.CompareVerdict(res.Verdict), Basis: res.Basis}
 		if ack != nil {
 			mc.Acknowledged = ack.Reason
 		}
-		counts[mc.Verdict]++
+		j.verdicts[mc.Verdict]++
 		if mc.Verdict == benchv1.VerdictRegressed {
-			regressed = append(regressed, compare.Summary(name, res))
+			j.regressed = append(j.regressed, compare.Summary(name, res))
 		}
-		out = append(out, mc)
+		j.rows = append(j.rows, mc)
 	}
-	run.Status.Comparison = out
-	note := ""
-	if len(missing) > 0 {
-		note = "; not compared: " + strings.Join(missing, ", ")
-	}
-	switch {
-	case len(regressed) > 0:
-		msg := strings.Join(regressed, "; ") + note
-		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionTrue, benchv1.ReasonRegression, msg)
-		s.warnf(benchv1.ReasonRegression, "%s", msg)
-	case len(out) == 0:
-		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, "no metric could be compared"+note)
-	default:
-		var parts []string
-		for _, v := range []benchv1.CompareVerdict{benchv1.VerdictUnchanged, benchv1.VerdictImproved, benchv1.VerdictAcknowledged} {
-			if counts[v] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", counts[v], strings.ToLower(string(v))))
-			}
-		}
-		msg := fmt.Sprintf("no regression against %s: %s%s", out[0].Basis, strings.Join(parts, ", "), note)
-		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionFalse, benchv1.ReasonNoRegression, msg)
-	}
-	return nil
+	return j
 }
 
-// baselineRuns reads the baseline's runs: the named run, the successful
+// metricValues reads a metric from each run that has it.
+func metricValues(runs []*benchv1.BenchmarkRun, m benchv1.CompareMetric) []float64 {
+	var out []float64
+	for _, run := range runs {
+		if v, ok := metricValue(run, m); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// baselineQuery describes the baseline to find for a run or a sweep cell.
+type baselineQuery struct {
+	namespace string
+	spec      *benchv1.CompareSpec
+	// cell holds the axis values of the sweep cell being compared (nil for
+	// a run): the axes a sweepRef's cell leaves out take these values, and
+	// a history's selector is narrowed to them.
+	cell map[string]string
+	// hash and fingerprint select the default history.
+	hash, fingerprint string
+	// exclude drops history runs that are not comparable: the run itself,
+	// runs that ended after it, the sweep's own runs.
+	exclude func(*benchv1.BenchmarkRun) bool
+}
+
+// findBaseline reads the baseline's runs: the named run, the successful
 // runs of a sweep's cell, or the history (oldest first, at most window
 // runs). basis describes them, or why there are none.
-func (r *BenchmarkRunReconciler) baselineRuns(ctx context.Context, run *benchv1.BenchmarkRun) (
+func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 	runs []*benchv1.BenchmarkRun, basis string, history bool, err error) {
-	b := run.Spec.Compare.Baseline
-	ns := run.Namespace
+	b := q.spec.Baseline
+	ns := q.namespace
 	switch {
 	case b.RunRef != "":
 		ref := &benchv1.BenchmarkRun{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: b.RunRef}, ref); err != nil {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: b.RunRef}, ref); err != nil {
 			if client.IgnoreNotFound(err) == nil {
 				return nil, fmt.Sprintf("baseline run %s does not exist", b.RunRef), false, nil
 			}
@@ -154,12 +220,19 @@ func (r *BenchmarkRunReconciler) baselineRuns(ctx context.Context, run *benchv1.
 		}
 		return []*benchv1.BenchmarkRun{ref}, "baseline run " + b.RunRef, false, nil
 	case b.SweepRef != nil:
+		cell := map[string]string{}
+		for axis, v := range q.cell {
+			cell[axis] = v
+		}
+		for axis, v := range b.SweepRef.Cell {
+			cell[axis] = string(v)
+		}
 		var list benchv1.BenchmarkRunList
 		sel := client.MatchingLabels{sweep.LabelSweep: b.SweepRef.Name}
-		for axis, v := range b.SweepRef.Cell {
-			sel[sweep.AxisLabelPrefix+axis] = string(v)
+		for axis, v := range cell {
+			sel[sweep.AxisLabelPrefix+axis] = v
 		}
-		if err := r.List(ctx, &list, client.InNamespace(ns), sel); err != nil {
+		if err := c.List(ctx, &list, client.InNamespace(ns), sel); err != nil {
 			return nil, "", false, fmt.Errorf("list the runs of sweep %s: %w", b.SweepRef.Name, err)
 		}
 		for i := range list.Items {
@@ -167,27 +240,29 @@ func (r *BenchmarkRunReconciler) baselineRuns(ctx context.Context, run *benchv1.
 				runs = append(runs, &list.Items[i])
 			}
 		}
-		cell := make([]string, 0, len(b.SweepRef.Cell))
-		for axis, v := range b.SweepRef.Cell {
-			cell = append(cell, axis+"="+string(v))
+		names := make([]string, 0, len(cell))
+		for axis, v := range cell {
+			names = append(names, axis+"="+v)
 		}
-		sort.Strings(cell)
-		basis = fmt.Sprintf("sweep %s cell %s (%d runs)", b.SweepRef.Name, strings.Join(cell, ","), len(runs))
+		sort.Strings(names)
+		basis = fmt.Sprintf("sweep %s cell %s (%d runs)", b.SweepRef.Name, strings.Join(names, ","), len(runs))
 		if len(runs) == 0 {
-			basis = fmt.Sprintf("sweep %s has no succeeded run in cell %s", b.SweepRef.Name, strings.Join(cell, ","))
+			basis = fmt.Sprintf("sweep %s has no succeeded run in cell %s", b.SweepRef.Name, strings.Join(names, ","))
 		}
 		return runs, basis, false, nil
 	default:
 		h := b.History
-		sel, err := compare.HistorySelector(run)
+		// A sweep's selector applies to each of its cells: narrowed to the
+		// cell's axis values, it cannot mix cells.
+		sel, err := compare.HistorySelector(h, q.fingerprint, q.hash, q.cell)
 		if err != nil {
-			return nil, "", false, fmt.Errorf("select the history of %s: %w", run.Name, err)
+			return nil, "", false, fmt.Errorf("select the history: %w", err)
 		}
 		var list benchv1.BenchmarkRunList
-		if err := r.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-			return nil, "", false, fmt.Errorf("list the history of %s: %w", run.Name, err)
+		if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return nil, "", false, fmt.Errorf("list the history: %w", err)
 		}
-		runs = compare.HistoryRuns(run, list.Items, compare.Window(h))
+		runs = compare.History(list.Items, q.exclude, compare.Window(h))
 		if len(runs) == 0 {
 			return nil, fmt.Sprintf("no earlier succeeded run matches the history selector %s", sel), true, nil
 		}

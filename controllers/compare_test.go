@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // s2Throughput is the S2 throughput the harness's loader results give a
@@ -54,8 +55,8 @@ func (k *cluster) succeed(run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
 // TestRegressionGate runs real runs (through the run controller; the test
 // plays kubelet and Job controller) whose S2 throughputs it chose by name:
 // a tight history at ~180 ops/s, then gated runs against the history, a
-// baseline run, with too little history, with an acknowledgement and
-// with a missing baseline.
+// baseline run, a sweep's cell, with too little history, with an
+// acknowledgement and with a missing baseline.
 func TestRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)
@@ -114,6 +115,20 @@ func TestRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step b
 	if c := cond(r, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "1 acknowledged") ||
 		r.Status.Comparison[0].Verdict != benchv1.VerdictAcknowledged || r.Status.Comparison[0].Acknowledged != "known: JIRA-123" {
 		t.Errorf("acknowledged: %+v %+v", c, r.Status.Comparison)
+	}
+
+	// Against a sweep's cell: the median of its two runs (of two, the mean).
+	sw := newSweep("ref", benchv1.SweepAxis{Name: "threads", Threads: []int32{8}})
+	sw.Spec.Repetitions = 2
+	k.createSweep(sw)
+	k.waitSweep("ref", "Succeeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepSucceeded })
+	base := (s2Throughput(sweep.RunName("ref", 0, 1)) + s2Throughput(sweep.RunName("ref", 0, 2))) / 2
+	vsCell := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{SweepRef: &benchv1.SweepCellRef{Name: "ref",
+		Cell: map[string]benchv1.SweepValueName{"threads": "8"}}}, Metrics: s2}
+	r = k.succeed(gated(namesNear("vsref", 1, 0.8*base, 0.02)[0], vsCell))
+	if c := cond(r, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.HasSuffix(c.Message, "% vs sweep ref cell threads=8 (2 runs)") || math.Abs(r.Status.Comparison[0].Baseline-base) > 1e-9 {
+		t.Errorf("against a sweep's cell (median %.3f): %+v %+v", base, c, r.Status.Comparison)
 	}
 
 	// Too little history for the test: the threshold decides, and says so.

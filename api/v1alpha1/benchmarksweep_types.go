@@ -91,7 +91,38 @@ type BenchmarkSweepSpec struct {
 	// +kubebuilder:validation:MaxProperties=6
 	// +optional
 	Baseline map[string]SweepValueName `json:"baseline,omitempty"`
+
+	// Compare makes the sweep a regression gate, cell by cell, once its
+	// runs have ended: each cell's successful repetitions (their median,
+	// with their spread in the history test) are compared with the cell's
+	// baseline, status.cells[].comparison holds the verdicts and the
+	// sweep's Regressed condition sums them up (kubectl mongobench wait
+	// exits 3 when it is True). The baseline of a cell is the named run
+	// (runRef), the matching cell of another sweep (sweepRef: axes its
+	// cell leaves out match the cell being compared, so without a cell it
+	// is the same cell), or the cell's history: earlier succeeded runs
+	// with the same fingerprint and spec hash as the cell's runs (or the
+	// history's selector, narrowed to the cell's axis values), this
+	// sweep's own runs excluded. The template's own compare, if any, still
+	// gates each child run on its own.
+	// +optional
+	Compare *CompareSpec `json:"compare,omitempty"`
+
+	// HistoryLimit keeps the history of a recurring study bounded: when
+	// this sweep ends, the oldest ended sweeps of its series beyond this
+	// many (this one included) are deleted, their runs with them. A series
+	// is the sweeps sharing the label bench.mongobench.io/series, or,
+	// without that label, the same metadata.generateName (a nightly
+	// `kubectl create` of one file); a sweep in neither prunes nothing.
+	// Unset keeps every sweep.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	HistoryLimit *int32 `json:"historyLimit,omitempty"`
 }
+
+// LabelSeries groups recurring sweeps into a series for historyLimit.
+const LabelSeries = "bench.mongobench.io/series"
 
 // SweepValueName names a value of an axis.
 // +kubebuilder:validation:MinLength=1
@@ -358,6 +389,10 @@ type SweepCellStatus struct {
 	// Results aggregate the successful repetitions, one row per phase.
 	// +optional
 	Results []SweepPhaseStats `json:"results,omitempty"`
+	// Comparison holds spec.compare's verdicts for the cell, one row per
+	// metric, once the sweep has ended.
+	// +optional
+	Comparison []MetricComparison `json:"comparison,omitempty"`
 }
 
 // SweepCellValue is a cell's value of one axis.
@@ -474,6 +509,7 @@ type SweepKnee struct {
 // +kubebuilder:printcolumn:name="Done",type=integer,JSONPath=`.status.cellsDone`
 // +kubebuilder:printcolumn:name="Failed",type=integer,JSONPath=`.status.cellsFailed`
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.best`
+// +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 32",message="metadata.name of a sweep must be at most 32 characters: its runs are named <sweep>-<cell>-r<repetition> within the 40-character limit of a run's name"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'Pending' || self.spec == oldSelf.spec",messageExpression="'spec cannot be changed once the sweep has started (phase ' + oldSelf.status.phase + '): its runs would no longer describe one study; create a new BenchmarkSweep instead'"

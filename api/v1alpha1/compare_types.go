@@ -80,9 +80,11 @@ type SweepCellRef struct {
 	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
 	// Cell names the cell by axis value names, e.g. {topologies: 4-shards}.
-	// +kubebuilder:validation:MinProperties=1
+	// A run's baseline must name one; a sweep's may leave axes out (they
+	// match the cell being compared) or omit the cell (the same cell).
 	// +kubebuilder:validation:MaxProperties=6
-	Cell map[string]SweepValueName `json:"cell"`
+	// +optional
+	Cell map[string]SweepValueName `json:"cell,omitempty"`
 }
 
 // HistoryBaseline selects the comparable history of a run.

@@ -21,6 +21,12 @@ func TestCompareIsValidated(t *testing.T) {
 		{"run and sweep refs", `    baseline: {runRef: nightly-1, sweepRef: {name: s, cell: {topologies: 2-shards}}}
     metrics: [{phase: run, metric: throughput}]
 `, "baseline sets exactly one of runRef, sweepRef or history"},
+		{"a sweep's cell", `    baseline: {sweepRef: {name: s, cell: {topologies: 2-shards}}}
+    metrics: [{phase: run, metric: throughput}]
+`, ""},
+		{"a sweep without a cell", `    baseline: {sweepRef: {name: s}}
+    metrics: [{phase: run, metric: throughput}]
+`, "a run's compare.baseline.sweepRef must name a cell"},
 		{"no baseline", `    baseline: {}
     metrics: [{phase: run, metric: throughput}]
 `, "baseline sets exactly one of runRef, sweepRef or history"},

@@ -19,8 +19,9 @@ const (
 	// numbers (database pods that are not Guaranteed QoS); the message
 	// lists what. It is set once the topology is ready.
 	ConditionWarnings = "Warnings"
-	// ConditionRegressed is set once a run with spec.compare succeeded:
-	// True when a metric Regressed (and is not acknowledged), False when
+	// ConditionRegressed is set once a run with spec.compare succeeded, or
+	// a sweep with spec.compare ended with successful runs: True when a
+	// metric (of any cell) Regressed and is not acknowledged, False when
 	// none did, Unknown when no comparison could be made. The message is
 	// a one-line summary.
 	ConditionRegressed = "Regressed"
@@ -187,6 +188,9 @@ const (
 	ReasonSomeRunsFailed Reason = "SomeRunsFailed"
 	// EventRunCreated marks the creation of a child run.
 	EventRunCreated Reason = "RunCreated"
+	// EventPruned marks the deletion of older sweeps of a series beyond
+	// spec.historyLimit.
+	EventPruned Reason = "Pruned"
 )
 
 // SweepFailureReasons lists the reasons a sweep's Failed condition may carry.

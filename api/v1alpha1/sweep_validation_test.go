@@ -78,6 +78,15 @@ func TestSweepsAreValidated(t *testing.T) {
     - {name: jsonSchema, patch: {collection: {validator: {$jsonSchema: {bsonType: object}}}}}
   baseline: {topologies: standalone, pool: unbounded, validator: none}
 `), ""},
+		{"a regression gate over the cells, pruned", sweepManifest("gated", `  axes: [{name: threads, threads: [1, 2]}]
+  compare:
+    baseline: {sweepRef: {name: last-week}}
+    metrics: [{phase: run, metric: throughput}]
+  historyLimit: 10
+`), ""},
+		{"historyLimit 0", sweepManifest("limit-0", `  axes: [{name: threads, threads: [1]}]
+  historyLimit: 0
+`), "should be greater than or equal to 1"},
 		{"256 runs", sweepManifest("max", `  axes:
   - {name: threads, threads: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}
   - {name: loaders, loaders: [1, 2, 3, 4, 5, 6, 7, 8]}

@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/sweep"
@@ -34,18 +35,39 @@ func SpecHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
 	return hex.EncodeToString(sum[:8]), nil
 }
 
-// HistorySelector selects the candidates of a run's history:
-// compare.baseline.history.selector, or by default the runs with the
-// run's environment fingerprint and spec hash (the labels
-// benchv1.LabelFingerprint and benchv1.LabelSpecHash). HistoryRuns then
-// picks the history among them.
-func HistorySelector(run *benchv1.BenchmarkRun) (labels.Selector, error) {
-	if c := run.Spec.Compare; c != nil && c.Baseline.History != nil && c.Baseline.History.Selector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(c.Baseline.History.Selector)
+// HistorySelector selects the candidates of a history: the baseline's
+// selector, narrowed to cell's axis values (a sweep cell's history cannot
+// mix cells; nil for a run), or by default the runs with the environment
+// fingerprint and spec hash (the labels benchv1.LabelFingerprint and
+// benchv1.LabelSpecHash). History then picks the history among them.
+func HistorySelector(h *benchv1.HistoryBaseline, fingerprint, hash string, cell map[string]string) (labels.Selector, error) {
+	if h.Selector == nil {
+		return labels.Set{benchv1.LabelFingerprint: fingerprint, benchv1.LabelSpecHash: hash}.AsSelector(), nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(h.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("compare.baseline.history.selector: %w", err)
+	}
+	axes := make([]string, 0, len(cell))
+	for axis := range cell {
+		axes = append(axes, axis)
+	}
+	sort.Strings(axes)
+	for _, axis := range axes {
+		req, err := labels.NewRequirement(sweep.AxisLabelPrefix+axis, selection.Equals, []string{cell[axis]})
 		if err != nil {
-			return nil, fmt.Errorf("compare.baseline.history.selector: %w", err)
+			return nil, fmt.Errorf("select axis %s: %w", axis, err)
 		}
-		return sel, nil
+		sel = sel.Add(*req)
+	}
+	return sel, nil
+}
+
+// RunHistorySelector is HistorySelector for a run compared with a
+// history: its fingerprint and the hash of its spec.
+func RunHistorySelector(run *benchv1.BenchmarkRun) (labels.Selector, error) {
+	if run.Spec.Compare == nil || run.Spec.Compare.Baseline.History == nil {
+		return nil, fmt.Errorf("run %s is not compared with a history", run.Name)
 	}
 	hash, err := SpecHash(&run.Spec)
 	if err != nil {
@@ -55,20 +77,18 @@ func HistorySelector(run *benchv1.BenchmarkRun) (labels.Selector, error) {
 	if run.Status.Environment != nil {
 		fp = run.Status.Environment.Fingerprint
 	}
-	return labels.Set{benchv1.LabelFingerprint: fp, benchv1.LabelSpecHash: hash}.AsSelector(), nil
+	return HistorySelector(run.Spec.Compare.Baseline.History, fp, hash, nil)
 }
 
-// HistoryRuns picks a run's history among candidates (the runs
-// HistorySelector selects): the other Succeeded runs that completed no
-// later than the run, oldest first, the latest window of them (window ≤ 0:
-// all). A run that has not completed has no history. The result points
-// into candidates.
-func HistoryRuns(run *benchv1.BenchmarkRun, candidates []benchv1.BenchmarkRun, window int) []*benchv1.BenchmarkRun {
+// History picks a history among candidates (the runs HistorySelector
+// selects): the Succeeded runs that completed and that exclude (if any)
+// keeps, oldest first, the latest window of them (window ≤ 0: all). The
+// result points into candidates.
+func History(candidates []benchv1.BenchmarkRun, exclude func(*benchv1.BenchmarkRun) bool, window int) []*benchv1.BenchmarkRun {
 	var runs []*benchv1.BenchmarkRun
 	for i := range candidates {
 		o := &candidates[i]
-		if o.UID != run.UID && o.Status.Phase == benchv1.RunSucceeded && o.Status.CompletionTime != nil &&
-			run.Status.CompletionTime != nil && !o.Status.CompletionTime.After(run.Status.CompletionTime.Time) {
+		if o.Status.Phase == benchv1.RunSucceeded && o.Status.CompletionTime != nil && (exclude == nil || !exclude(o)) {
 			runs = append(runs, o)
 		}
 	}
@@ -79,6 +99,20 @@ func HistoryRuns(run *benchv1.BenchmarkRun, candidates []benchv1.BenchmarkRun, w
 		runs = runs[len(runs)-window:]
 	}
 	return runs
+}
+
+// NotHistoryOf excludes from a run's history the run itself and the runs
+// that completed after it; a run that has not completed has no history.
+func NotHistoryOf(run *benchv1.BenchmarkRun) func(*benchv1.BenchmarkRun) bool {
+	return func(o *benchv1.BenchmarkRun) bool {
+		return o.UID == run.UID || run.Status.CompletionTime == nil || o.Status.CompletionTime.After(run.Status.CompletionTime.Time)
+	}
+}
+
+// HistoryRuns is a run's history among candidates: History with
+// NotHistoryOf(run).
+func HistoryRuns(run *benchv1.BenchmarkRun, candidates []benchv1.BenchmarkRun, window int) []*benchv1.BenchmarkRun {
+	return History(candidates, NotHistoryOf(run), window)
 }
 
 // Window is how many of the latest runs make the history: the baseline's

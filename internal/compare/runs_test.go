@@ -74,7 +74,7 @@ func TestHistorySelector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := HistorySelector(run)
+	sel, err := RunHistorySelector(run)
 	if err != nil || sel.String() != benchv1.LabelFingerprint+"=fp1,"+benchv1.LabelSpecHash+"="+hash {
 		t.Errorf("default selector %v, %v", sel, err)
 	}
@@ -89,12 +89,21 @@ func TestHistorySelector(t *testing.T) {
 		t.Error("loaders do not change the hash")
 	}
 	run.Spec.Compare.Baseline.History.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "db"}}
-	if sel, err := HistorySelector(run); err != nil || sel.String() != "team=db" {
+	if sel, err := RunHistorySelector(run); err != nil || sel.String() != "team=db" {
 		t.Errorf("spec's selector: %v, %v", sel, err)
 	}
+	// A sweep cell's history is narrowed to its axis values.
+	sel, err = HistorySelector(run.Spec.Compare.Baseline.History, "fp1", hash, map[string]string{"threads": "8", "pool": "10"})
+	if want := "axis.bench.mongobench.io/pool=10,axis.bench.mongobench.io/threads=8,team=db"; err != nil || sel.String() != want {
+		t.Errorf("a cell's selector: %v, %v; want %s", sel, err, want)
+	}
 	run.Spec.Compare.Baseline.History.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Nope"}}}
-	if _, err := HistorySelector(run); err == nil {
+	if _, err := RunHistorySelector(run); err == nil {
 		t.Error("an invalid selector was accepted")
+	}
+	run.Spec.Compare.Baseline = benchv1.CompareBaseline{RunRef: "x"}
+	if _, err := RunHistorySelector(run); err == nil {
+		t.Error("a run compared with a run has a history selector")
 	}
 }
 

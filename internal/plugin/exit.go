@@ -25,9 +25,9 @@ const (
 	// ExitFailed so CI never mistakes a broken pipeline for a failed
 	// benchmark.
 	ExitNoVerdict ExitCode = 2
-	// ExitRegressed: wait saw the run succeed, but spec.compare judged it
-	// Regressed against its baseline (the Regressed condition's message
-	// goes to stderr).
+	// ExitRegressed: wait saw the run or sweep succeed, but spec.compare
+	// judged it (a metric, of any cell) Regressed against its baseline
+	// (the Regressed condition's message goes to stderr).
 	ExitRegressed ExitCode = 3
 )
 
@@ -40,8 +40,8 @@ const exitCodesHelp = `Exit codes:
   2  no verdict: timed out, usage error (bad reference, flag or output
      format), the run or sweep does not exist, or the API server could not
      be asked
-  3  the run succeeded but regressed against its baseline (spec.compare;
-     the Regressed condition's message goes to stderr)`
+  3  the run or sweep succeeded but regressed against its baseline
+     (spec.compare; the Regressed condition's message goes to stderr)`
 
 // exitError carries the exit code of a failed command with its message.
 type exitError struct {

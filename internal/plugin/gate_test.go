@@ -18,8 +18,8 @@ import (
 )
 
 // TestCIGateScript runs hack/ci-gate.sh against the API server with the
-// real kubectl and kubectl-mongobench: it creates the run of a manifest
-// (generateName), waits, writes the reports and exits 3 when the run
+// real kubectl and kubectl-mongobench: it creates the run or sweep of a
+// manifest (generateName), waits, writes the reports and exits 3 when it
 // succeeded but regressed — the test plays the controller.
 func TestCIGateScript(t *testing.T) {
 	root := kube.RepoRoot()
@@ -38,8 +38,10 @@ func TestCIGateScript(t *testing.T) {
 	}
 	c := newClient(t)
 	ns := createNamespace(t, c, "gate-")
-	manifest := filepath.Join(t.TempDir(), "nightly.yaml")
-	if err := os.WriteFile(manifest, []byte(`apiVersion: bench.mongobench.io/v1alpha1
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+adminKubeconfig(t))
+
+	t.Run("run", func(t *testing.T) {
+		reports, out, err := gate(t, root, env, ns, `apiVersion: bench.mongobench.io/v1alpha1
 kind: BenchmarkRun
 metadata: {generateName: nightly-}
 spec:
@@ -48,12 +50,62 @@ spec:
   compare:
     baseline: {history: {}}
     metrics: [{phase: run, metric: throughput}]
-`), 0o644); err != nil {
+`, func() string {
+			// The controller's part: the run succeeds and regressed.
+			var list benchv1.BenchmarkRunList
+			if err := c.List(testContext(t), &list, client.InNamespace(ns)); err != nil || len(list.Items) != 1 {
+				return ""
+			}
+			run := &list.Items[0]
+			st := succeededStatus()
+			st.Conditions = append(st.Conditions, cond(benchv1.ConditionRegressed, metav1.ConditionTrue, "Regression",
+				"run throughput -14.2% vs 12-run history (p=3.1e-06)"))
+			st.Comparison = []benchv1.MetricComparison{{Metric: "run throughput", Baseline: 876, Current: 751.5, ChangePercent: -14.2,
+				Verdict: benchv1.VerdictRegressed, Basis: "12-run history"}}
+			setStatus(t, c, run, st)
+			return run.Name
+		})
+		checkGate(t, reports, out, err, "run", "run throughput -14.2% vs 12-run history")
+	})
+	t.Run("sweep", func(t *testing.T) {
+		reports, out, err := gate(t, root, env, ns, `apiVersion: bench.mongobench.io/v1alpha1
+kind: BenchmarkSweep
+metadata: {generateName: nightly-}
+spec:
+  template:
+    topology: {mode: Standalone}
+    workload: {preset: a}
+  axes: [{name: threads, threads: [1, 2]}]
+  compare:
+    baseline: {history: {}}
+    metrics: [{phase: run, metric: throughput}]
+`, func() string {
+			var list benchv1.BenchmarkSweepList
+			if err := c.List(testContext(t), &list, client.InNamespace(ns)); err != nil || len(list.Items) != 1 {
+				return ""
+			}
+			sw := &list.Items[0]
+			st := sweepStatus(benchv1.SweepSucceeded, benchv1.RunSucceeded, benchv1.RunSucceeded)
+			st.Conditions = []metav1.Condition{sweepCond(benchv1.ConditionRegressed, metav1.ConditionTrue, benchv1.ReasonRegression,
+				"1 of 2 cells regressed: cell 2: run throughput -14.2% vs 12-run history (p=3.1e-06)")}
+			setSweepStatus(t, c, sw, st)
+			return sw.Name
+		})
+		checkGate(t, reports, out, err, "sweep", "1 of 2 cells regressed: cell 2: run throughput -14.2% vs 12-run history")
+	})
+}
+
+// gate runs ci-gate.sh on a manifest while play, the controller's part,
+// is polled until it returns the created object's name.
+func gate(t *testing.T, root string, env []string, ns, manifest string, play func() string) (string, string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "nightly.yaml")
+	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	reports := t.TempDir()
-	cmd := exec.Command(filepath.Join(root, "hack", "ci-gate.sh"), manifest, "-n", ns, "--timeout", "2m", "--report-dir", reports)
-	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+adminKubeconfig(t))
+	cmd := exec.Command(filepath.Join(root, "hack", "ci-gate.sh"), path, "-n", ns, "--timeout", "2m", "--report-dir", reports)
+	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -61,50 +113,45 @@ spec:
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-
-	// The controller's part: the run succeeds and regressed.
-	var run *benchv1.BenchmarkRun
 	deadline := time.Now().Add(time.Minute)
-	for run == nil {
-		var list benchv1.BenchmarkRunList
-		if err := c.List(testContext(t), &list, client.InNamespace(ns)); err != nil {
-			t.Fatal(err)
-		}
-		if len(list.Items) == 1 {
-			run = &list.Items[0]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no run created:\n%s", out.String())
-		} else {
+	for name := ""; name == ""; {
+		if name = play(); name == "" {
+			if time.Now().After(deadline) {
+				t.Fatalf("nothing created:\n%s", out.String())
+			}
 			time.Sleep(50 * time.Millisecond) // poll, bounded by the deadline
+		} else if !strings.HasPrefix(name, "nightly-") {
+			t.Fatalf("created %s", name)
 		}
 	}
-	if !strings.HasPrefix(run.Name, "nightly-") {
-		t.Fatalf("run %s", run.Name)
-	}
-	st := succeededStatus()
-	st.Conditions = append(st.Conditions, cond(benchv1.ConditionRegressed, metav1.ConditionTrue, "Regression",
-		"run throughput -14.2% vs 12-run history (p=3.1e-06)"))
-	st.Comparison = []benchv1.MetricComparison{{Metric: "run throughput", Baseline: 876, Current: 751.5, ChangePercent: -14.2,
-		Verdict: benchv1.VerdictRegressed, Basis: "12-run history"}}
-	setStatus(t, c, run, st)
-
 	select {
-	case err = <-done:
+	case err := <-done:
+		return reports, out.String(), err
 	case <-time.After(2 * time.Minute):
 		_ = cmd.Process.Kill()
 		t.Fatalf("ci-gate.sh did not end:\n%s", out.String())
 	}
+	return "", "", nil
+}
+
+// checkGate checks ci-gate.sh's exit code 3, its output and the reports.
+func checkGate(t *testing.T, reports, out string, err error, kind, message string) {
+	t.Helper()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		t.Fatalf("exit %v, want 3:\n%s", err, out.String())
+		t.Fatalf("exit %v, want 3:\n%s", err, out)
 	}
-	for _, want := range []string{"ci-gate: created run/" + run.Name, "succeeded but regressed: run throughput -14.2% vs 12-run history",
-		"ci-gate: run/" + run.Name + " succeeded but regressed"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+	_, rest, ok := strings.Cut(out, "ci-gate: created "+kind+"/")
+	name, _, _ := strings.Cut(rest, "\n")
+	if !ok || !strings.HasPrefix(name, "nightly-") {
+		t.Fatalf("output lacks the created %s:\n%s", kind, out)
+	}
+	for _, want := range []string{"succeeded but regressed: " + message, "ci-gate: " + kind + "/" + name + " succeeded but regressed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, f := range []string{run.Name + ".html", run.Name + ".md"} {
+	for _, f := range []string{name + ".html", name + ".md"} {
 		if fi, err := os.Stat(filepath.Join(reports, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("report %s: %v", f, err)
 		}

@@ -172,7 +172,7 @@ func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
 }
 
 // history gives a run compared with a history its gate's history: the
-// runs its history selector selects (compare.HistorySelector, as the
+// runs its history selector selects (compare.RunHistorySelector, as the
 // controller lists them). --history on another run is a usage error.
 func (o *options) history(ctx context.Context, c *apiClient, run *benchv1.BenchmarkRun, study *report.Study, shown int) error {
 	if cs := run.Spec.Compare; cs == nil || cs.Baseline.History == nil {
@@ -185,7 +185,7 @@ func (o *options) history(ctx context.Context, c *apiClient, run *benchv1.Benchm
 		// The gate judges a run when it completes: no history yet.
 		return nil
 	}
-	sel, err := compare.HistorySelector(run)
+	sel, err := compare.RunHistorySelector(run)
 	if err != nil {
 		return fmt.Errorf("the history of run/%s: %w", run.Name, err)
 	}

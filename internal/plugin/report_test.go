@@ -314,6 +314,12 @@ func TestWaitSweep(t *testing.T) {
 		sweepCond(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunFailed, "the sweep did not complete"),
 		sweepCond(benchv1.ConditionFailed, metav1.ConditionTrue, benchv1.ReasonRunFailed, "run s-1-r1 failed (PhaseFailed); failurePolicy Stop: 0 of 2 runs were not started"),
 	}
+	regressed := sweepStatus(benchv1.SweepSucceeded, ok, ok)
+	regressed.Conditions = []metav1.Condition{
+		sweepCond(benchv1.ConditionComplete, metav1.ConditionTrue, benchv1.ReasonSucceeded, "all 2 runs of 2 cells succeeded"),
+		sweepCond(benchv1.ConditionRegressed, metav1.ConditionTrue, benchv1.ReasonRegression,
+			"1 of 2 cells regressed: cell 2: S2 throughput -20.0% vs 6-run history (p=1e-07)"),
+	}
 	for _, tc := range []struct {
 		name   string
 		end    benchv1.BenchmarkSweepStatus
@@ -323,6 +329,9 @@ func TestWaitSweep(t *testing.T) {
 	}{
 		{"ok", sweepStatus(benchv1.SweepSucceeded, ok, ok), ExitOK,
 			"phase=Succeeded cells=2/2 failed=0 active=0 run=s-1-r1 cell=2 run-phase=Succeeded", ""},
+		{"regressed", regressed, ExitRegressed,
+			"phase=Succeeded cells=2/2 failed=0 active=0 run=s-1-r1 cell=2 run-phase=Succeeded",
+			"sweep/regressed succeeded but regressed: 1 of 2 cells regressed: cell 2: S2 throughput -20.0% vs 6-run history (p=1e-07)\n"},
 		{"partial", partial, ExitFailed,
 			"phase=PartiallySucceeded cells=2/2 failed=1 active=0 run=s-1-r1 cell=2 run-phase=Failed run-reason=PhaseFailed",
 			"sweep/partial partially succeeded: 1 of 2 cells have failed runs; 1 of 2 runs failed: s-1-r1 (PhaseFailed)\n"},

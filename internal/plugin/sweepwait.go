@@ -125,5 +125,10 @@ func (o *options) sweepVerdict(ref Ref, st *benchv1.BenchmarkSweepStatus) error 
 			ref, st.CellsFailed, st.CellsTotal, len(failedRuns), total, strings.Join(failedRuns, ", "))
 		return withCode(ExitFailed, nil)
 	}
+	// spec.compare's gate, cell by cell.
+	if c := meta.FindStatusCondition(st.Conditions, benchv1.ConditionRegressed); c != nil && c.Status == metav1.ConditionTrue {
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s succeeded but regressed: %s\n", ref, c.Message)
+		return withCode(ExitRegressed, nil)
+	}
 	return nil
 }

@@ -26,7 +26,7 @@ import (
 type History struct {
 	// Run is the gated run.
 	Run string `json:"run"`
-	// Selector selected the candidate runs (compare.HistorySelector).
+	// Selector selected the candidate runs (compare.RunHistorySelector).
 	Selector string `json:"selector"`
 	// Window is how many of the latest runs the gate takes.
 	Window int `json:"window"`
@@ -118,7 +118,7 @@ type HistoryChangePoint struct {
 
 // AddHistory gives a run's study the history of its regression gate:
 // candidates are the runs its history selector selects
-// (compare.HistorySelector; the run itself may be among them), shown how
+// (compare.RunHistorySelector; the run itself may be among them), shown how
 // many of the latest history runs to show (≤ 0: the gate's window). A run
 // that has not completed has no history yet (the study is left as it
 // is). Only a run whose spec.compare baseline is a history has one.
@@ -134,7 +134,7 @@ func (s *Study) AddHistory(candidates []benchv1.BenchmarkRun, shown int) error {
 	if run.Status.CompletionTime == nil {
 		return nil
 	}
-	sel, err := compare.HistorySelector(run)
+	sel, err := compare.RunHistorySelector(run)
 	if err != nil {
 		return fmt.Errorf("select the history of run %s: %w", run.Name, err)
 	}

@@ -167,7 +167,7 @@ func gate(run *benchv1.BenchmarkRun, all []benchv1.BenchmarkRun) {
 	history := compare.HistoryRuns(run, all, compare.Window(spec.Baseline.History))
 	at := *run.Status.CompletionTime
 	if len(history) == 0 {
-		sel, _ := compare.HistorySelector(run)
+		sel, _ := compare.RunHistorySelector(run)
 		run.Status.Conditions = append(run.Status.Conditions, metav1.Condition{Type: benchv1.ConditionRegressed, Status: metav1.ConditionUnknown,
 			Reason: string(benchv1.ReasonBaselineUnavailable), Message: "no earlier succeeded run matches the history selector " + sel.String(), LastTransitionTime: at})
 		return

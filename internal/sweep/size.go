@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,8 +27,8 @@ func CheckSize(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) erro
 		for i := range cells {
 			phases += len(cells[i].Spec.Phases)
 		}
-		return fmt.Errorf("the sweep's status would take %d KiB (%d cells, %d phases in all, their knees and runs); "+
-			"at most %d KiB fit: use fewer cells, phases or numeric axes", n>>10, len(cells), phases, benchv1.MaxSweepStatusBytes>>10)
+		return fmt.Errorf("the sweep's status would take %d KiB (%d cells, %d phases in all, their knees, runs and comparisons); "+
+			"at most %d KiB fit: use fewer cells, phases, numeric axes or compared metrics", n>>10, len(cells), phases, benchv1.MaxSweepStatusBytes>>10)
 	}
 	return nil
 }
@@ -61,6 +62,25 @@ func statusBytes(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) (i
 	st := benchv1.BenchmarkSweepStatus{
 		Phase: benchv1.SweepPartiallySucceeded, Seed: ptr.To[int64](math.MaxInt64), CellsTotal: int32(len(cells)),
 		Cells: agg.Cells, Knees: agg.Knees, Baseline: agg.Baseline, Best: agg.Best, SummaryPhase: agg.SummaryPhase,
+	}
+	if c := spec.Compare; c != nil {
+		// A verdict per metric and cell, with every string at its longest:
+		// the basis names a sweep and a cell, the acknowledgement its reason.
+		ack := 0
+		for _, a := range c.Acknowledged {
+			ack = max(ack, len(a.Reason))
+		}
+		rows := make([]benchv1.MetricComparison, 0, len(c.Metrics))
+		for range c.Metrics {
+			rows = append(rows, benchv1.MetricComparison{
+				Metric: strings.Repeat("m", 60), Baseline: math.Pi * 1e6, Current: math.E * 1e6, ChangePercent: -math.Pi,
+				PValue: ptr.To(math.SmallestNonzeroFloat64), Verdict: benchv1.VerdictAcknowledged,
+				Basis: strings.Repeat("b", 128+70*len(axes)), Acknowledged: strings.Repeat("a", ack),
+			})
+		}
+		for i := range agg.Cells {
+			agg.Cells[i].Comparison = rows
+		}
 	}
 	for range plan {
 		st.Order = append(st.Order, RunName("ssssssssssssssssssssssssssssssss", 255, 10))

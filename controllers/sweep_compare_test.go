@@ -1,0 +1,207 @@
+package controllers_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
+)
+
+// finishChildAt finishes a child run with the given S2 throughput (load and
+// S5 get fixed numbers) and the labels the run controller would have put
+// on it: the fingerprint and the spec hash that select its history.
+func (k *cluster) finishChildAt(name, hash string, s2 float64) {
+	k.t.Helper()
+	run := k.run(name)
+	run.Labels[benchv1.LabelFingerprint] = "fp-test"
+	run.Labels[benchv1.LabelSpecHash] = hash
+	if err := k.c.Update(k.ctx(), run); err != nil {
+		k.t.Fatalf("label %s: %v", name, err)
+	}
+	n := numbersFor(0, 0, "load", "S2", "S5")
+	s := n["S2"]
+	s.throughput = s2
+	n["S2"] = s
+	k.finishChild(name, n)
+}
+
+// historyRun is an earlier, succeeded run of a cell's history: the labels
+// of a run with the cell's spec, and the given S2 throughput.
+func (k *cluster) historyRun(name, hash, threads string, s2 float64, completed time.Time) {
+	k.t.Helper()
+	run := newRun(name, benchv1.TopologyStandalone, 0, 1)
+	run.Labels = map[string]string{benchv1.LabelFingerprint: "fp-test", benchv1.LabelSpecHash: hash,
+		sweep.AxisLabelPrefix + "threads": threads}
+	k.create(run)
+	run = k.run(name)
+	run.Status.Phase = benchv1.RunSucceeded
+	run.Status.CompletionTime = &metav1.Time{Time: completed}
+	run.Status.Results = []benchv1.PhaseResult{{Name: "S2", Type: benchv1.PhaseRun, RuntimeMillis: 1000, Throughput: s2,
+		StartTime: metav1.Time{Time: completed}, CompletionTime: metav1.Time{Time: completed}, StopReason: "Completed"}}
+	if err := k.c.Status().Update(k.ctx(), run); err != nil {
+		k.t.Fatalf("history run %s: %v", name, err)
+	}
+}
+
+// runGatedSweep creates a two-cell sweep (threads 4 and 32, three
+// repetitions, all at once) with the given compare, finishes each cell's
+// runs at the given S2 throughputs and returns the ended sweep.
+func (k *cluster) runGatedSweep(name string, c *benchv1.CompareSpec, s2 map[string][]float64) *benchv1.BenchmarkSweep {
+	k.t.Helper()
+	sw := newSweep(name, benchv1.SweepAxis{Name: "threads", Threads: []int32{4, 32}})
+	sw.Spec.Repetitions, sw.Spec.Parallelism = 3, 6
+	sw.Spec.Compare = c
+	k.createSweep(sw)
+	var names []string
+	for cell := range 2 {
+		for rep := 1; rep <= 3; rep++ {
+			names = append(names, sweep.RunName(name, cell, rep))
+		}
+	}
+	children := k.waitChildren(name, names...)
+	for _, n := range names {
+		_, rep, _ := sweep.ParseRunName(name, n)
+		threads := children[n].Labels[sweep.AxisLabelPrefix+"threads"]
+		k.finishChildAt(n, "hash-"+threads, s2[threads][rep-1])
+	}
+	return k.waitSweep(name, "ended", func(s *benchv1.BenchmarkSweep) bool { return sweep.Terminal(s.Status.Phase) })
+}
+
+// TestSweepRegressionGate: spec.compare on a sweep judges each cell's
+// repetitions against the cell's history (its own runs excluded), against
+// the same cell of another sweep, and against a fixed cell of another
+// sweep; the Regressed condition sums the cells up.
+func TestSweepRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step by step
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	s2 := []benchv1.CompareMetric{{Phase: "S2", Metric: benchv1.MetricThroughput}}
+
+	// Six earlier runs per cell at 1000 ops/s (±0.5%), and a run of
+	// another cell's history at a wildly different level, which the
+	// cell's labels keep out.
+	start := time.Now().Add(-time.Hour)
+	for i, v := range []float64{1000, 1004, 997, 1002, 995, 1003} {
+		k.historyRun(fmt.Sprintf("h4-%d", i), "hash-4", "4", v, start.Add(time.Duration(i)*time.Minute))
+		k.historyRun(fmt.Sprintf("h32-%d", i), "hash-32", "32", v, start.Add(time.Duration(i)*time.Minute))
+	}
+	k.historyRun("other", "hash-other", "4", 10, start)
+
+	history := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{History: &benchv1.HistoryBaseline{Window: 30, MinRuns: 5}}, Metrics: s2}
+	st := k.runGatedSweep("gate", history, map[string][]float64{"4": {1001, 998, 1003}, "32": {800, 806, 797}})
+	if st.Status.Phase != benchv1.SweepSucceeded {
+		t.Fatalf("phase %s", st.Status.Phase)
+	}
+	c := sweepCond(st, benchv1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != string(benchv1.ReasonRegression) ||
+		!strings.HasPrefix(c.Message, "1 of 2 cells regressed: cell 32: S2 throughput -20.") || !strings.Contains(c.Message, "% vs 6-run history (p=") {
+		t.Fatalf("Regressed = %+v", c)
+	}
+	// 6 runs, not 9: the sweep's own runs, which carry the same labels,
+	// are not their own history.
+	if cm := st.Status.Cells[0].Comparison; len(cm) != 1 || cm[0].Verdict != benchv1.VerdictUnchanged || cm[0].Basis != "6-run history" ||
+		cm[0].Current != 1001 || cm[0].PValue == nil {
+		t.Errorf("cell 4: %+v", cm)
+	}
+	if cm := st.Status.Cells[1].Comparison; len(cm) != 1 || cm[0].Verdict != benchv1.VerdictRegressed || *cm[0].PValue >= 0.001 ||
+		cm[0].Current != 800 || cm[0].ChangePercent > -19 || cm[0].ChangePercent < -21 {
+		t.Errorf("cell 32: %+v", cm)
+	}
+
+	// Against the same cells of sweep gate: 4 is unchanged, 32 is back
+	// at 1000, +25% on gate's 800.
+	same := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{SweepRef: &benchv1.SweepCellRef{Name: "gate"}}, Metrics: s2}
+	st = k.runGatedSweep("next", same, map[string][]float64{"4": {1000, 1002, 999}, "32": {1000, 1001, 999}})
+	if c := sweepCond(st, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Message != "no regression in 2 cells against the same cells of sweep gate: 1 unchanged, 1 improved" {
+		t.Errorf("against gate's cells: %+v", c)
+	}
+	if cm := st.Status.Cells[1].Comparison; len(cm) != 1 || cm[0].Verdict != benchv1.VerdictImproved || cm[0].Baseline != 800 ||
+		cm[0].Basis != "sweep gate cell threads=32 (3 runs)" || cm[0].PValue != nil {
+		t.Errorf("cell 32 against gate's: %+v", cm)
+	}
+
+	// Every cell against gate's threads=4 cell (median 1001); S5 too.
+	fixed := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{SweepRef: &benchv1.SweepCellRef{Name: "gate",
+		Cell: map[string]benchv1.SweepValueName{"threads": "4"}}}, Metrics: append(s2,
+		benchv1.CompareMetric{Phase: "S5", Metric: benchv1.MetricThroughput})}
+	st = k.runGatedSweep("fixed", fixed, map[string][]float64{"4": {1000, 1002, 999}, "32": {850, 851, 849}})
+	c = sweepCond(st, benchv1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Message != "1 of 2 cells regressed: cell 32: S2 throughput -15.1% vs sweep gate cell threads=4 (3 runs)" {
+		t.Errorf("against gate/4: %+v", c)
+	}
+	if cm := st.Status.Cells[1].Comparison; len(cm) != 2 || cm[0].Basis != "sweep gate cell threads=4 (3 runs)" || cm[1].Verdict != benchv1.VerdictUnchanged {
+		t.Errorf("cell 32 against gate/4: %+v", cm)
+	}
+
+	// Nothing to compare with: Unknown, and the sweep still succeeded.
+	none := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{SweepRef: &benchv1.SweepCellRef{Name: "nope"}}, Metrics: s2}
+	st = k.runGatedSweep("lonely", none, map[string][]float64{"4": {1, 2, 3}, "32": {1, 2, 3}})
+	if c := sweepCond(st, benchv1.ConditionRegressed); st.Status.Phase != benchv1.SweepSucceeded || c == nil || c.Status != metav1.ConditionUnknown ||
+		c.Message != "no cell could be compared; not compared: cell 4 (sweep nope has no succeeded run in cell threads=4), "+
+			"cell 32 (sweep nope has no succeeded run in cell threads=32)" {
+		t.Errorf("no baseline: %s %+v", st.Status.Phase, c)
+	}
+	k.noReconcileErrors()
+}
+
+// TestSweepHistoryLimit: an ending sweep deletes the oldest ended sweeps
+// of its series (same generateName, or the same series label) beyond
+// historyLimit, and leaves every other sweep alone.
+func TestSweepHistoryLimit(t *testing.T) {
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	one := func(meta metav1.ObjectMeta) string {
+		t.Helper()
+		sw := newSweep("", benchv1.SweepAxis{Name: "threads", Threads: []int32{4}})
+		sw.ObjectMeta = meta
+		sw.Spec.HistoryLimit = ptr.To[int32](2)
+		k.createSweep(sw)
+		child := sweep.RunName(sw.Name, 0, 1)
+		k.waitChildren(sw.Name, child)
+		k.finishChild(child, numbersFor(0, 1, "load", "S2", "S5"))
+		k.waitSweep(sw.Name, "Succeeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepSucceeded })
+		return sw.Name
+	}
+	exists := func() map[string]bool {
+		var list benchv1.BenchmarkSweepList
+		if err := k.c.List(k.ctx(), &list, client.InNamespace(k.ns)); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, sw := range list.Items {
+			if sw.DeletionTimestamp.IsZero() {
+				out[sw.Name] = true
+			}
+		}
+		return out
+	}
+	standalone := one(metav1.ObjectMeta{Name: "fixed-name"})
+	labelled := one(metav1.ObjectMeta{GenerateName: "nightly-", Labels: map[string]string{benchv1.LabelSeries: "other"}})
+	var nightly []string
+	for range 3 {
+		nightly = append(nightly, one(metav1.ObjectMeta{GenerateName: "nightly-"}))
+		// Creation timestamps have a one-second resolution: the series'
+		// order must be theirs, not the random names'.
+		time.Sleep(1100 * time.Millisecond)
+	}
+	k.eventually("the oldest nightly sweep deleted", 30*time.Second, func() (bool, error) {
+		got := exists()
+		if got[nightly[0]] {
+			return false, fmt.Errorf("sweeps %v", got)
+		}
+		return true, nil
+	})
+	got := exists()
+	for _, n := range []string{standalone, labelled, nightly[1], nightly[2]} {
+		if !got[n] {
+			t.Errorf("sweep %s was pruned; sweeps %v", n, got)
+		}
+	}
+}
