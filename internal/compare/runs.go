@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -204,6 +205,12 @@ func OptionsFor(spec *benchv1.CompareSpec, m benchv1.CompareMetric) HistoryOptio
 	}
 	if spec.MinMagnitudePercent != nil {
 		o.MinMagnitudePercent = *spec.MinMagnitudePercent
+		if o.MinMagnitudePercent == 0 {
+			// 0 asks for every significant change; HistoryOptions' zero
+			// means "the default", so the smallest positive magnitude
+			// stands for it.
+			o.MinMagnitudePercent = math.SmallestNonzeroFloat64
+		}
 	}
 	if h := spec.Baseline.History; h != nil {
 		o.MinRuns = int(h.MinRuns)

@@ -152,6 +152,16 @@ func TestOptionsFor(t *testing.T) {
 	if o := OptionsFor(spec, m); o != (HistoryOptions{PValue: 0.01, MinMagnitudePercent: 3, MinRuns: 8, MaxRegressionPercent: 7}) {
 		t.Errorf("set: %+v", o)
 	}
+	// 0 is a magnitude, not "unset": every significant change counts.
+	zero := 0.0
+	spec.MinMagnitudePercent = &zero
+	if o := OptionsFor(spec, m); o.MinMagnitudePercent <= 0 || o.MinMagnitudePercent > 1e-300 {
+		t.Errorf("minMagnitudePercent 0 became %g", o.MinMagnitudePercent)
+	}
+	r, err := AgainstHistory([]float64{100, 101, 99, 100, 101, 99, 100, 100}, []float64{97}, HigherIsBetter, OptionsFor(spec, m))
+	if err != nil || r.Verdict != Regressed {
+		t.Errorf("a significant -3%% with minMagnitudePercent 0: %+v %v", r, err)
+	}
 }
 
 // HistoryRegime is the regime AgainstHistory tests against.
