@@ -358,8 +358,27 @@ func (readableTicks) Ticks(lo, hi float64) []plot.Tick {
 		if whole {
 			ticks[i].Label = number(t.Value, 0)
 		} else {
-			ticks[i].Label = strconv.FormatFloat(t.Value, 'f', -1, 64)
+			ticks[i].Label = strconv.FormatFloat(t.Value, 'f', tickDecimals(ticks), 64)
 		}
 	}
 	return ticks
+}
+
+// tickDecimals is the fewest decimals that write every labelled tick
+// exactly (up to floating-point noise: 0.6000000000000001 is 0.6).
+func tickDecimals(ticks []plot.Tick) int {
+	for d := 0; d < 10; d++ {
+		scale := math.Pow(10, float64(d))
+		exact := true
+		for _, t := range ticks {
+			if t.Label != "" {
+				r := math.Round(t.Value*scale) / scale
+				exact = exact && math.Abs(r-t.Value) <= 1e-9*math.Max(1, math.Abs(t.Value))
+			}
+		}
+		if exact {
+			return d
+		}
+	}
+	return 10
 }
