@@ -357,7 +357,37 @@ func (s *Study) comparisonSection() section {
 	if len(t.Rows) > 0 {
 		sec.Tables = append(sec.Tables, t)
 	}
+	if s.Sweep != nil {
+		s.sweepComparison(&sec)
+	}
 	return sec
+}
+
+// sweepComparison adds a sweep's own gate (spec.compare on the sweep):
+// the verdicts of each cell and the sweep's Regressed condition.
+func (s *Study) sweepComparison(sec *section) {
+	t := table{Header: []string{"cell", "metric", "baseline", "current", "change", "p-value", "verdict", "basis"},
+		Right: []bool{false, false, true, true, true, true, false, false}}
+	for _, c := range s.Sweep.Status.Cells {
+		for _, m := range c.Comparison {
+			p := "-"
+			if m.PValue != nil {
+				p = strconv.FormatFloat(*m.PValue, 'g', 2, 64)
+			}
+			verdict := string(m.Verdict)
+			if m.Acknowledged != "" {
+				verdict += " (" + m.Acknowledged + ")"
+			}
+			t.Rows = append(t.Rows, []string{c.Name, m.Metric, number(m.Baseline, 1), number(m.Current, 1), percent(m.ChangePercent),
+				p, verdict, m.Basis})
+		}
+	}
+	if c := meta.FindStatusCondition(s.Sweep.Status.Conditions, benchv1.ConditionRegressed); c != nil {
+		sec.Text = append(sec.Text, fmt.Sprintf("sweep %s: Regressed %s: %s", s.Sweep.Name, c.Status, c.Message))
+	}
+	if len(t.Rows) > 0 {
+		sec.Tables = append(sec.Tables, t)
+	}
 }
 
 func orDash(s string) string {

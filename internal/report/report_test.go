@@ -309,6 +309,33 @@ func TestComparisonSection(t *testing.T) {
 	}
 }
 
+// TestSweepComparisonSection: a sweep's own gate, cell by cell.
+func TestSweepComparisonSection(t *testing.T) {
+	sw, runs := loadFixture(t, "microsharding")
+	sw = sw.DeepCopy()
+	p := 2e-05
+	sw.Status.Cells[1].Comparison = []benchv1.MetricComparison{{Metric: "S2 throughput", Baseline: 18660, Current: 16424, ChangePercent: -11.98,
+		PValue: &p, Verdict: benchv1.VerdictRegressed, Basis: "12-run history"}}
+	sw.Status.Cells[2].Comparison = []benchv1.MetricComparison{{Metric: "S2 throughput", Baseline: 26500, Current: 26768, ChangePercent: 1.01,
+		Verdict: benchv1.VerdictUnchanged, Basis: "12-run history"}}
+	sw.Status.Conditions = append(sw.Status.Conditions, metav1.Condition{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue,
+		Reason: "Regression", Message: "1 of 2 cells regressed: cell 2-shards: S2 throughput -12.0% vs 12-run history (p=2e-05)"})
+	st, err := FromSweep(sw, runs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(mustMarkdown(t, st))
+	i := strings.Index(out, "## Comparison with the baseline")
+	if i < 0 {
+		t.Fatalf("no comparison section:\n%s", out)
+	}
+	end := strings.Index(out[i+3:], "\n## ")
+	if end < 0 {
+		end = len(out) - i - 3
+	}
+	golden(t, "sweep-compare.md", []byte(out[i:end+i+3]))
+}
+
 func mustMarkdown(t *testing.T, s *Study) []byte {
 	t.Helper()
 	var b bytes.Buffer
