@@ -196,6 +196,10 @@ type PhaseResult struct {
 	// +listMapKey=pod
 	// +optional
 	Server []ServerSummary `json:"server,omitempty"`
+	// Growth holds a Grow phase's checkpoints: records, insert rate,
+	// query throughput and latency per class, and the collection's sizes.
+	// +optional
+	Growth *GrowthStatus `json:"growth,omitempty"`
 	// Collection holds the benchmark collection's storage statistics at
 	// the end of the phase. Absent when they could not be taken.
 	// +optional

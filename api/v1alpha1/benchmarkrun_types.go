@@ -10,8 +10,11 @@ import (
 // BenchmarkRunSpec defines one benchmark: a MongoDB topology on one node, a
 // YCSB workload, and the phases to run against it.
 //
-// +kubebuilder:validation:XValidation:rule="self.phases[0].type == 'Load'",message="the first phase must be a Load phase: the topology starts empty"
-// +kubebuilder:validation:XValidation:rule="self.phases.filter(p, p.type == 'Load').size() == 1",message="only one Load phase is allowed (the first): loading the same keys twice fails with duplicate keys"
+// +kubebuilder:validation:XValidation:rule="self.phases[0].type == 'Load' || self.phases[0].type == 'Grow'",message="the first phase must be a Load phase: the topology starts empty"
+// +kubebuilder:validation:XValidation:rule="self.phases[0].type == 'Grow' || self.phases.filter(p, p.type == 'Load').size() == 1",message="only one Load phase is allowed (the first): loading the same keys twice fails with duplicate keys"
+// +kubebuilder:validation:XValidation:rule="!self.phases.exists(p, p.type == 'Grow') || size(self.phases) == 1",message="a run with a Grow phase has no other phase: the growth study's collection is not YCSB's"
+// +kubebuilder:validation:XValidation:rule="!self.phases.exists(p, p.type == 'Grow') || self.loaders == 1",message="a Grow phase runs in one loader pod (loaders: 1); grow.insertThreads and grow.queryThreads set its concurrency"
+// +kubebuilder:validation:XValidation:rule="!self.phases.exists(p, p.type == 'Grow') || !has(self.collection)",message="collection (a validator applied after the Load phase) does not apply to a Grow run"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, self.phases.filter(q, q.name.lowerAscii() == p.name.lowerAscii()).size() == 1)",message="phase names must be unique, ignoring case (they name the phase's Job)"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !(p.name.lowerAscii() in ['bootstrap', 'validator', 'diagnostics']))",message="phase names bootstrap, validator and diagnostics are reserved: they would collide with the run's own Jobs and ConfigMaps (<run>-bootstrap, <run>-validator, <run>-diagnostics)"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !(p.name.lowerAscii() == 'telemetry' || p.name.lowerAscii().startsWith('telemetry-')))",message="phase names telemetry and telemetry-* are reserved: their Jobs' result ConfigMaps would collide with the phases' telemetry ConfigMaps (<run>-telemetry-<phase>)"
@@ -441,9 +444,10 @@ type WorkloadParameters struct {
 // +kubebuilder:validation:MaxLength=1024
 type PropertyValue string
 
-// PhaseType is Load (YCSB load: insert recordCount records) or Run (YCSB
-// run: the operation mix).
-// +kubebuilder:validation:Enum=Load;Run
+// PhaseType is Load (YCSB load: insert recordCount records), Run (YCSB
+// run: the operation mix) or Grow (the data-growth study: inserts with
+// indexed queries at checkpoints, spec.phases[].grow).
+// +kubebuilder:validation:Enum=Load;Run;Grow
 // +kubebuilder:validation:MaxLength=4
 type PhaseType string
 
@@ -451,11 +455,14 @@ type PhaseType string
 const (
 	PhaseLoad PhaseType = "Load"
 	PhaseRun  PhaseType = "Run"
+	PhaseGrow PhaseType = "Grow"
 )
 
 // PhaseSpec is one YCSB invocation (load or run) against the run's data set.
 //
 // +kubebuilder:validation:XValidation:rule="self.type == 'Run' || !has(self.workload)",message="workload overrides are only allowed on Run phases"
+// +kubebuilder:validation:XValidation:rule="self.type == 'Grow' ? has(self.grow) : !has(self.grow)",message="grow is required on a Grow phase and only allowed there"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Grow' || (!has(self.batchSize) && !has(self.target) && !has(self.maxExecutionTime))",message="a Grow phase sets its inserts in grow (grow.batchSize); batchSize, target and maxExecutionTime are YCSB's"
 type PhaseSpec struct {
 	// Name of the phase, unique within the run; it names the phase's Job.
 	// +kubebuilder:validation:MinLength=1
@@ -463,7 +470,7 @@ type PhaseSpec struct {
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$`
 	Name string `json:"name"`
 
-	// Type is Load or Run.
+	// Type is Load, Run or Grow.
 	Type PhaseType `json:"type"`
 
 	// Threads per loader pod (YCSB's threadcount).
@@ -495,6 +502,12 @@ type PhaseSpec struct {
 	// Workload overrides spec.workload for this Run phase.
 	// +optional
 	Workload *WorkloadParameters `json:"workload,omitempty"`
+
+	// Grow is the data-growth study of a Grow phase (required there). Its
+	// loader's concurrency is grow.insertThreads and grow.queryThreads;
+	// threads does not apply.
+	// +optional
+	Grow *GrowSpec `json:"grow,omitempty"`
 }
 
 // DriverSpec configures the loaders' MongoDB driver.
