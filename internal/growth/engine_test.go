@@ -168,7 +168,7 @@ func TestRunGrowsToTheTarget(t *testing.T) {
 					t.Errorf("checkpoint %d: insert %+v", c.Index, c.Insert)
 				}
 			}
-			if got := strings.Count(lines.String(), "[CHECKPOINT "); got != 5 {
+			if got := strings.Count(lines.String(), "[CHECKPOINT], "); got != 5 {
 				t.Errorf("%d report lines:\n%s", got, lines.String())
 			}
 			if res.Growth.Restarts != 0 || m.indexCalls != 1 {

@@ -11,19 +11,20 @@ import (
 )
 
 // The text report of a Grow phase (stdout of `loader grow`): one line per
-// checkpoint as it is taken (WriteCheckpoint), then the phase's totals in
-// YCSB's "[OP], Metric, value" form (WriteSummary). Latencies are in µs.
+// checkpoint as it is taken (WriteCheckpoint), then the phase's totals
+// (WriteSummary). Every line has YCSB's "[NAME], metric, value" form, so
+// YCSB report parsers read it. Latencies are in µs.
 
-// WriteCheckpoint writes a checkpoint's line: key=value pairs after
-// "[CHECKPOINT i/n]", "(earlier)" for a row an earlier loader took.
+// WriteCheckpoint writes a checkpoint's line:
+//
+//	[CHECKPOINT], i/n, records=... insert.rec/s=... Q1.ops/s=... count=... size=...
+//
+// with earlier=true for a row an earlier loader took.
 func WriteCheckpoint(w io.Writer, row *results.GrowthCheckpoint, planned int, earlier bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[CHECKPOINT %d/%d]", row.Index, planned)
-	if earlier {
-		b.WriteString(" (earlier)")
-	}
+	fmt.Fprintf(&b, "[CHECKPOINT], %d/%d, ", row.Index, planned)
 	in := &row.Insert
-	fmt.Fprintf(&b, " records=%d insert.records=%d insert.sec=%.1f insert.rec/s=%.1f insert.p50=%d insert.p99=%d insert.errors=%d",
+	fmt.Fprintf(&b, "records=%d insert.records=%d insert.sec=%.1f insert.rec/s=%.1f insert.p50=%d insert.p99=%d insert.errors=%d",
 		row.Records, in.Records, float64(in.Millis)/1000, in.RecordsPerSec, in.Latency.P50Micros, in.Latency.P99Micros, in.Latency.Errors)
 	if in.Resumed {
 		b.WriteString(" insert.resumed=true")
@@ -49,7 +50,10 @@ func WriteCheckpoint(w io.Writer, row *results.GrowthCheckpoint, planned int, ea
 			fmt.Fprintf(&b, " shards=%d", len(s.Shards))
 		}
 	} else if row.SizesError != "" {
-		fmt.Fprintf(&b, " sizes=unavailable (%s)", row.SizesError)
+		fmt.Fprintf(&b, " sizes=unavailable (%s)", strings.ReplaceAll(row.SizesError, "\n", " "))
+	}
+	if earlier {
+		b.WriteString(" earlier=true")
 	}
 	b.WriteString("\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {

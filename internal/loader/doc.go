@@ -112,9 +112,9 @@
 // growth.* ones (internal/contract names them, growth.KnownProperties
 // documents each default; `loader grow -h` lists them). A Grow phase has
 // one loader (loader.count 1). stdout gets a line per checkpoint as it is
-// taken ("[CHECKPOINT i/n] records=... insert.rec/s=... Q1.ops/s=...",
-// "(earlier)" for the rows of a loader that ran before), then the phase's
-// totals in YCSB's form; the result is a KindGrow results.Result. The
+// taken ("[CHECKPOINT], i/n, records=... insert.rec/s=... Q1.ops/s=...",
+// with earlier=true for the rows of a loader that ran before), then the
+// phase's totals, all in YCSB's "[NAME], metric, value" form; the result is a KindGrow results.Result. The
 // phase keeps its state in <table>_growth, so a loader that replaces a
 // stopped one (the Job's next pod, with the same arguments) resumes it
 // where it stopped and reports every checkpoint. Stopped by SIGTERM, a

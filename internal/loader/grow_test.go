@@ -189,7 +189,7 @@ func TestMainGrowResumesAndWritesItsResult(t *testing.T) {
 	// The first pod: SIGTERM during checkpoint 2's queries.
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stdout := &cancelOn{what: "[CHECKPOINT 1/3]", cancel: cancel}
+	stdout := &cancelOn{what: "[CHECKPOINT], 1/3, ", cancel: cancel}
 	var stderr syncbuf.Buffer
 	termLog := filepath.Join(t.TempDir(), "termination-log")
 	code := Main(sctx, append(args, "--termination-log", termLog), Env{Stdout: stdout, Stderr: &stderr,
@@ -221,7 +221,7 @@ func TestMainGrowResumesAndWritesItsResult(t *testing.T) {
 		t.Errorf("result: %s %s, %d rows, %d restarts, %d insert calls", r.Kind, r.StopReason, len(g.Checkpoints), g.Restarts,
 			r.Op(results.OpInsert).Total())
 	}
-	if n := strings.Count(out, "[CHECKPOINT "); n != 3 || strings.Count(out, "(earlier)") != 1 || !strings.Contains(out, "[INSERT], Return=OK, 30\n") {
+	if n := strings.Count(out, "[CHECKPOINT], "); n != 3 || strings.Count(out, " earlier=true") != 1 || !strings.Contains(out, "[INSERT], Return=OK, 30\n") {
 		t.Errorf("report:\n%s", out)
 	}
 	if !strings.Contains(errs, "growth: resuming (restart 1) at record ") {
