@@ -58,12 +58,14 @@ func Run(ctx context.Context, cfg Config, store Store, opts Options) (*results.R
 	if err != nil {
 		return nil, err
 	}
-	if err := store.EnsureIndexes(ctx); err != nil {
-		return nil, fmt.Errorf("indexes: %w", err)
-	}
 	next, seg, err := e.resume(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// After the resume's checks (a collection that is not the phase's is
+	// left alone), before the first insert; a no-op when they exist.
+	if err := store.EnsureIndexes(ctx); err != nil {
+		return nil, fmt.Errorf("indexes: %w", err)
 	}
 	for seg.Checkpoint <= e.planned {
 		target := CheckpointRecords(cfg.TargetRecords, cfg.CheckpointEvery, seg.Checkpoint)
