@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 )
 
@@ -77,6 +78,7 @@ const topUsage = `usage: loader <command> [flags]
 Commands:
   load       YCSB's load phase against MongoDB (bin/ycsb load mongodb)
   run        YCSB's run (transaction) phase against MongoDB (bin/ycsb run mongodb)
+  grow       a Grow phase: grow a collection checkpoint by checkpoint, with queries at each
   bootstrap  make a standalone or sharded topology ready (replica sets, shards, collection)
   collmod    apply a validator to the benchmark collection
   version    print the version
@@ -99,7 +101,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	var err error
 	switch cmd := args[0]; cmd {
-	case "load", "run", "bootstrap", "collmod":
+	case "load", "run", "bootstrap", "collmod", contract.CommandGrow:
 		var c *Command
 		if c, err = Parse(args, env); err == nil {
 			err = c.run(ctx, env)
@@ -136,14 +138,15 @@ func (env Env) withDefaults() Env {
 	return env
 }
 
-// Command is a parsed loader command line (load, run, bootstrap or
+// Command is a parsed loader command line (load, run, grow, bootstrap or
 // collmod), checked as far as it can be before any work. Parse makes it;
 // Main parses, then runs it.
 type Command struct {
-	// Name is the command: load, run, bootstrap or collmod.
+	// Name is the command: load, run, grow, bootstrap or collmod.
 	Name string
 
 	phase     *phaseCommand
+	grow      *growCommand
 	bootstrap *bootstrapArgs
 	collMod   *collModArgs
 }
@@ -152,7 +155,8 @@ type Command struct {
 // as Main takes it) exactly as Main does before it does any work: the
 // flags; for load and run the properties, the loader's identity (-p
 // loader.index, else JOB_COMPLETION_INDEX from env.Getenv) and the
-// binding's configuration; for bootstrap the topology and the Load phase's
+// binding's configuration; for grow the same and the growth workload's
+// (Grow); for bootstrap the topology and the Load phase's
 // keys; for collmod the validator. It connects to nothing, creates no file
 // and no Kubernetes client. As in Main, flag errors, -h and the property
 // warnings go to env.Stderr. version and help are not parsed here.
@@ -169,6 +173,8 @@ func Parse(args []string, env Env) (*Command, error) {
 		c.phase, err = parsePhaseCommand(phaseLoad, rest, env)
 	case "run":
 		c.phase, err = parsePhaseCommand(phaseRun, rest, env)
+	case contract.CommandGrow:
+		c.grow, err = parseGrowCommand(rest, env)
 	case "bootstrap":
 		c.bootstrap, err = parseBootstrapArgs(rest, env)
 	case "collmod":
@@ -184,7 +190,7 @@ func Parse(args []string, env Env) (*Command, error) {
 
 // LoaderIndex is the loader's index among loader.count for load and run
 // (-p loader.index, else JOB_COMPLETION_INDEX, else 0); 0 for the other
-// commands.
+// commands (a Grow phase has one loader).
 func (c *Command) LoaderIndex() int {
 	if c.phase != nil {
 		return c.phase.prepared.index
@@ -201,6 +207,8 @@ func (c *Command) ResultConfigMap() (*k8sresult.ConfigMap, error) {
 	switch {
 	case c.phase != nil:
 		return c.phase.flags.sink.configMapFor(c.phase.prepared.index)
+	case c.grow != nil:
+		return c.grow.flags.sink.configMapFor(0)
 	case c.bootstrap != nil:
 		return c.bootstrap.sink.configMapFor(0)
 	}
@@ -212,6 +220,8 @@ func (c *Command) run(ctx context.Context, env Env) error {
 	switch {
 	case c.phase != nil:
 		return c.phase.run(ctx, env)
+	case c.grow != nil:
+		return c.grow.run(ctx, env)
 	case c.bootstrap != nil:
 		return runBootstrap(ctx, c.bootstrap, env)
 	case c.collMod != nil:
@@ -384,9 +394,12 @@ func flagsSet(fs *flag.FlagSet) map[string]bool {
 }
 
 // Telemetry is the server telemetry this loader takes: nil unless the
-// command is load or run, telemetry is asked for (--telemetry-process) and
-// the loader's index is 0, the one loader of a phase that samples.
+// command is load, run or grow, telemetry is asked for (--telemetry-process)
+// and the loader's index is 0, the one loader of a phase that samples.
 func (c *Command) Telemetry() *Telemetry {
+	if c.grow != nil {
+		return c.grow.telemetry
+	}
 	if c.phase == nil || c.phase.prepared.index != 0 {
 		return nil
 	}

@@ -11,7 +11,7 @@
 //     mongodb.KnownProperties), the unknown-property warnings and the
 //     property table of -h.
 //   - gc.go: the binary's GC target (GOGC=400 unless GOGC is set).
-//   - cli.go, phase.go, admin.go, resultsink.go: the command. Parse reads
+//   - cli.go, phase.go, grow.go, admin.go, resultsink.go: the command. Parse reads
 //     and checks a command line without doing any work (the Job contract
 //     test in internal/contract runs the Jobs' arguments through it); Main
 //     parses, then runs.
@@ -37,6 +37,7 @@
 //	                [--result FILE|-] [--result-configmap NAME --result-owner APIVERSION,KIND,NAME,UID --result-labels k=v,...]
 //	                [--telemetry-process ROLE,POD,HOST:PORT ... [--telemetry-interval 1s]
 //	                 [--telemetry-collection HOST:PORT,DB,COLL [--telemetry-collection-every 10s]] [--telemetry-result FILE]]
+//	loader grow [mongodb] [-P file ...] [-p name=value ...] [--result FILE|-] [--result-configmap NAME ...] [--telemetry-process ...]
 //	loader bootstrap --mode sharded --config-server NAME=HOST:PORT --shard NAME=HOST:PORT [--shard ...] --mongos HOST:PORT
 //	                 [--shard-key hashed | --shard-key ranged [-P file|name ...] [-p name=value ...]]
 //	                 [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
@@ -103,6 +104,24 @@
 // companion: stdout carries only the result). Telemetry never fails a
 // phase: failed samples are counted in the report and logged as warnings,
 // and a report that cannot be encoded is left out with a warning.
+//
+// grow runs a Grow phase (internal/growth: the data-growth study's
+// workload) with the same connection (mongodb.url and the binding's
+// options; table names the collection, default usertable), result
+// destinations and telemetry as load and run; its properties are the
+// growth.* ones (internal/contract names them, growth.KnownProperties
+// documents each default; `loader grow -h` lists them). A Grow phase has
+// one loader (loader.count 1). stdout gets a line per checkpoint as it is
+// taken ("[CHECKPOINT], i/n, records=... insert.rec/s=... Q1.ops/s=...",
+// with earlier=true for the rows of a loader that ran before), then the
+// phase's totals, all in YCSB's "[NAME], metric, value" form; the result is a KindGrow results.Result. The
+// phase keeps its state in <table>_growth, so a loader that replaces a
+// stopped one (the Job's next pod, with the same arguments) resumes it
+// where it stopped and reports every checkpoint. Stopped by SIGTERM, a
+// grow loader writes its partial result to --result but not to the result
+// ConfigMap, which it leaves to the loader that resumes the phase (the
+// ConfigMap is immutable and the Job may only create it); a failed phase
+// (an insert or the state could not be written: exit 1) writes it.
 //
 // bootstrap calls mongoadmin.Bootstrap; collmod calls
 // mongoadmin.ParseValidator and mongoadmin.ApplyValidator (its exit code is

@@ -252,7 +252,14 @@ func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentil
 	if err := ycsb.WriteReport(d.report, res, percentiles); err != nil {
 		errs = append(errs, err)
 	}
-	enc, err := results.Encode(res.ToResult(host))
+	return d.deliver(ctx, res.ToResult(host), tel, env, errs)
+}
+
+// deliver encodes the result and writes it, and the telemetry, to every
+// destination but the text report; errs are the report's, joined with
+// the others.
+func (d *destinations) deliver(ctx context.Context, r *results.Result, tel []byte, env Env, errs []error) error {
+	enc, err := results.Encode(r)
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("encode result: %w", err))...)
 	}

@@ -41,7 +41,11 @@ func KnownProperties() []ycsb.Property {
 // (YCSB ignores unknown keys silently, so a typo would go unnoticed), and
 // for each known property it ignores. Neither stops the run.
 func propertyWarnings(p *ycsb.Properties) []string {
-	known := KnownProperties()
+	return propertyWarningsFor(p, KnownProperties())
+}
+
+// propertyWarningsFor is propertyWarnings against the given registry.
+func propertyWarningsFor(p *ycsb.Properties, known []ycsb.Property) []string {
 	byName := make(map[string]ycsb.Property, len(known))
 	names := make([]string, 0, len(known))
 	for _, kp := range known {
@@ -124,7 +128,12 @@ const (
 // writePropertyHelp prints the property table of `loader load|run -h`:
 // every known property by group, with its default ("-": none) and meaning.
 func writePropertyHelp(w io.Writer) {
-	props := KnownProperties()
+	writePropertyHelpFor(w, KnownProperties(), helpGroups)
+}
+
+// writePropertyHelpFor prints the property table of props, by group in the
+// order of groups.
+func writePropertyHelpFor(w io.Writer, props []ycsb.Property, groups []ycsb.Group) {
 	nameW, defW := 0, 0
 	for _, p := range props {
 		if n := len(p.Name); n <= helpNameWidth {
@@ -137,7 +146,7 @@ func writePropertyHelp(w io.Writer) {
 	indent := strings.Repeat(" ", 2+nameW+2+defW+2)
 	var b strings.Builder
 	b.WriteString("\nProperties (-P file, then -p name=value, then the flags; a later setting wins; default \"-\": none):\n")
-	for _, g := range helpGroups {
+	for _, g := range groups {
 		fmt.Fprintf(&b, "\n%s:\n", g)
 		for _, p := range props {
 			if p.Group != g {

@@ -14,12 +14,16 @@ import (
 // the total thread count.
 //
 // It is an error (never silently ignored) for a loader to be missing or
-// duplicated, or for the results to mix load and run phases.
+// duplicated, or for the results to mix load and run phases. A Grow phase
+// has one loader: its merge is a copy, checkpoints included.
 func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("no results to merge")
 	}
 	n := rs[0].Loader.Count
+	if rs[0].Kind == KindGrow && n != 1 {
+		return nil, fmt.Errorf("a %s phase has one loader, not %d", KindGrow, n)
+	}
 	if len(rs) != n {
 		return nil, fmt.Errorf("have %d results for %d loaders", len(rs), n)
 	}
@@ -56,6 +60,7 @@ func Merge(rs []*Result) (*Result, error) {
 	if n == 1 {
 		// A single loader's own runtime is YCSB's RunTime; keep it exact.
 		out.RuntimeMillis = rs[0].RuntimeMillis
+		out.Growth = rs[0].Growth.clone()
 	} else {
 		out.RuntimeMillis = out.End.Sub(out.Start).Milliseconds()
 	}

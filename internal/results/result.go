@@ -9,7 +9,8 @@ import (
 // versions rather than guess.
 const FormatVersion = 1
 
-// Kind is what a loader did: YCSB's load or run (transactions) phase.
+// Kind is what a loader did: YCSB's load or run (transactions) phase, or
+// a Grow phase (KindGrow, growth.go).
 type Kind string
 
 // Kinds.
@@ -69,6 +70,11 @@ type Result struct {
 
 	// Series is the per-interval time series.
 	Series Series `json:"series"`
+
+	// Growth holds a Grow phase's checkpoints (KindGrow only). Ops are
+	// then the phase's overall INSERT and Q1..Q4 measurements, over every
+	// checkpoint and every loader process that worked on the phase.
+	Growth *GrowthResult `json:"growth,omitempty"`
 }
 
 // Partial reports whether the loader stopped before finishing its work.
@@ -141,7 +147,22 @@ func (r *Result) Validate() error {
 	if r.Version != FormatVersion {
 		return fmt.Errorf("result format version %d, want %d", r.Version, FormatVersion)
 	}
-	if r.Kind != KindLoad && r.Kind != KindRun {
+	switch r.Kind {
+	case KindLoad, KindRun:
+		if r.Growth != nil {
+			return fmt.Errorf("a %s result with growth checkpoints", r.Kind)
+		}
+	case KindGrow:
+		if r.Growth == nil {
+			return fmt.Errorf("a %s result without its growth", r.Kind)
+		}
+		if r.Loader.Count != 1 {
+			return fmt.Errorf("a %s phase has one loader, not %d", r.Kind, r.Loader.Count)
+		}
+		if err := r.Growth.validate(); err != nil {
+			return err
+		}
+	default:
 		return fmt.Errorf("unknown result kind %q", r.Kind)
 	}
 	if r.Loader.Count < 1 || r.Loader.Index < 0 || r.Loader.Index >= r.Loader.Count {
@@ -181,8 +202,8 @@ func (r *Result) Validate() error {
 // combinedOps are the operations whose samples are single database calls.
 // READ-MODIFY-WRITE is left out: its inner READ and UPDATE are already
 // counted under their own names (YCSB's convention), and CLEANUP/VERIFY are
-// not database calls of the workload.
-var combinedOps = []string{OpRead, OpUpdate, OpInsert, OpScan, OpDelete}
+// not database calls of the workload. Q1..Q4 are a Grow phase's queries.
+var combinedOps = []string{OpRead, OpUpdate, OpInsert, OpScan, OpDelete, OpQ1, OpQ2, OpQ3, OpQ4}
 
 // CombinedLatency is the latency histogram of every successful database call
 // of the workload, all operation types together: the basis of a single

@@ -10,6 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // Sources of collection statistics.
@@ -27,45 +29,20 @@ const (
 // CommandNotFound.
 var noCollStatsStage = []int{40324, 59}
 
-// CollectionSizes are a collection's storage statistics, of one shard or in
-// total. Sizes are in bytes (scale 1). A nil value was not reported.
-type CollectionSizes struct {
-	// Count is the number of documents.
-	Count *int64 `json:"count,omitempty"`
-	// Size is the uncompressed size of the documents.
-	Size *int64 `json:"size,omitempty"`
-	// StorageSize is the space the documents take on disk (compressed).
-	StorageSize *int64 `json:"storageSize,omitempty"`
-	// TotalIndexSize is the space all indexes take on disk.
-	TotalIndexSize *int64 `json:"totalIndexSize,omitempty"`
-	// IndexSizes is each index's size, by index name.
-	IndexSizes map[string]int64 `json:"indexSizes,omitempty"`
-}
-
-// ShardSizes are one shard's part of a sharded collection.
-type ShardSizes struct {
-	Shard string `json:"shard"`
-	CollectionSizes
-}
-
-// CollectionStats are the storage statistics of the benchmark collection at
-// one time: totals, and through mongos the split by shard.
-type CollectionStats struct {
-	Time time.Time `json:"time"`
-	// Namespace is db.collection.
-	Namespace string `json:"namespace"`
-	// Source is SourceAggregate or SourceCommand.
-	Source string `json:"source"`
-	// CollectionSizes are the totals over every shard. A total is nil when
-	// any shard did not report its part.
-	CollectionSizes
-	// Shards is the split by shard (sharded collections through mongos);
-	// nil for a standalone or an unsharded collection.
-	Shards []ShardSizes `json:"shards,omitempty"`
-	// Absent lists the statistics that were not reported, with the shard
-	// in parentheses where it applies.
-	Absent []string `json:"absent,omitempty"`
-}
+// CollectionSizes, ShardSizes and CollectionStats are the result format's
+// (internal/results), so that a result can carry them (a Grow phase's
+// checkpoints); these names are kept for this package's users.
+type (
+	// CollectionSizes are a collection's storage statistics, of one shard
+	// or in total (results.CollectionSizes).
+	CollectionSizes = results.CollectionSizes
+	// ShardSizes are one shard's part of a sharded collection.
+	ShardSizes = results.ShardSizes
+	// CollectionStats are the storage statistics of a collection at one
+	// time: totals, and through mongos the split by shard. Source is
+	// SourceAggregate or SourceCommand.
+	CollectionStats = results.CollectionStats
+)
 
 // CollStats reads the storage statistics of db.coll through client (mongos
 // for a sharded cluster): the $collStats stage with storageStats, or, from a

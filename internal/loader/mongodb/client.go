@@ -163,6 +163,10 @@ func (c *Client) Close(ctx context.Context) error {
 // of unsuccessful operations the binding saw.
 func (c *Client) FirstError() (string, int64) { return c.errs.First() }
 
+// Driver returns the driver's client: for workloads other than YCSB's
+// (internal/growth, `loader grow`) that connect as the binding does.
+func (c *Client) Driver() *mongo.Client { return c.client }
+
 // Database returns the benchmark database's name.
 func (c *Client) Database() string { return c.cfg.Database }
 
