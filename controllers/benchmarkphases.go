@@ -41,6 +41,15 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			if err := r.create(ctx, topology.PhaseJob(run, ph, r.phaseDeadline(s, ph), r.Topology)); err != nil {
 				return false, err
 			}
+			if g := ph.Grow; g != nil {
+				mode := g.InsertMode
+				if mode == "" {
+					mode = benchv1.GrowAcknowledged
+				}
+				s.eventf(benchv1.EventPhaseStarted, "phase %s (Grow to %d records, %s inserts × %d threads) started as Job %s",
+					ph.Name, g.TargetRecords, mode, max(g.InsertThreads, 1), name)
+				return false, nil
+			}
 			s.eventf(benchv1.EventPhaseStarted, "phase %s (%s, %d loader(s) × %d threads) started as Job %s",
 				ph.Name, ph.Type, max(run.Spec.Loaders, 1), max(ph.Threads, 1), name)
 			return false, nil
@@ -54,6 +63,11 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			return false, nil
 		}
 		res := phaseResult(ph, merged)
+		var problems []string
+		res.Growth, problems = growthStatus(merged.Growth, len(topology.Processes(run)))
+		for _, p := range problems {
+			s.warnf(benchv1.EventTelemetryInvalid, "phase %s: %s", ph.Name, p)
+		}
 		if err := r.keepHistograms(ctx, s, ph, merged, &res); err != nil {
 			return false, err
 		}
@@ -61,7 +75,7 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			return false, err
 		}
 		run.Status.Results = append(run.Status.Results, res)
-		if ph.Type == benchv1.PhaseRun {
+		if ph.Type == benchv1.PhaseRun || ph.Type == benchv1.PhaseGrow {
 			run.Status.Summary = &benchv1.RunSummary{Phase: ph.Name, Throughput: res.Throughput, P99Micros: res.P99Micros}
 		}
 		s.eventf(benchv1.EventPhaseCompleted, "phase %s: %d operations in %s, %.2f ops/s, p99 %d µs, %d errors",
@@ -143,8 +157,11 @@ func mergedResult(s *runState, ph *benchv1.PhaseSpec, jobName string) (*results.
 	n := int(max(s.run.Spec.Loaders, 1))
 	rs := make([]*results.Result, 0, n)
 	want := results.KindRun
-	if ph.Type == benchv1.PhaseLoad {
+	switch ph.Type {
+	case benchv1.PhaseLoad:
 		want = results.KindLoad
+	case benchv1.PhaseGrow:
+		want = results.KindGrow
 	}
 	for i := 0; i < n; i++ {
 		cm := s.configMaps[contract.ResultConfigMapName(jobName, i)]

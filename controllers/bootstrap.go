@@ -110,13 +110,17 @@ func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason b
 		pods := s.jobPods(job)
 		for _, p := range pods {
 			// backoffLimit is 0: one failed pod fails the Job. Say so now
-			// rather than after the Job controller catches up.
-			if p.Status.Phase == corev1.PodFailed {
+			// rather than after the Job controller catches up. A resumable
+			// phase's disrupted pod is replaced instead (podFailurePolicy).
+			if p.Status.Phase == corev1.PodFailed && !(topology.Resumable(job) && disrupted(p)) {
 				s.fail(reason, "%s failed: %s", what, jobFailure(job, pods))
 				return false
 			}
 		}
 		for _, p := range pods {
+			if p.Status.Phase == corev1.PodFailed {
+				continue // disrupted, replaced
+			}
 			pr := podProblem(p, s.now, r.Limits)
 			if pr.fatal != "" {
 				s.fail(reason, "%s cannot run: %s", what, pr.fatal)
@@ -186,4 +190,15 @@ func (r *BenchmarkRunReconciler) watchTopology(_ context.Context, s *runState) (
 	}
 	s.recordProcesses(procs, r.Topology.ClusterDomain)
 	return true, nil
+}
+
+// disrupted reports whether a pod was stopped from outside (evicted,
+// preempted, its node drained): the DisruptionTarget condition.
+func disrupted(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -46,6 +48,51 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 	}
 	out.TimeSeries = timeSeries(m)
 	return out
+}
+
+// growthStatus is a Grow phase's checkpoints as status shows them. A
+// checkpoint's sizes that cannot be shown (more shards than the run has,
+// bad index names) are left out, and problems says why.
+func growthStatus(g *results.GrowthResult, maxShards int) (out *benchv1.GrowthStatus, problems []string) {
+	if g == nil {
+		return nil, nil
+	}
+	out = &benchv1.GrowthStatus{TargetRecords: g.TargetRecords, CheckpointEvery: g.CheckpointEvery,
+		PlannedCheckpoints: int32(g.PlannedCheckpoints), InsertMode: growInsertMode(g.InsertMode),
+		Restarts: int32(g.Restarts), RepairedRecords: g.RepairedRecords}
+	for i := range g.Checkpoints {
+		c := &g.Checkpoints[i]
+		row := benchv1.GrowthCheckpoint{Records: c.Records, Time: metav1.NewTime(c.Start),
+			InsertsPerSec: round2(c.Insert.RecordsPerSec), InsertP50Micros: c.Insert.Latency.P50Micros,
+			InsertP99Micros: c.Insert.Latency.P99Micros, InsertErrors: c.Insert.Latency.Errors, Resumed: c.Insert.Resumed}
+		for _, q := range c.Queries {
+			docs := 0.0
+			if q.Latency.Count > 0 {
+				docs = round2(float64(q.Documents) / float64(q.Latency.Count))
+			}
+			row.Queries = append(row.Queries, benchv1.GrowthQueryResult{Name: benchv1.GrowQuery(q.Name), OpsPerSec: round2(q.Latency.OpsPerSec),
+				P50Micros: q.Latency.P50Micros, P99Micros: q.Latency.P99Micros, DocumentsPerQuery: docs, Errors: q.Latency.Errors})
+		}
+		if c.Sizes != nil {
+			sizes, err := collectionSummary(c.Sizes, maxShards)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("checkpoint %d: sizes left out: %v", c.Index, err))
+			}
+			row.Sizes = sizes
+		}
+		out.Checkpoints = append(out.Checkpoints, row)
+	}
+	return out, problems
+}
+
+// growInsertMode maps the loader's insert mode onto the API's.
+func growInsertMode(mode string) benchv1.GrowInsertMode {
+	for _, m := range []benchv1.GrowInsertMode{benchv1.GrowUnacknowledged, benchv1.GrowAcknowledged, benchv1.GrowBatch} {
+		if strings.EqualFold(string(m), mode) {
+			return m
+		}
+	}
+	return benchv1.GrowInsertMode(mode)
 }
 
 // timeSeries flattens the merged series into columns for plots: throughput

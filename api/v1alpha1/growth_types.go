@@ -99,6 +99,7 @@ type GrowSpec struct {
 
 	// Seed makes the documents and query values (the same seed, the same
 	// data; default 1).
+	// +kubebuilder:validation:Minimum=0
 	// +optional
 	Seed *int64 `json:"seed,omitempty"`
 }

@@ -57,6 +57,10 @@ func TestGrowPhasesAreValidated(t *testing.T) {
 `), "Duplicate value"},
 		{"short queries", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 10, queryDuration: 500ms}}
 `), "queryDuration must be between 1s and 1h"},
+		{"ranged", "  topology: {mode: Sharded, shards: 2, shardKey: Ranged}\n  phases:\n" + `  - {name: grow, type: Grow, grow: {targetRecords: 10}}
+`, "a Grow run shards on hashed _id"},
+		{"hashed", "  topology: {mode: Sharded, shards: 3, shardKey: Hashed}\n  phases:\n" + `  - {name: grow, type: Grow, grow: {targetRecords: 10}}
+`, ""},
 		{"two loaders", "  loaders: 2\n" + spec(`  - {name: grow, type: Grow, grow: {targetRecords: 10}}
 `), "a Grow phase runs in one loader pod"},
 	}

@@ -113,13 +113,34 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	args = append(args, resultArgs(run, name)...)
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
 	loaders := max(run.Spec.Loaders, 1)
-	return job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
+	j := job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
+	if phase.Type == benchv1.PhaseGrow {
+		// A Grow phase can last days and resumes from the database: a
+		// loader pod that is disrupted (evicted, preempted, its node
+		// drained) is replaced by the Job without counting as a failure,
+		// and the new pod carries on from the records it finds. Any other
+		// failure still fails the phase at once (backoffLimit 0).
+		j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+			Action:          batchv1.PodFailurePolicyActionIgnore,
+			OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+		}}}
+	}
+	return j
+}
+
+// Resumable reports whether a phase Job replaces its disrupted pods (a
+// Grow phase's): such a pod's failure is not the phase's.
+func Resumable(job *batchv1.Job) bool {
+	return job.Spec.PodFailurePolicy != nil
 }
 
 // LoaderArgs is the loader command line of a phase: YCSB's own interface
 // (load|run, -P, -p, -threads, -target, -s), so the Job reads like the
 // `bin/ycsb` invocation a person would type.
 func LoaderArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDomain string) []string {
+	if phase.Type == benchv1.PhaseGrow {
+		return GrowArgs(run, phase, clusterDomain)
+	}
 	args := []string{"run"}
 	if phase.Type == benchv1.PhaseLoad {
 		args[0] = "load"
