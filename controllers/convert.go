@@ -78,6 +78,12 @@ func growthStatus(g *results.GrowthResult, maxShards int) (out *benchv1.GrowthSt
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("checkpoint %d: sizes left out: %v", c.Index, err))
 			}
+			if sizes != nil {
+				for j := range sizes.Shards {
+					sh := &sizes.Shards[j]
+					sh.Size, sh.StorageSize, sh.TotalIndexSize = nil, nil, nil
+				}
+			}
 			row.Sizes = sizes
 		}
 		out.Checkpoints = append(out.Checkpoints, row)

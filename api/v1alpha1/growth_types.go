@@ -216,8 +216,11 @@ type GrowthCheckpoint struct {
 	// Queries holds each query class's run, in order.
 	// +optional
 	Queries []GrowthQueryResult `json:"queries,omitempty"`
-	// Sizes are the collection's statistics at the checkpoint; absent when
-	// they could not be read.
+	// Sizes are the collection's statistics at the checkpoint (absent when
+	// they could not be read); of each shard only its document count, to
+	// keep 200 rows of 16 shards within status. Every shard's sizes are in
+	// the phase's histograms ConfigMap (status.results[].histograms,
+	// growth.checkpoints[].sizes).
 	// +optional
 	Sizes *CollectionSummary `json:"sizes,omitempty"`
 }
