@@ -112,7 +112,8 @@ func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason b
 			// backoffLimit is 0: one failed pod fails the Job. Say so now
 			// rather than after the Job controller catches up. A resumable
 			// phase's disrupted pod is replaced instead (podFailurePolicy).
-			if p.Status.Phase == corev1.PodFailed && !(topology.Resumable(job) && disrupted(p)) {
+			replaced := topology.Resumable(job) && disrupted(p)
+			if p.Status.Phase == corev1.PodFailed && !replaced {
 				s.fail(reason, "%s failed: %s", what, jobFailure(job, pods))
 				return false
 			}

@@ -93,7 +93,7 @@ func growResult(t *testing.T) []byte {
 // and replaces a disrupted loader pod (the run goes on; the replacement
 // resumes), and the checkpoints land in status.results[].growth. A loader
 // pod that fails on its own fails the run at once.
-func TestGrowPhase(t *testing.T) {
+func TestGrowPhase(t *testing.T) { //nolint:gocyclo // one scenario, checked field by field
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)
 

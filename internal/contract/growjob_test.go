@@ -19,7 +19,7 @@ import (
 // loader without a warning, writes the result ConfigMap the controller
 // reads, and the loader's growth workload is the phase's spec, field by
 // field; the Job replaces a disrupted pod instead of failing.
-func TestGrowJobRunsWhatTheSpecSays(t *testing.T) {
+func TestGrowJobRunsWhatTheSpecSays(t *testing.T) { //nolint:gocyclo // every field of the spec, checked one by one
 	for _, tc := range []struct {
 		name string
 		topo benchv1.TopologySpec

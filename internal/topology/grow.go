@@ -13,8 +13,10 @@ import (
 // GrowArgs is the loader command line of a Grow phase: `loader grow` with
 // the growth properties, one loader. Its log has a line per checkpoint.
 func GrowArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDomain string) []string {
-	args := []string{contract.CommandGrow}
-	for _, kv := range GrowProperties(run, phase, clusterDomain) {
+	props := GrowProperties(run, phase, clusterDomain)
+	args := make([]string, 0, 1+2*len(props))
+	args = append(args, contract.CommandGrow)
+	for _, kv := range props {
 		args = append(args, "-p", kv[0]+"="+kv[1])
 	}
 	return args
