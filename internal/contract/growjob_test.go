@@ -65,7 +65,8 @@ func TestGrowJobRunsWhatTheSpecSays(t *testing.T) { //nolint:gocyclo // every fi
 			}
 			p := job.Spec.PodFailurePolicy
 			if p == nil || len(p.Rules) != 1 || p.Rules[0].Action != batchv1.PodFailurePolicyActionIgnore ||
-				p.Rules[0].OnPodConditions[0].Type != corev1.DisruptionTarget || *job.Spec.BackoffLimit != 0 {
+				p.Rules[0].OnPodConditions[0].Type != corev1.DisruptionTarget || *job.Spec.BackoffLimit != 0 ||
+				job.Spec.PodReplacementPolicy == nil || *job.Spec.PodReplacementPolicy != batchv1.Failed {
 				t.Errorf("pod failure policy %+v, backoffLimit %d", p, *job.Spec.BackoffLimit)
 			}
 		})

@@ -124,6 +124,10 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 			Action:          batchv1.PodFailurePolicyActionIgnore,
 			OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
 		}}}
+		// The replacement starts only once the old pod is gone (its final
+		// state saved on SIGTERM): two loaders never grow the collection
+		// at once.
+		j.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 	}
 	return j
 }
