@@ -239,6 +239,34 @@ func TestResumeAfterAStop(t *testing.T) {
 	}
 }
 
+// TestStopDuringASlowInsert: SIGTERM lands while an insert call takes
+// longer than StopGrace; the call is cancelled, and that is a stop, not an
+// insert failure: no error, no failed insert in the result, the segment
+// saved for the next loader.
+func TestStopDuringASlowInsert(t *testing.T) {
+	cfg := testConfig(t, 5000, 1000)
+	m := newMemStore()
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	m.beforeInsert = func(first int64, _ int) error {
+		if first == 2500 {
+			once.Do(cancel)
+			time.Sleep(300 * time.Millisecond) // a slow server call, well past StopGrace
+		}
+		return nil
+	}
+	res, err := Run(ctx, cfg, m, Options{Hostname: "test", StopGrace: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("a stop during a slow insert failed the phase: %v", err)
+	}
+	if res.StopReason != results.StopCancelled || res.Op(results.OpInsert).Errors() != 0 {
+		t.Errorf("stop %s, %d failed inserts", res.StopReason, res.Op(results.OpInsert).Errors())
+	}
+	if _, ok := m.state[stateSegment]; !ok {
+		t.Error("no segment state saved at the stop")
+	}
+}
+
 // TestResumeAfterAKill: a loader killed outright (its store dead: nothing
 // it sends arrives, nothing is saved) with several threads leaves holes
 // below the highest _id; the next one inserts them again, resumes, and its

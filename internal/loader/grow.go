@@ -208,7 +208,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	if err := growth.WriteSummary(dst.report, res); err != nil {
 		errs = append(errs, err)
 	}
-	if res.StopReason == results.StopCancelled && runErr == nil && dst.sink != nil {
+	if res.StopReason == results.StopCancelled && ctx.Err() != nil && dst.sink != nil {
 		// Stopped (SIGTERM): the Job's next pod resumes the phase and
 		// writes the result, which holds what this loader measured. The
 		// ConfigMap is immutable and the Job may only create it: writing
