@@ -470,17 +470,23 @@ func (r *BenchmarkSweepReconciler) firstFailed(s *sweepState) string {
 // its series pruned (spec.historyLimit), in the same status write, since
 // an ended sweep is never reconciled again.
 func (r *BenchmarkSweepReconciler) finish(ctx context.Context, s *sweepState) (bool, error) {
+	before, events := s.sweep.Status.DeepCopy(), len(s.events)
 	r.decideEnd(s)
 	st := &s.sweep.Status
 	if !sweep.Terminal(st.Phase) {
 		return true, nil
 	}
+	err := error(nil)
 	if st.Phase == benchv1.SweepSucceeded || st.Phase == benchv1.SweepPartiallySucceeded {
-		if err := r.compareCells(ctx, s); err != nil {
-			return false, err
-		}
+		err = r.compareCells(ctx, s)
 	}
-	if err := r.pruneHistory(ctx, s); err != nil {
+	if err == nil {
+		err = r.pruneHistory(ctx, s)
+	}
+	if err != nil {
+		// An ended sweep is never reconciled again: end it only once its
+		// verdict and pruning are done, and retry (with backoff) until then.
+		s.sweep.Status, s.events = *before, s.events[:events]
 		return false, err
 	}
 	return true, nil

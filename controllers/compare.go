@@ -256,7 +256,9 @@ func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 		// cell's axis values, it cannot mix cells.
 		sel, err := compare.HistorySelector(h, q.fingerprint, q.hash, q.cell)
 		if err != nil {
-			return nil, "", false, fmt.Errorf("select the history: %w", err)
+			// The spec's own mistake (the CRD cannot check a selector's
+			// operators): no history, and the condition says why.
+			return nil, "compare.baseline.history.selector is invalid: " + err.Error(), true, nil
 		}
 		var list benchv1.BenchmarkRunList
 		if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {

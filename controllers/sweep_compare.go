@@ -156,10 +156,14 @@ func (s *sweepState) cellStatus(index int) *benchv1.SweepCellStatus {
 	return nil
 }
 
-// pruneHistory deletes the oldest ended sweeps of this sweep's series
-// beyond spec.historyLimit (this sweep, which is ending, included), their
-// runs with them (background propagation: the garbage collector removes
-// the owned runs). Sweeps still running are neither counted nor deleted.
+// pruneHistory deletes the older ended sweeps of this sweep's series
+// beyond spec.historyLimit (this sweep, which is ending, counts as one),
+// their runs with them (background propagation: the garbage collector
+// removes the owned runs). Only sweeps created before this one are
+// pruned (later ones prune when they end), only sweeps with results
+// (Succeeded or PartiallySucceeded) count towards the limit, so a streak
+// of failures never prunes away the history a gate needs, and sweeps still
+// running are neither counted nor deleted.
 func (r *BenchmarkSweepReconciler) pruneHistory(ctx context.Context, s *sweepState) error {
 	sw := s.sweep
 	if sw.Spec.HistoryLimit == nil {
@@ -177,36 +181,31 @@ func (r *BenchmarkSweepReconciler) pruneHistory(ctx context.Context, s *sweepSta
 	if err := r.APIReader.List(ctx, &list, opts...); err != nil {
 		return fmt.Errorf("list the sweeps of the series: %w", err)
 	}
-	var ended []*benchv1.BenchmarkSweep
+	older := func(a, b *benchv1.BenchmarkSweep) bool { // a was created before b
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	}
+	var predecessors []*benchv1.BenchmarkSweep
 	for i := range list.Items {
 		o := &list.Items[i]
-		if o.UID == sw.UID {
-			continue // counted below with its new phase
-		}
 		if _, labelled := o.Labels[benchv1.LabelSeries]; !bySeriesLabel && (labelled || o.GenerateName != sw.GenerateName) {
 			continue
 		}
-		if o.DeletionTimestamp.IsZero() && sweep.Terminal(o.Status.Phase) {
-			ended = append(ended, o)
+		if o.UID != sw.UID && o.DeletionTimestamp.IsZero() && sweep.Terminal(o.Status.Phase) && older(o, sw) {
+			predecessors = append(predecessors, o)
 		}
 	}
-	ended = append(ended, sw)
-	// Newest first; the name breaks ties of the one-second timestamps.
-	sort.Slice(ended, func(i, j int) bool {
-		a, b := ended[i], ended[j]
-		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return b.CreationTimestamp.Before(&a.CreationTimestamp)
-		}
-		return a.Name > b.Name
-	})
-	limit := int(*sw.Spec.HistoryLimit)
-	if len(ended) <= limit {
-		return nil
-	}
+	sort.Slice(predecessors, func(i, j int) bool { return older(predecessors[j], predecessors[i]) }) // newest first
+	keep := int(*sw.Spec.HistoryLimit) - 1
 	var pruned []string
-	for _, o := range ended[limit:] {
-		if o.UID == sw.UID {
-			continue // never delete the sweep that is ending
+	for _, o := range predecessors {
+		if keep > 0 {
+			if o.Status.Phase != benchv1.SweepFailed {
+				keep--
+			}
+			continue
 		}
 		err := r.Delete(ctx, o, client.PropagationPolicy(metav1.DeletePropagationBackground), client.Preconditions{UID: &o.UID})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
@@ -216,7 +215,7 @@ func (r *BenchmarkSweepReconciler) pruneHistory(ctx context.Context, s *sweepSta
 	}
 	if len(pruned) > 0 {
 		s.eventf(benchv1.EventPruned, "deleted %d older sweeps of the series beyond historyLimit %d, with their runs: %s",
-			len(pruned), limit, strings.Join(pruned, ", "))
+			len(pruned), *sw.Spec.HistoryLimit, strings.Join(pruned, ", "))
 	}
 	return nil
 }

@@ -148,16 +148,33 @@ func TestSweepRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, s
 			"cell 32 (sweep nope has no succeeded run in cell threads=32)" {
 		t.Errorf("no baseline: %s %+v", st.Status.Phase, c)
 	}
+
+	// A selector the CRD cannot check (In without values): Unknown, saying
+	// why, rather than a sweep that ends without a verdict.
+	bad := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{History: &benchv1.HistoryBaseline{Window: 30, MinRuns: 5,
+		Selector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: metav1.LabelSelectorOpIn}}}}}, Metrics: s2}
+	st = k.runGatedSweep("badsel", bad, map[string][]float64{"4": {1, 2, 3}, "32": {1, 2, 3}})
+	if c := sweepCond(st, benchv1.ConditionRegressed); st.Status.Phase != benchv1.SweepSucceeded || c == nil || c.Status != metav1.ConditionUnknown ||
+		!strings.Contains(c.Message, "compare.baseline.history.selector is invalid") {
+		t.Errorf("invalid selector: %s %+v", st.Status.Phase, c)
+	}
 	k.noReconcileErrors()
 }
 
-// TestSweepHistoryLimit: an ending sweep deletes the oldest ended sweeps
+// TestSweepHistoryLimit: an ending sweep deletes the older ended sweeps
 // of its series (same generateName, or the same series label) beyond
-// historyLimit, and leaves every other sweep alone.
+// historyLimit; failed sweeps do not count towards the limit, running
+// ones and other series are left alone.
 func TestSweepHistoryLimit(t *testing.T) {
 	k := newCluster(t)
 	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
-	one := func(meta metav1.ObjectMeta) string {
+	type outcome int
+	const (
+		succeed outcome = iota
+		fail
+		keepRunning
+	)
+	one := func(meta metav1.ObjectMeta, o outcome) string {
 		t.Helper()
 		sw := newSweep("", benchv1.SweepAxis{Name: "threads", Threads: []int32{4}})
 		sw.ObjectMeta = meta
@@ -165,8 +182,17 @@ func TestSweepHistoryLimit(t *testing.T) {
 		k.createSweep(sw)
 		child := sweep.RunName(sw.Name, 0, 1)
 		k.waitChildren(sw.Name, child)
-		k.finishChild(child, numbersFor(0, 1, "load", "S2", "S5"))
-		k.waitSweep(sw.Name, "Succeeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepSucceeded })
+		switch o {
+		case succeed:
+			k.finishChild(child, numbersFor(0, 1, "load", "S2", "S5"))
+			k.waitSweep(sw.Name, "Succeeded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepSucceeded })
+		case fail:
+			k.failChild(child, benchv1.ReasonPhaseFailed)
+			k.waitSweep(sw.Name, "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+		}
+		// Creation timestamps have a one-second resolution: the series'
+		// order must be theirs, not the random names'.
+		time.Sleep(1100 * time.Millisecond)
 		return sw.Name
 	}
 	exists := func() map[string]bool {
@@ -182,26 +208,27 @@ func TestSweepHistoryLimit(t *testing.T) {
 		}
 		return out
 	}
-	standalone := one(metav1.ObjectMeta{Name: "fixed-name"})
-	labelled := one(metav1.ObjectMeta{GenerateName: "nightly-", Labels: map[string]string{benchv1.LabelSeries: "other"}})
-	var nightly []string
-	for range 3 {
-		nightly = append(nightly, one(metav1.ObjectMeta{GenerateName: "nightly-"}))
-		// Creation timestamps have a one-second resolution: the series'
-		// order must be theirs, not the random names'.
-		time.Sleep(1100 * time.Millisecond)
+	standalone := one(metav1.ObjectMeta{Name: "fixed-name"}, succeed)
+	labelled := metav1.ObjectMeta{GenerateName: "nightly-", Labels: map[string]string{benchv1.LabelSeries: "other"}}
+	a := []string{one(labelled, succeed), one(labelled, succeed), one(labelled, succeed)}
+	nightly := metav1.ObjectMeta{GenerateName: "nightly-"}
+	n := []string{one(nightly, succeed), one(nightly, fail), one(nightly, keepRunning), one(nightly, succeed)}
+	// n3 ended: its predecessors n1 (failed, not counted) and n0 stay.
+	if got := exists(); !got[n[0]] || !got[n[1]] {
+		t.Fatalf("n3 pruned within the limit: %v", got)
 	}
-	k.eventually("the oldest nightly sweep deleted", 30*time.Second, func() (bool, error) {
+	n = append(n, one(nightly, succeed))
+	k.eventually("the labelled series' oldest and the nightly series' beyond the limit deleted", 30*time.Second, func() (bool, error) {
 		got := exists()
-		if got[nightly[0]] {
+		if got[a[0]] || got[n[0]] || got[n[1]] {
 			return false, fmt.Errorf("sweeps %v", got)
 		}
 		return true, nil
 	})
 	got := exists()
-	for _, n := range []string{standalone, labelled, nightly[1], nightly[2]} {
-		if !got[n] {
-			t.Errorf("sweep %s was pruned; sweeps %v", n, got)
+	for _, name := range []string{standalone, a[1], a[2], n[2], n[3], n[4]} {
+		if !got[name] {
+			t.Errorf("sweep %s was pruned; sweeps %v", name, got)
 		}
 	}
 }

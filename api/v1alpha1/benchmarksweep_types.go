@@ -109,12 +109,14 @@ type BenchmarkSweepSpec struct {
 	Compare *CompareSpec `json:"compare,omitempty"`
 
 	// HistoryLimit keeps the history of a recurring study bounded: when
-	// this sweep ends, the oldest ended sweeps of its series beyond this
-	// many (this one included) are deleted, their runs with them. A series
-	// is the sweeps sharing the label bench.mongobench.io/series, or,
-	// without that label, the same metadata.generateName (a nightly
+	// this sweep ends, the ended sweeps of its series created before it
+	// are deleted, their runs with them, beyond the newest historyLimit - 1
+	// with results (Succeeded or PartiallySucceeded; failed sweeps do not
+	// count, so failures never prune away the history a gate needs). A
+	// series is the sweeps sharing the label bench.mongobench.io/series,
+	// or, without that label, the same metadata.generateName (a nightly
 	// `kubectl create` of one file); a sweep in neither prunes nothing.
-	// Unset keeps every sweep.
+	// Running sweeps are never deleted. Unset keeps every sweep.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
