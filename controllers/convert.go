@@ -47,6 +47,26 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 		})
 	}
 	out.TimeSeries = timeSeries(m)
+	if g := m.Growth; g != nil {
+		// A Grow phase's throughput and p99 are its inserts': documents per
+		// second of insert time, and the insert calls' p99. Mixing in the
+		// checkpoints' queries (and counting a batch as one operation)
+		// would make the summary, a sweep's medians and a gate's
+		// throughput meaningless; the queries have their own rows.
+		var records, millis int64
+		for _, c := range g.Checkpoints {
+			records += c.Insert.Records
+			millis += c.Insert.Millis
+		}
+		out.Throughput = 0
+		if millis > 0 {
+			out.Throughput = round2(float64(records) * 1000 / float64(millis))
+		}
+		out.P99Micros = 0
+		if op := m.Op(results.OpInsert); op != nil {
+			out.P99Micros = op.Latency.Percentile(99)
+		}
+	}
 	return out
 }
 
@@ -66,9 +86,9 @@ func growthStatus(g *results.GrowthResult, maxShards int) (out *benchv1.GrowthSt
 			InsertsPerSec: round2(c.Insert.RecordsPerSec), InsertP50Micros: c.Insert.Latency.P50Micros,
 			InsertP99Micros: c.Insert.Latency.P99Micros, InsertErrors: c.Insert.Latency.Errors, Resumed: c.Insert.Resumed}
 		for _, q := range c.Queries {
-			docs := 0.0
-			if q.Latency.Count > 0 {
-				docs = round2(float64(q.Documents) / float64(q.Latency.Count))
+			docs := 0.0 // documents come from the successful queries only
+			if ok := q.Latency.Count - q.Latency.Errors; ok > 0 {
+				docs = round2(float64(q.Documents) / float64(ok))
 			}
 			row.Queries = append(row.Queries, benchv1.GrowthQueryResult{Name: benchv1.GrowQuery(q.Name), OpsPerSec: round2(q.Latency.OpsPerSec),
 				P50Micros: q.Latency.P50Micros, P99Micros: q.Latency.P99Micros, DocumentsPerQuery: docs, Errors: q.Latency.Errors})

@@ -155,18 +155,41 @@ func TestGrowPhase(t *testing.T) { //nolint:gocyclo // one scenario, checked fie
 	if strings.Join(ops, ",") != "INSERT,Q1,Q3" || res.Operations != 300+1800+550 || r.Status.Summary == nil || r.Status.Summary.Phase != "grow" {
 		t.Errorf("operations %v (%d), summary %+v", ops, res.Operations, r.Status.Summary)
 	}
+	// The phase's throughput and p99 are its inserts': 30,000 documents in
+	// 30 s of inserting, and the insert calls' p99 (100, 200, 300 µs).
+	if res.Throughput != 1000 || res.P99Micros != 300 || r.Status.Summary.Throughput != 1000 {
+		t.Errorf("throughput %.2f, p99 %d, summary %+v", res.Throughput, res.P99Micros, r.Status.Summary)
+	}
 	k.assertPrinterColumns("growth", "Succeeded")
 
 	// A loader that fails by itself (no disruption) fails the phase at
-	// once, before the Job controller gives up.
+	// once, before the Job controller gives up; the message is its own,
+	// not the evicted pod's it replaced.
 	crash := k.create(growRun("growcrash"))
 	k.upToPhase(crash, 0)
 	crashJob := k.job("growcrash-grow")
-	pod := k.jobPod(crashJob, 0)
+	evicted = k.jobPod(crashJob, 0)
+	k.setPodStatus(evicted.Name, func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodFailed
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+			Reason: "EvictionByEvictionAPI", LastTransitionTime: metav1.Now()}}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "loader", State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: 143, Reason: "Error", Message: "grow phase: stopped (SIGTERM)"}}}}
+	})
+	pod := evicted.DeepCopy()
+	pod.ObjectMeta = metav1.ObjectMeta{Name: crashJob.Name + "-0-fghij", Namespace: evicted.Namespace, Labels: evicted.Labels,
+		Annotations: evicted.Annotations, OwnerReferences: evicted.OwnerReferences}
+	pod.Status = corev1.PodStatus{}
+	if err := k.c.Create(k.ctx(), pod); err != nil {
+		t.Fatal(err)
+	}
 	k.setPodStatus(pod.Name, func(p *corev1.Pod) {
 		p.Status.Phase = corev1.PodFailed
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "loader", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
 			ExitCode: 1, Reason: "Error", Message: "grow: the collection holds documents that are not the phase's"}}}}
 	})
-	k.waitFailed("growcrash", "PhaseFailed", "phase grow failed", "not the phase's")
+	r = k.waitFailed("growcrash", "PhaseFailed", "phase grow failed", "not the phase's", pod.Name)
+	if c := cond(r, benchv1.ConditionFailed); strings.Contains(c.Message, "SIGTERM") {
+		t.Errorf("the failure quotes the evicted pod: %s", c.Message)
+	}
 }

@@ -236,8 +236,8 @@ func jobFailure(job *batchv1.Job, pods []*corev1.Pod) string {
 	// By completion index as a number: loader 10 comes after loader 2.
 	sort.SliceStable(pods, func(i, j int) bool { return indexOrder(pods[i]) < indexOrder(pods[j]) })
 	for _, p := range pods {
-		if p.Status.Phase != corev1.PodFailed {
-			continue
+		if p.Status.Phase != corev1.PodFailed || (topology.Resumable(job) && disrupted(p)) {
+			continue // a resumable phase's disrupted pod was replaced: not the cause
 		}
 		if first == "" {
 			first = fmt.Sprintf("pod %s (index %s): %s", p.Name, completionIndex(p), lastTermination(p))

@@ -30,6 +30,10 @@ done
 
 # create, not apply: generateName gives each pipeline run its own object.
 created=$(kubectl create "${namespace[@]}" -f "$manifest" -o name) || exit 2
+if [ "$(printf '%s\n' "$created" | wc -l)" -ne 1 ]; then
+  echo "ci-gate: $manifest created several objects ($(echo $created)); give it one BenchmarkRun or BenchmarkSweep" >&2
+  exit 2
+fi
 case ${created%%/*} in
   benchmarkrun.*) ref=run/${created#*/} ;;
   benchmarksweep.*) ref=sweep/${created#*/} ;;

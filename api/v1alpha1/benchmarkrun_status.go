@@ -170,11 +170,14 @@ type PhaseResult struct {
 	RuntimeMillis int64 `json:"runtimeMillis"`
 	// Operations issued, failed ones included (YCSB's opsDone).
 	Operations int64 `json:"operations"`
-	// Throughput is operations per second of wall time.
+	// Throughput is operations per second of wall time; for a Grow phase,
+	// documents inserted per second of insert time (its queries have their
+	// own rows in growth).
 	Throughput float64 `json:"throughput"`
 	// StopReason is Completed, MaxExecutionTime or Cancelled.
 	StopReason string `json:"stopReason"`
-	// P99Micros is the p99 of all database calls of the phase together.
+	// P99Micros is the p99 of all database calls of the phase together;
+	// for a Grow phase, of its insert calls.
 	P99Micros int64 `json:"p99Micros"`
 	// LostInserts counts buffered inserts (batchSize > 1) that the final
 	// flush failed to write: the data set lacks them.

@@ -18,6 +18,7 @@ const MaxGrowthCheckpoints = 200
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.checkpointEvery) || (self.targetRecords + self.checkpointEvery - 1) / self.checkpointEvery <= 200",message="at most 200 checkpoints: targetRecords / checkpointEvery, rounded up, must not exceed 200"
 // +kubebuilder:validation:XValidation:rule="!has(self.batchSize) || self.insertMode == 'Batch'",message="batchSize is only used with insertMode: Batch"
+// +kubebuilder:validation:XValidation:rule="self.insertMode != 'Batch' || (has(self.batchSize) ? self.batchSize : 1000) * ((has(self.payloadBytes) ? self.payloadBytes : 945) + 100) * (has(self.insertThreads) ? self.insertThreads : 1) <= 1073741824",message="batchSize x (payloadBytes + ~100) x insertThreads must stay within 1 GiB: every insert thread holds its batch in the loader's memory"
 type GrowSpec struct {
 	// TargetRecords is the number of documents to grow the collection to.
 	// +kubebuilder:validation:Minimum=1
@@ -76,7 +77,7 @@ type GrowSpec struct {
 	// +kubebuilder:validation:MaxItems=4
 	// +listType=set
 	// +optional
-	Queries []GrowQuery `json:"queries,omitempty"`
+	Queries []GrowQuery `json:"queries"` // no omitempty: [] (inserts only) must survive a sweep's re-encoding
 
 	// QueryParameters change the queries' limits, skip and projection.
 	// +optional

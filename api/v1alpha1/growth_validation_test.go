@@ -18,6 +18,10 @@ func TestGrowPhasesAreValidated(t *testing.T) {
 	}{
 		{"minimal", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 2000000}}
 `), ""},
+		{"null queries", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 2000000, queries: null}}
+`), ""},
+		{"no queries", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 2000000, queries: []}}
+`), ""},
 		{"the study", spec(`  - name: grow
     type: Grow
     grow:
@@ -51,6 +55,10 @@ func TestGrowPhasesAreValidated(t *testing.T) {
 `), "batchSize is only used with insertMode: Batch"},
 		{"YCSB's batchSize", spec(`  - {name: grow, type: Grow, batchSize: 5, grow: {targetRecords: 10}}
 `), "batchSize, target and maxExecutionTime are YCSB's"},
+		{"batches too big for the loader", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 10, insertMode: Batch, batchSize: 100000, payloadBytes: 1048576}}
+`), "must stay within 1 GiB"},
+		{"big batches", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 10, insertMode: Batch, batchSize: 100000, insertThreads: 4}}
+`), ""},
 		{"unknown query", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 10, queries: [Q5]}}
 `), `Unsupported value: "Q5"`},
 		{"twice a query", spec(`  - {name: grow, type: Grow, grow: {targetRecords: 10, queries: [Q1, Q1]}}
@@ -75,7 +83,13 @@ func TestGrowPhasesAreValidated(t *testing.T) {
 			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
 				t.Fatalf("error %q does not contain %q", err, tc.want)
 			}
-			if tc.name == "minimal" {
+			if tc.name == "no queries" {
+				phases, _, _ := unstructured.NestedSlice(u.Object, "spec", "phases")
+				if q, ok := phases[0].(map[string]any)["grow"].(map[string]any)["queries"].([]any); !ok || len(q) != 0 {
+					t.Errorf("queries: [] became %v", phases[0].(map[string]any)["grow"])
+				}
+			}
+			if tc.name == "minimal" || tc.name == "null queries" {
 				phases, _, _ := unstructured.NestedSlice(u.Object, "spec", "phases")
 				g := phases[0].(map[string]any)["grow"].(map[string]any)
 				if g["insertMode"] != "Acknowledged" || g["insertThreads"] != int64(1) || g["queryThreads"] != int64(4) ||

@@ -496,3 +496,24 @@ func names(plan []Planned) []string {
 	}
 	return out
 }
+
+// TestExpandKeepsAnEmptyQueryList: a Grow template's queries: [] (inserts
+// only) survives the expansion, which re-encodes the template; unset stays
+// unset, for the API server to default.
+func TestExpandKeepsAnEmptyQueryList(t *testing.T) {
+	for _, tc := range []struct {
+		queries []benchv1.GrowQuery
+		want    string
+	}{{[]benchv1.GrowQuery{}, "[]"}, {nil, "null"}, {[]benchv1.GrowQuery{benchv1.GrowQ3}, `["Q3"]`}} {
+		tmpl := benchv1.BenchmarkRunSpec{Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone}, Loaders: 1,
+			Phases: []benchv1.PhaseSpec{{Name: "grow", Type: benchv1.PhaseGrow, Grow: &benchv1.GrowSpec{TargetRecords: 10, Queries: tc.queries}}}}
+		_, cells, err := Expand(&benchv1.BenchmarkSweepSpec{Template: tmpl, Axes: []benchv1.SweepAxis{{Name: "threads", Threads: []int32{1}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := json.Marshal(cells[0].Spec.Phases[0].Grow.Queries)
+		if string(got) != tc.want {
+			t.Errorf("queries %v became %s, want %s", tc.queries, got, tc.want)
+		}
+	}
+}
