@@ -368,7 +368,9 @@ func (e *engine) query(ctx context.Context, spec *QuerySpec, checkpoint int, rec
 		// class and thread.
 		rng := rand.New(rand.NewPCG(mix(e.gen.key^uint64(checkpoint)), class<<32|uint64(t)))
 		wg.Go(func() {
-			for ctx.Err() == nil && time.Now().Before(deadline) {
+			// At least one query per thread, however short the duration
+			// or slow the machine: a checkpoint always measures each class.
+			for first := true; ctx.Err() == nil && (first || time.Now().Before(deadline)); first = false {
 				q.filter = e.appendFilter(q.filter[:0], spec.Name, rng, records)
 				t0 := time.Now()
 				n, err := e.store.Find(opCtx, spec, q.filter)
