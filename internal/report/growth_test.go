@@ -142,6 +142,9 @@ func TestGrowthWithoutCheckpoints(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
+	if _, err := s.growthCharts(); err != nil {
+		t.Error(err)
+	}
 }
 
 // A run with a Grow phase is a one-cell study: its rows as they are.
