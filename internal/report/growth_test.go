@@ -16,7 +16,7 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
-// The growth study's reports: Markdown against its golden file,
+// The growth study's reports: Markdown and CSV against golden files,
 // the tables' medians and the number formats (charts and the CSV and
 // JSON have their own files).
 
@@ -25,7 +25,7 @@ func TestGrowthGoldenReports(t *testing.T) {
 	for _, tc := range []struct {
 		golden string
 		format Format
-	}{{"growth.md", FormatMarkdown}} {
+	}{{"growth.md", FormatMarkdown}, {"growth.csv", FormatCSV}} {
 		var buf bytes.Buffer
 		if err := Write(&buf, s, tc.format, Options{}); err != nil {
 			t.Fatalf("%s: %v", tc.golden, err)
