@@ -3,11 +3,16 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // The CSV's checkpoint rows: per run, Grow phase and checkpoint, an INSERT
@@ -81,5 +86,60 @@ func TestGrowthCSV(t *testing.T) {
 	}
 	if want := len(runs) * 20 * 5; seen != want {
 		t.Errorf("%d checkpoint rows, want %d (runs × 20 checkpoints × INSERT and 4 queries)", seen, want)
+	}
+}
+
+// The JSON report keeps every run's growth as status has it and adds the
+// cells' medians the other formats show.
+func TestGrowthJSON(t *testing.T) {
+	sw, runs := loadFixture(t, "growth")
+	hist := Histograms{runs[0].Name: {"grow": []byte("\x1f\x8bgrow")}}
+	s, err := FromSweep(sw, runs, hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := JSON(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Runs []struct {
+			Metadata   metav1.ObjectMeta          `json:"metadata"`
+			Status     benchv1.BenchmarkRunStatus `json:"status"`
+			Histograms map[string][]byte          `json:"histograms"`
+		} `json:"runs"`
+		Growth []jsonGrowth `json:"growth"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range got.Runs {
+		if !reflect.DeepEqual(normalize(t, r.Status.Results[0].Growth), normalize(t, runs[i].Status.Results[0].Growth)) {
+			t.Errorf("%s: the growth changed on the way", r.Metadata.Name)
+		}
+	}
+	if string(got.Runs[0].Histograms["grow"]) != "\x1f\x8bgrow" {
+		t.Errorf("the Grow phase's histograms were lost: %q", got.Runs[0].Histograms)
+	}
+	if len(got.Growth) != 6 {
+		t.Fatalf("%d cells' growth, want 6", len(got.Growth))
+	}
+	// standalone/acknowledged at 120M: the median of its two runs, one
+	// of which resumed there.
+	g := got.Growth[1]
+	cp := g.Checkpoints[11]
+	var rates []float64
+	for _, r := range runs {
+		if r.Labels[sweep.LabelCell] == "1" {
+			rates = append(rates, r.Status.Results[0].Growth.Checkpoints[11].InsertsPerSec)
+		}
+	}
+	if g.CellName != "standalone/acknowledged" || g.Repetitions != 2 || len(g.Checkpoints) != 20 || cp.Records != 120e6 ||
+		len(rates) != 2 || cp.InsertsPerSec != (rates[0]+rates[1])/2 || !slices.Equal(cp.ResumedRepetitions, []int32{1}) ||
+		len(cp.Queries) != 4 || cp.Queries[2].Name != "Q3" || cp.Size == nil || cp.IndexSizes["_id_"] == 0 || cp.ShardCounts != nil {
+		t.Errorf("%s (%d reps, %d checkpoints): at 120M %+v; rates %v", g.CellName, g.Repetitions, len(g.Checkpoints), cp, rates)
+	}
+	if sh := got.Growth[3].Checkpoints[19].ShardCounts; len(sh) != 3 {
+		t.Errorf("3-shards/unacknowledged at 200M: shards %v", sh)
 	}
 }
