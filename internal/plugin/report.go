@@ -60,6 +60,13 @@ Output formats (-o):
         throughput, p99 and mean latency against each numeric axis with
         the knees marked, peak connections, throughput over time.
 
+A run or sweep with a Grow phase (the data-growth study) also gets its
+growth: per checkpoint the insert rate and p99, each query class's
+throughput and p99, and the data, index and storage sizes, a column per
+cell (md, html), the same against records as charts (html), a row per
+run, checkpoint and operation with the sizes (csv), and the cells' medians
+per checkpoint (json).
+
 A run compared with a history (spec.compare.baseline.history) also gets
 its gate's history: the runs its history selector selects, as the
 controller chooses them, and per compared metric the values of the latest

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -395,4 +396,126 @@ func prefixed(p string, lines []string) []string {
 		out[i] = p + l
 	}
 	return out
+}
+
+// The growth study's fixture in a real API server (its statuses pass the
+// CRD's schema): the plugin's Markdown and CSV are the report package's
+// golden files, the HTML has the growth charts, and the JSON keeps a Grow
+// phase's full rows (every shard's sizes) as its histograms ConfigMap
+// holds them.
+func TestReportGrowth(t *testing.T) {
+	c := newClient(t)
+	ns := "bench"
+	ensureNamespace(t, c, ns)
+	sw, runs := loadSweepFixture(t, "growth")
+	kept := growResult(t)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "growth-3-r1-grow-histograms"},
+		BinaryData: map[string][]byte{contract.ConfigMapKey: kept}}
+	if err := c.Create(testContext(t), cm); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i := range runs {
+		if runs[i].Name == "growth-3-r1" {
+			runs[i].Status.Results[0].Histograms = cm.Name
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no run growth-3-r1 in the fixture")
+	}
+	putSweep(t, c, sw, runs)
+	kc := adminKubeconfig(t)
+
+	for _, tc := range []struct {
+		format, golden string
+	}{{"md", "growth.md"}, {"csv", "growth.csv"}} {
+		code, stdout, stderr := runPlugin(t, kc, "report", "sweep/growth", "-n", ns, "-o", tc.format)
+		if code != ExitOK || stderr != "" {
+			t.Errorf("-o %s: exit %d, stderr %q", tc.format, code, stderr)
+		}
+		if want := reportGolden(t, tc.golden); stdout != want {
+			t.Errorf("-o %s differs from %s:\n%s", tc.format, tc.golden, stdout)
+		}
+	}
+
+	code, stdout, stderr := runPlugin(t, kc, "report", "sweep/growth", "-n", ns, "-o", "html")
+	if n := strings.Count(stdout, "<svg"); code != ExitOK || stderr != "" || n != 22 || !strings.Contains(stdout, "Insert rate against records") {
+		t.Errorf("-o html: exit %d, stderr %q, %d charts (want 22: 13 of the growth, 9 against topology)", code, stderr, n)
+	}
+
+	code, stdout, stderr = runPlugin(t, kc, "report", "sweep/growth", "-n", ns, "-o", "json")
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("-o json: exit %d, stderr %q", code, stderr)
+	}
+	var rep struct {
+		Runs []struct {
+			Metadata   metav1.ObjectMeta          `json:"metadata"`
+			Status     benchv1.BenchmarkRunStatus `json:"status"`
+			Histograms map[string][]byte          `json:"histograms"`
+		} `json:"runs"`
+		Growth []struct {
+			CellName    string            `json:"cellName"`
+			Checkpoints []json.RawMessage `json:"checkpoints"`
+		} `json:"growth"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Growth) != 6 || len(rep.Growth[3].Checkpoints) != 20 || rep.Growth[3].CellName != "3-shards/unacknowledged" {
+		t.Errorf("growth of %d cells, want 6 of 20 checkpoints", len(rep.Growth))
+	}
+	for _, r := range rep.Runs {
+		if g := r.Status.Results[0].Growth; g == nil || len(g.Checkpoints) != 20 {
+			t.Errorf("%s: its status lost the growth", r.Metadata.Name)
+		}
+		if r.Metadata.Name != "growth-3-r1" {
+			continue
+		}
+		m, err := results.DecodeMerged(r.Histograms["grow"])
+		if err != nil {
+			t.Fatalf("the Grow phase's histograms do not decode after the trip: %v", err)
+		}
+		want, _ := results.DecodeMerged(kept)
+		if sh := m.Growth.Checkpoints[1].Sizes.Shards; len(sh) != 2 || *sh[1].StorageSize != *want.Growth.Checkpoints[1].Sizes.Shards[1].StorageSize {
+			t.Errorf("every shard's sizes did not survive: %+v", sh)
+		}
+	}
+}
+
+// growResult is a Grow phase's merged result as the controller keeps it:
+// two checkpoints of a 2-shard collection with every shard's sizes.
+func growResult(t *testing.T) []byte {
+	t.Helper()
+	start := time.Date(2026, 5, 4, 8, 0, 0, 0, time.UTC)
+	r := &results.Result{Version: results.FormatVersion, Kind: results.KindGrow, Loader: results.Identity{Count: 1, Threads: 8},
+		Start: start, End: start.Add(time.Hour), RuntimeMillis: 3_600_000, StopReason: results.StopCompleted,
+		Growth: &results.GrowthResult{TargetRecords: 2000, CheckpointEvery: 1000, PlannedCheckpoints: 2,
+			InsertMode: results.InsertAcknowledged, BatchSize: 1, InsertThreads: 1, QueryThreads: 8, QueryMillis: 1000,
+			Queries: []string{results.OpQ3}, Values: 200}}
+	op := results.OpResult{Name: results.OpInsert, Statuses: map[string]int64{"OK": 2000}, Latency: hist(), Failed: results.NewHistogram()}
+	for range 2000 {
+		op.Latency.Record(150)
+	}
+	r.Ops, r.Operations = []results.OpResult{op}, 2000
+	n := func(v int64) *int64 { return &v }
+	for i := int64(1); i <= 2; i++ {
+		st := &results.CollectionStats{Time: start, Namespace: "ycsb.growth", Source: "$collStats",
+			CollectionSizes: results.CollectionSizes{Count: n(1000 * i), Size: n(1024_000 * i)}}
+		for s := int64(0); s < 2; s++ {
+			st.Shards = append(st.Shards, results.ShardSizes{Shard: "shard" + strconv.FormatInt(s, 10),
+				CollectionSizes: results.CollectionSizes{Count: n(500 * i), Size: n(512_000 * i), StorageSize: n(300_000*i + s)}})
+		}
+		r.Growth.Checkpoints = append(r.Growth.Checkpoints, results.GrowthCheckpoint{Index: int(i), Records: 1000 * i,
+			Start: start, End: start, Insert: results.GrowthInsert{FromRecords: 1000 * (i - 1), Records: 1000, Millis: 500, RecordsPerSec: 2000},
+			Sizes: st})
+	}
+	b, err := results.Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := results.DecodeMerged(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

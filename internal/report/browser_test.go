@@ -81,6 +81,11 @@ func TestHTMLInBrowser(t *testing.T) {
 		// A gated run: a history chart per compared metric, then the
 		// throughput over time of its two phases.
 		{"nightly", "", 3 + 2, nil},
+		// The growth study: insert rate and p99, each query class's
+		// throughput and p99, three sizes against records; then against
+		// topology per insert mode throughput, p99 and mean latency (no
+		// telemetry, no time series).
+		{"growth", "topology", 2 + 4*2 + 3 + 3*3, []string{"grow"}},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			var s *Study
@@ -114,7 +119,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			if len(findAll(doc, "svg")) != tc.charts || len(figures) != tc.charts {
 				t.Fatalf("%d <svg> in %d <figure>, want %d charts", len(findAll(doc, "svg")), len(figures), tc.charts)
 			}
-			kneeCharts, historyCharts := 0, 0
+			kneeCharts, historyCharts, growthCharts := 0, 0, 0
 			for _, fig := range figures {
 				svgs, caps := findAll(fig, "svg"), findAll(fig, "figcaption")
 				if len(svgs) != 1 || len(caps) != 1 {
@@ -130,6 +135,13 @@ func TestHTMLInBrowser(t *testing.T) {
 					labels = append(labels, textOf(n))
 				}
 				want := chartTexts(t, title, labels, tc.axis)
+				if strings.Contains(title, " against records (phase ") {
+					// A line per cell, named in the legend.
+					growthCharts++
+					for i := range s.Cells {
+						want = append(want, s.Cells[i].Name)
+					}
+				}
 				if strings.HasPrefix(title, "History of ") {
 					historyCharts++
 				}
@@ -153,7 +165,16 @@ func TestHTMLInBrowser(t *testing.T) {
 			if kneeCharts == 0 {
 				t.Error("no throughput chart")
 			}
-			for _, h := range []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"} {
+			sections := []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"}
+			if tc.fixture == "growth" {
+				sections = append(sections, "Growth")
+				if growthCharts != 13 {
+					t.Errorf("%d growth charts, want 13", growthCharts)
+				}
+			} else if growthCharts != 0 {
+				t.Errorf("%d growth charts in a study without a Grow phase", growthCharts)
+			}
+			for _, h := range sections {
 				if !containsString(texts(findAll(doc, "h2")), h) {
 					t.Errorf("no section %q", h)
 				}
@@ -170,6 +191,11 @@ func chartTexts(t *testing.T, title string, labels []string, axis string) []stri
 	t.Helper()
 	want := []string{strings.SplitN(title, ". ", 2)[0]}
 	matched := false
+	if strings.Contains(title, " against records (phase ") {
+		// A Grow phase's chart: records on x, with ticks like 50M.
+		matched = true
+		want = append(want, "records", "50M", "200M")
+	}
 	for prefix, ls := range chartLabels {
 		if strings.HasPrefix(title, prefix) {
 			matched = true

@@ -66,8 +66,16 @@ type chartSpec struct {
 	Lines                 []series
 	Markers               []marker
 	// XTicks names the x values (axis values by their numbers); nil: the
-	// default ticks.
+	// XTicker's ticks.
 	XTicks []plot.Tick
+	// XTicker labels the x axis without XTicks; nil: readableTicks.
+	XTicker plot.Ticker
+	// XFromZero starts the x axis at 0 (a count, such as records).
+	XFromZero bool
+	// LegendBelow puts the legend under the plot, in columns in reading
+	// order, for lines with long names (cells), which a legend right of
+	// the plot would squeeze it for.
+	LegendBelow bool
 }
 
 // charts draws every chart of the study: for each numeric axis (and each
@@ -267,6 +275,12 @@ func render(sp chartSpec) (string, error) {
 	p.Y.Min = 0
 	p.Y.Tick.Marker = readableTicks{}
 	p.X.Tick.Marker = readableTicks{}
+	if sp.XTicker != nil {
+		p.X.Tick.Marker = sp.XTicker
+	}
+	if sp.XFromZero {
+		p.X.Min = 0
+	}
 	p.Add(plotter.NewGrid())
 	if sp.XTicks != nil {
 		p.X.Tick.Marker = plot.ConstantTicks(sp.XTicks)
@@ -281,6 +295,7 @@ func render(sp chartSpec) (string, error) {
 	legend := plot.NewLegend()
 	legend.Top = true
 	legend.Left = true
+	entries := make([]legendLine, 0, len(sp.Lines))
 	for i, l := range sp.Lines {
 		line, points, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
@@ -292,6 +307,7 @@ func render(sp chartSpec) (string, error) {
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
 		legend.Add(l.Name, line, points)
+		entries = append(entries, legendLine{Name: l.Name, Thumbs: []plot.Thumbnailer{line, points}})
 	}
 	if len(sp.Markers) > 0 {
 		xys := make(plotter.XYs, len(sp.Markers))
@@ -318,8 +334,68 @@ func render(sp chartSpec) (string, error) {
 		names.Offset = vg.Point{X: vg.Points(8)}
 		p.Add(knees, names)
 		legend.Add("knee (95% of best)", knees)
+		entries = append(entries, legendLine{Name: "knee (95% of best)", Thumbs: []plot.Thumbnailer{knees}})
+	}
+	if sp.LegendBelow {
+		return drawSVGLegendBelow(p, entries, sp.Title)
 	}
 	return drawSVG(p, legend, sp.Title)
+}
+
+// legendLine is a legend's entry: a name and what it looks like.
+type legendLine struct {
+	Name   string
+	Thumbs []plot.Thumbnailer
+}
+
+// drawSVGLegendBelow draws a plot of chartWidth × chartHeight with its
+// legend under it, as many columns as the names allow, entries in
+// reading order (left to right, then down), in an SVG element.
+func drawSVGLegendBelow(p *plot.Plot, entries []legendLine, title string) (string, error) {
+	const margin = 40 // points left of the legend: about the y axis's labels
+	newLegend := func() plot.Legend {
+		l := plot.NewLegend()
+		l.Top, l.Left = true, true
+		l.TextStyle.Font.Size = vg.Points(10)
+		return l
+	}
+	measure := draw.New(vgsvg.New(chartWidth, chartHeight))
+	var widest vg.Length
+	for _, e := range entries {
+		l := newLegend()
+		l.Add(e.Name, e.Thumbs...)
+		widest = max(widest, l.Rectangle(measure).Size().X)
+	}
+	colWidth := widest + vg.Points(16)
+	cols := max(1, min(len(entries), int((chartWidth-vg.Points(margin))/colWidth)))
+	columns := make([]plot.Legend, cols)
+	for i := range columns {
+		columns[i] = newLegend()
+	}
+	for i, e := range entries {
+		columns[i%cols].Add(e.Name, e.Thumbs...)
+	}
+	var lh vg.Length
+	for _, l := range columns {
+		lh = max(lh, l.Rectangle(measure).Size().Y)
+	}
+	pad := vg.Points(8)
+	height := chartHeight + lh + pad
+	c := vgsvg.New(chartWidth, height)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, 0, lh+pad, 0))
+	for i, l := range columns {
+		l.Draw(draw.Crop(dc, vg.Points(margin)+vg.Length(i)*colWidth, 0, 0, -(height - lh - pad/2)))
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", fmt.Errorf("render chart %q: %w", title, err)
+	}
+	svg := buf.String()
+	if i := strings.Index(svg, "<svg"); i > 0 {
+		svg = svg[i:]
+	}
+	return svg, nil
 }
 
 // drawSVG draws a plot and its legend, right of it, into an SVG element.

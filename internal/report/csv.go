@@ -5,12 +5,14 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"time"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // csvFixed are the CSV's columns besides the axes.
@@ -30,6 +32,76 @@ const csvRunColumns = 5
 // CSV).
 var csvHistory = []string{"history_of", "completion_time", "change_point"}
 
+// csvGrowth are the columns a study with a Grow phase adds (see CSV),
+// before its index_size_bytes:<index> and shard_count:<shard> columns.
+var csvGrowth = []string{
+	"checkpoint", "records", "insert_mode", "resumed", "documents_per_query",
+	"size_bytes", "storage_size_bytes", "total_index_size_bytes",
+}
+
+// growthColumns are a study's Grow columns: the indexes and shards its
+// checkpoints report.
+type growthColumns struct {
+	indexes, shards []string
+}
+
+func (g *growthColumns) header() []string {
+	out := slices.Clone(csvGrowth)
+	for _, ix := range g.indexes {
+		out = append(out, "index_size_bytes:"+ix)
+	}
+	for _, sh := range g.shards {
+		out = append(out, "shard_count:"+sh)
+	}
+	return out
+}
+
+func (g *growthColumns) width() int { return len(csvGrowth) + len(g.indexes) + len(g.shards) }
+
+// csvGrowthColumns are the Grow columns of the study's runs (and its
+// history's), nil when none has a Grow phase's checkpoints.
+func (s *Study) csvGrowthColumns() *growthColumns {
+	runs := make([]*benchv1.BenchmarkRun, 0, len(s.Runs))
+	for ci := range s.Cells {
+		for _, r := range s.Cells[ci].Runs {
+			if r.Run != nil {
+				runs = append(runs, r.Run)
+			}
+		}
+	}
+	if s.History != nil {
+		runs = append(runs, s.History.Runs...)
+	}
+	found := false
+	indexes, shards := map[string]bool{}, map[string]bool{}
+	for _, run := range runs {
+		for _, res := range run.Status.Results {
+			if res.Growth == nil {
+				continue
+			}
+			found = true
+			for _, cp := range res.Growth.Checkpoints {
+				if cp.Sizes == nil {
+					continue
+				}
+				for ix := range cp.Sizes.IndexSizes {
+					indexes[ix] = true
+				}
+				for _, sh := range cp.Sizes.Shards {
+					shards[sh.Shard] = true
+				}
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return &growthColumns{
+		indexes: slices.SortedFunc(maps.Keys(indexes), indexOrder),
+		shards:  slices.SortedFunc(maps.Keys(shards), naturalCompare),
+	}
+}
+
 // overall names the row of a phase's own numbers (YCSB's [OVERALL]), as
 // `kubectl mongobench results -o csv` does.
 const overall = "OVERALL"
@@ -44,6 +116,23 @@ const overall = "OVERALL"
 // reason and the measurement columns empty. An axis named like another
 // column is headed axis:<name>.
 //
+// A study with a Grow phase adds the phase's checkpoints: after each
+// such phase's rows, a row per checkpoint and operation (INSERT, then
+// each query class that ran) with the columns checkpoint (its number,
+// from 1), records (the documents in the collection then), insert_mode,
+// resumed (true when a loader resumed the phase during the segment),
+// documents_per_query, size_bytes, storage_size_bytes,
+// total_index_size_bytes, index_size_bytes:<index> for each index and
+// shard_count:<shard> for each shard any checkpoint reported (the sizes
+// repeat on each operation's row of a checkpoint). On an INSERT row
+// ops_per_sec is documents per second over the segment since the previous
+// checkpoint and the latencies are per insert call (a batch in Batch
+// mode); on a query row they are the class's run at the checkpoint. A
+// checkpoint row leaves count, runtime_ms, avg_us, min_us, max_us, p95_us
+// and p999_us empty (status does not keep them), and the other rows leave
+// the Grow columns empty. The columns come after p999_us (and before a
+// history's), only in a study that has such a phase.
+//
 // A run's report with a history (AddHistory) adds the history's runs
 // after the study's, oldest first, in rows of the same shape (no cell,
 // no repetition), and three columns: history_of (on a history run's rows,
@@ -52,7 +141,8 @@ const overall = "OVERALL"
 // for a whole phase's: the metric's change points that start at the run,
 // "throughput -10.2% (p=3e-07), regime starts", joined by "; ").
 func CSV(w io.Writer, s *Study) error {
-	header, withNumber := csvHeader(s)
+	growth := s.csvGrowthColumns()
+	header, withNumber := csvHeader(s, growth)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write csv: %w", err)
@@ -88,7 +178,7 @@ func CSV(w io.Writer, s *Study) error {
 				}
 			}
 			run := []string{strconv.Itoa(int(r.Repetition)), r.Name, string(phase), r.Reason, fp}
-			if err := writeRunRows(cw, slices.Concat(lead, run), r.Run, tail); err != nil {
+			if err := writeRunRows(cw, slices.Concat(lead, run), r.Run, tail, growth); err != nil {
 				return err
 			}
 		}
@@ -97,13 +187,16 @@ func CSV(w io.Writer, s *Study) error {
 		// The history's runs, oldest first: no cell, no repetition; the
 		// axis columns (a run's study has none) stay empty.
 		axes := len(header) - len(csvLead) - len(csvTrail) - len(csvHistory)
+		if growth != nil {
+			axes -= growth.width()
+		}
 		for _, r := range h.Runs {
 			fp := ""
 			if e := r.Status.Environment; e != nil {
 				fp = e.Fingerprint
 			}
 			lead := slices.Concat([]string{s.Name, "", ""}, make([]string, axes), []string{"", r.Name, string(r.Status.Phase), "", fp})
-			if err := writeRunRows(cw, lead, r, tail); err != nil {
+			if err := writeRunRows(cw, lead, r, tail, growth); err != nil {
 				return err
 			}
 		}
@@ -116,11 +209,16 @@ func CSV(w io.Writer, s *Study) error {
 }
 
 // csvHeader is the CSV's header, and which axes have a number column.
-func csvHeader(s *Study) ([]string, []bool) {
+func csvHeader(s *Study, growth *growthColumns) ([]string, []bool) {
 	header := slices.Clone(csvLead)
 	taken := map[string]bool{}
 	for _, h := range slices.Concat(csvLead, csvTrail) {
 		taken[h] = true
+	}
+	if growth != nil {
+		for _, h := range growth.header() {
+			taken[h] = true
+		}
 	}
 	if s.History != nil {
 		for _, h := range csvHistory {
@@ -146,6 +244,9 @@ func csvHeader(s *Study) ([]string, []bool) {
 		}
 	}
 	header = append(header, csvTrail...)
+	if growth != nil {
+		header = append(header, growth.header()...)
+	}
 	if s.History != nil {
 		header = append(header, csvHistory...)
 	}
@@ -169,14 +270,22 @@ func (h *History) csvColumns(run *benchv1.BenchmarkRun, phase, op string) []stri
 }
 
 // writeRunRows writes a run's rows: an OVERALL row per phase and a row per
-// operation, or one row without measurements when the run has no
-// results. lead fills the columns before them (study, cell, axes,
-// repetition, run, run_phase, reason, fingerprint), tail (if any) the
-// history's columns after them.
-func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail func(*benchv1.BenchmarkRun, string, string) []string) error {
+// operation, then a Grow phase's checkpoints (growth, when the study has
+// any), or one row without measurements when the run has no results. lead
+// fills the columns before them (study, cell, axes, repetition, run,
+// run_phase, reason, fingerprint), tail (if any) the history's columns
+// after them.
+func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail func(*benchv1.BenchmarkRun, string, string) []string,
+	growth *growthColumns) error {
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
-	row := func(phase, op string, cols ...string) []string {
-		out := append(slices.Clone(lead), cols...)
+	row := func(phase, op string, measured, grown []string) []string {
+		out := slices.Concat(lead, measured)
+		if growth != nil {
+			if grown == nil {
+				grown = make([]string, growth.width())
+			}
+			out = append(out, grown...)
+		}
 		if tail != nil {
 			out = append(out, tail(run, phase, op)...)
 		}
@@ -187,25 +296,75 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 		res = run.Status.Results
 	}
 	if len(res) == 0 {
-		if err := cw.Write(row("", "", make([]string, len(csvTrail)-csvRunColumns)...)); err != nil {
+		if err := cw.Write(row("", "", make([]string, len(csvTrail)-csvRunColumns), nil)); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
 		return nil
 	}
 	for pi := range res {
 		p := &res[pi]
-		rows := [][]string{row(p.Name, overall, p.Name, string(p.Type), overall, i64(p.Operations), "", plain(p.Throughput), i64(p.RuntimeMillis),
-			"", "", "", "", "", i64(p.P99Micros), "")}
+		rows := [][]string{row(p.Name, overall, []string{p.Name, string(p.Type), overall, i64(p.Operations), "", plain(p.Throughput), i64(p.RuntimeMillis),
+			"", "", "", "", "", i64(p.P99Micros), ""}, nil)}
 		for _, op := range p.OperationStats {
-			rows = append(rows, row(p.Name, op.Name, p.Name, string(p.Type), op.Name, i64(op.Count), i64(op.Errors),
+			rows = append(rows, row(p.Name, op.Name, []string{p.Name, string(p.Type), op.Name, i64(op.Count), i64(op.Errors),
 				plain(opsPerSec(op.Count, p.RuntimeMillis)), i64(p.RuntimeMillis), plain(op.AverageMicros),
-				i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)))
+				i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)}, nil))
+		}
+		if growth != nil && p.Growth != nil {
+			// The checkpoints carry no change point: the tail gets no phase.
+			for i := range p.Growth.Checkpoints {
+				cp := &p.Growth.Checkpoints[i]
+				measured := func(op string, errors int64, rate float64, p50, p99 int64) []string {
+					return []string{p.Name, string(p.Type), op, "", i64(errors), plain(rate), "", "", "", "", i64(p50), "", i64(p99), ""}
+				}
+				rows = append(rows, row("", "", measured(results.OpInsert, cp.InsertErrors, cp.InsertsPerSec, cp.InsertP50Micros, cp.InsertP99Micros),
+					growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), "")))
+				for _, q := range cp.Queries {
+					rows = append(rows, row("", "", measured(string(q.Name), q.Errors, q.OpsPerSec, q.P50Micros, q.P99Micros),
+						growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), plain(q.DocumentsPerQuery))))
+				}
+			}
 		}
 		if err := cw.WriteAll(rows); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
 	}
 	return nil
+}
+
+// checkpoint is a checkpoint's Grow columns (documents is a query's
+// documents per query, empty for inserts).
+func (g *growthColumns) checkpoint(index int, cp *benchv1.GrowthCheckpoint, mode, documents string) []string {
+	opt := func(v *int64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatInt(*v, 10)
+	}
+	out := make([]string, 0, g.width())
+	out = append(out, strconv.Itoa(index), strconv.FormatInt(cp.Records, 10), mode, strconv.FormatBool(cp.Resumed), documents)
+	sz := cp.Sizes
+	if sz == nil {
+		sz = &benchv1.CollectionSummary{}
+	}
+	out = append(out, opt(sz.Size), opt(sz.StorageSize), opt(sz.TotalIndexSize))
+	for _, ix := range g.indexes {
+		v, ok := sz.IndexSizes[ix]
+		out = append(out, "")
+		if ok {
+			out[len(out)-1] = strconv.FormatInt(v, 10)
+		}
+	}
+	for _, name := range g.shards {
+		count := ""
+		for _, sh := range sz.Shards {
+			if sh.Shard == name {
+				count = opt(sh.Count)
+			}
+		}
+		out = append(out, count)
+	}
+	return out
 }
 
 // opsPerSec is count / runtime rounded to hundredths, like a phase's

@@ -72,6 +72,11 @@ func (s *Study) buildDocument(ax int) document {
 		add("time", st)
 	}
 
+	// A Grow phase's figures are what a growth study is read for.
+	growth := s.growth()
+	for _, gp := range growth {
+		d.Parts = append(d.Parts, s.growthSection(gp, len(growth) > 1))
+	}
 	for _, m := range pivotMetrics {
 		d.Parts = append(d.Parts, s.pivotSection(m, ax))
 	}

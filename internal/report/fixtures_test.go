@@ -42,7 +42,7 @@ var regenerateFixtures = flag.Bool("fixtures", false, "regenerate the sweep fixt
 // TestFixtures checks the committed fixtures are what the generator makes
 // (or rewrites them with -fixtures).
 func TestFixtures(t *testing.T) {
-	for name, gen := range map[string]func() fixture{"microsharding": microsharding, "pool": pool} {
+	for name, gen := range map[string]func() fixture{"microsharding": microsharding, "pool": pool, "growth": growthStudy} {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
@@ -102,6 +102,8 @@ type cellModel struct {
 	failed map[int32]string
 	// kernel overrides the node's kernel for some repetitions.
 	kernel map[int32]string
+	// growth measures the Grow phases (growth_fixture_test.go).
+	growth *growthModel
 }
 
 type phaseModel struct {
@@ -359,7 +361,14 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 			st.CompletionTime = ptr.To(metav1.NewTime(clock.Add(time.Minute)))
 			return run
 		}
-		r := m.phase(rng, cm, p, clock)
+		var r benchv1.PhaseResult
+		if p.spec.Type == benchv1.PhaseGrow {
+			// The cell's own phase: an axis patches the insert mode.
+			i := slices.IndexFunc(run.Spec.Phases, func(ps benchv1.PhaseSpec) bool { return ps.Name == p.spec.Name })
+			r = cm.growth.phase(rng, &run.Spec.Phases[i], rep, clock)
+		} else {
+			r = m.phase(rng, cm, p, clock)
+		}
 		st.Results = append(st.Results, r)
 		clock = r.CompletionTime.Add(15 * time.Second)
 	}
@@ -392,7 +401,13 @@ func (m studyModel) environment(cm cellModel, rep int32, run *benchv1.BenchmarkR
 		e.DatabasePods = append(e.DatabasePods, benchv1.PodEnvironment{Pod: fmt.Sprintf("%s-db-%d", run.Name, i), Role: benchv1.RoleShard, QOSClass: "Guaranteed"})
 	}
 	for _, p := range run.Spec.Phases {
-		props := map[string]string{"threadcount": strconv.Itoa(int(p.Threads)), "recordcount": strconv.FormatInt(*run.Spec.Workload.RecordCount, 10)}
+		props := map[string]string{"threadcount": strconv.Itoa(int(p.Threads))}
+		if rc := run.Spec.Workload.RecordCount; rc != nil {
+			props["recordcount"] = strconv.FormatInt(*rc, 10)
+		}
+		if g := p.Grow; g != nil {
+			props = map[string]string{"growth.targetrecords": strconv.FormatInt(g.TargetRecords, 10), "growth.insertmode": string(g.InsertMode)}
+		}
 		if run.Spec.Driver.MaxPoolSize != nil {
 			props["mongodb.maxPoolSize"] = strconv.Itoa(int(*run.Spec.Driver.MaxPoolSize))
 		}

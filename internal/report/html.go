@@ -15,10 +15,17 @@ func HTML(w io.Writer, s *Study, o Options) error {
 	if err != nil {
 		return err
 	}
-	charts, err := s.charts()
+	// A Grow phase's charts first: they are what a growth study is read
+	// for.
+	charts, err := s.growthCharts()
 	if err != nil {
 		return err
 	}
+	more, err := s.charts()
+	if err != nil {
+		return err
+	}
+	charts = append(charts, more...)
 	if s.History != nil {
 		// The gate's history first: in CI it is what the page is opened for.
 		hc, err := s.History.charts()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,6 +36,84 @@ type jsonReport struct {
 	// History is a gated run's history, per compared metric (a run's
 	// report with a history baseline).
 	History *History `json:"history,omitempty"`
+	// Growth is each cell's growth in each Grow phase, as the Markdown
+	// and HTML reports show it (studies with a Grow phase).
+	Growth []jsonGrowth `json:"growth,omitempty"`
+}
+
+// jsonGrowth is a cell's growth in a Grow phase: per checkpoint the
+// median of each figure across the cell's successful repetitions that
+// reached it. The runs' own rows are in runs[].status.results[].growth,
+// the full rows (every shard's sizes, each segment's and query's latency
+// summary) in the histograms of runs[].histograms.
+type jsonGrowth struct {
+	Phase       string           `json:"phase"`
+	Cell        int32            `json:"cell"`
+	CellName    string           `json:"cellName"`
+	Repetitions int              `json:"repetitions"`
+	InsertMode  string           `json:"insertMode"`
+	Checkpoints []jsonCheckpoint `json:"checkpoints"`
+}
+
+// jsonCheckpoint is a cell's checkpoint (latencies in µs, sizes in
+// bytes; a figure no repetition reported is left out).
+type jsonCheckpoint struct {
+	Records         int64   `json:"records"`
+	Repetitions     int     `json:"repetitions"`
+	InsertsPerSec   float64 `json:"insertsPerSec"`
+	InsertP50Micros float64 `json:"insertP50Micros"`
+	InsertP99Micros float64 `json:"insertP99Micros"`
+	InsertErrors    float64 `json:"insertErrors"`
+	// ResumedRepetitions are the repetitions a loader resumed the phase
+	// in during the segment.
+	ResumedRepetitions []int32            `json:"resumedRepetitions,omitempty"`
+	Queries            []jsonGrowthQuery  `json:"queries,omitempty"`
+	Size               *float64           `json:"size,omitempty"`
+	StorageSize        *float64           `json:"storageSize,omitempty"`
+	TotalIndexSize     *float64           `json:"totalIndexSize,omitempty"`
+	IndexSizes         map[string]float64 `json:"indexSizes,omitempty"`
+	ShardCounts        map[string]float64 `json:"shardCounts,omitempty"`
+}
+
+type jsonGrowthQuery struct {
+	Name              string  `json:"name"`
+	OpsPerSec         float64 `json:"opsPerSec"`
+	P50Micros         float64 `json:"p50Micros"`
+	P99Micros         float64 `json:"p99Micros"`
+	DocumentsPerQuery float64 `json:"documentsPerQuery"`
+	Errors            float64 `json:"errors"`
+}
+
+// jsonGrowthOf is the study's growth for the JSON report.
+func (s *Study) jsonGrowthOf() []jsonGrowth {
+	var out []jsonGrowth
+	orNil := func(v float64) *float64 {
+		if math.IsNaN(v) {
+			return nil
+		}
+		return &v
+	}
+	for _, gp := range s.growth() {
+		for _, c := range gp.Cells {
+			jg := jsonGrowth{Phase: gp.Phase.Name, Cell: c.Cell.Index, CellName: c.Cell.Name, Repetitions: c.Repetitions,
+				InsertMode: c.InsertMode, Checkpoints: []jsonCheckpoint{}}
+			for _, r := range c.Rows {
+				jc := jsonCheckpoint{Records: r.Records, Repetitions: r.Repetitions, InsertsPerSec: r.InsertsPerSec,
+					InsertP50Micros: r.InsertP50, InsertP99Micros: r.InsertP99, InsertErrors: r.InsertErrors,
+					ResumedRepetitions: r.Resumed, Size: orNil(r.Size), StorageSize: orNil(r.StorageSize),
+					TotalIndexSize: orNil(r.TotalIndexSize), IndexSizes: r.IndexSizes, ShardCounts: r.ShardCounts}
+				for _, q := range gp.Queries {
+					if v, ok := r.Queries[q]; ok {
+						jc.Queries = append(jc.Queries, jsonGrowthQuery{Name: q, OpsPerSec: v.OpsPerSec, P50Micros: v.P50, P99Micros: v.P99,
+							DocumentsPerQuery: v.DocumentsPerQuery, Errors: v.Errors})
+					}
+				}
+				jg.Checkpoints = append(jg.Checkpoints, jc)
+			}
+			out = append(out, jg)
+		}
+	}
+	return out
 }
 
 type jsonSweep struct {
@@ -59,11 +138,13 @@ type jsonRun struct {
 // JSON writes the study as one indented JSON document (format
 // mongobench.report/v1): the sweep's spec and status, every child run's
 // spec and status, each child phase's merged histograms as stored, and a
-// gated run's history series (History).
+// gated run's history series (History), and each cell's growth in a Grow
+// phase (the medians the other formats show; the runs' rows are in their
+// status).
 func JSON(w io.Writer, s *Study) error {
 	rep := jsonReport{
 		Format: JSONFormat, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
-		Runs: []jsonRun{}, HistogramEncoding: HistogramEncoding, History: s.History,
+		Runs: []jsonRun{}, HistogramEncoding: HistogramEncoding, History: s.History, Growth: s.jsonGrowthOf(),
 	}
 	if s.Sweep != nil {
 		rep.Sweep = &jsonSweep{Metadata: trimMeta(s.Sweep.ObjectMeta), Spec: s.Sweep.Spec, Status: s.Sweep.Status}

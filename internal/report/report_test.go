@@ -123,7 +123,7 @@ func TestAxisOption(t *testing.T) {
 // The CSV is one rectangular table: every row has the header's columns,
 // and pandas-style readers see the axis values as columns.
 func TestCSVIsRectangular(t *testing.T) {
-	for _, name := range []string{"microsharding", "pool"} {
+	for _, name := range []string{"microsharding", "pool", "growth"} {
 		var buf bytes.Buffer
 		if err := CSV(&buf, sweepStudy(t, name)); err != nil {
 			t.Fatal(err)
