@@ -470,7 +470,7 @@ func (r *BenchmarkSweepReconciler) firstFailed(s *sweepState) string {
 // its series pruned (spec.historyLimit), in the same status write, since
 // an ended sweep is never reconciled again.
 func (r *BenchmarkSweepReconciler) finish(ctx context.Context, s *sweepState) (bool, error) {
-	before, events := s.sweep.Status.DeepCopy(), len(s.events)
+	before, nEvents := s.sweep.Status.DeepCopy(), len(s.events)
 	r.decideEnd(s)
 	st := &s.sweep.Status
 	if !sweep.Terminal(st.Phase) {
@@ -486,7 +486,7 @@ func (r *BenchmarkSweepReconciler) finish(ctx context.Context, s *sweepState) (b
 	if err != nil {
 		// An ended sweep is never reconciled again: end it only once its
 		// verdict and pruning are done, and retry (with backoff) until then.
-		s.sweep.Status, s.events = *before, s.events[:events]
+		s.sweep.Status, s.events = *before, s.events[:nEvents]
 		return false, err
 	}
 	return true, nil

@@ -258,7 +258,8 @@ func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 		if err != nil {
 			// The spec's own mistake (the CRD cannot check a selector's
 			// operators): no history, and the condition says why.
-			return nil, "compare.baseline.history.selector is invalid: " + err.Error(), true, nil
+			basis := "compare.baseline.history.selector is invalid: " + err.Error()
+			return nil, basis, true, nil //nolint:nilerr // the spec's mistake is the basis, not a reconcile error
 		}
 		var list benchv1.BenchmarkRunList
 		if err := c.List(ctx, &list, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {

@@ -248,7 +248,7 @@ func (w *inserter) insert(ctx context.Context, i, n int64) error {
 	if err != nil && ctx.Err() != nil {
 		// Cancelled after a stop, StopGrace later: not a failure of the
 		// server's, and whether the call landed the resume finds out.
-		return nil
+		return nil //nolint:nilerr // a stop, which the caller sees in its own context
 	}
 	if err != nil {
 		if w.failed == nil {

@@ -47,7 +47,7 @@ func growRun(name string, mode benchv1.TopologyMode, shards int32, insert benchv
 // checkGrowth: every checkpoint is there, at its record count, with every
 // query class measured and returning what the data holds, and the
 // collection's count (and, sharded, its split) equal to the records.
-func (s *suite) checkGrowth(run *benchv1.BenchmarkRun, shards int) *benchv1.GrowthStatus {
+func (s *suite) checkGrowth(run *benchv1.BenchmarkRun, shards int) *benchv1.GrowthStatus { //nolint:gocyclo // every checkpoint, query and shard checked
 	s.t.Helper()
 	if run.Status.Phase != benchv1.RunSucceeded {
 		s.t.Fatalf("run failed: %s", failure(run))
