@@ -211,7 +211,8 @@ type GrowthCheckpoint struct {
 	// +optional
 	InsertErrors int64 `json:"insertErrors,omitempty"`
 	// Resumed marks a segment during which a loader resumed the phase:
-	// its rate covers the measured part only.
+	// its rate covers the measured part only (none, and zeros, when a
+	// killed loader made all of its inserts; reports then leave it out).
 	// +optional
 	Resumed bool `json:"resumed,omitempty"`
 	// Queries holds each query class's run, in order.

@@ -218,11 +218,19 @@ func growthRowOf(records int64, samples []growthSample) growthRow {
 			return float64(*f(cp.Sizes)), true
 		})
 	}
+	// A resumed segment whose inserts were all made by a loader that was
+	// killed before it could save them measured nothing: its zeros are not
+	// a rate of zero.
+	insert := func(f func(*benchv1.GrowthCheckpoint) float64) float64 {
+		return med(func(cp *benchv1.GrowthCheckpoint) (float64, bool) {
+			return f(cp), !(cp.Resumed && cp.InsertsPerSec == 0 && cp.InsertP99Micros == 0)
+		})
+	}
 	row := growthRow{
 		Records: records, Repetitions: len(samples),
-		InsertsPerSec:  always(func(cp *benchv1.GrowthCheckpoint) float64 { return cp.InsertsPerSec }),
-		InsertP50:      always(func(cp *benchv1.GrowthCheckpoint) float64 { return float64(cp.InsertP50Micros) }),
-		InsertP99:      always(func(cp *benchv1.GrowthCheckpoint) float64 { return float64(cp.InsertP99Micros) }),
+		InsertsPerSec:  insert(func(cp *benchv1.GrowthCheckpoint) float64 { return cp.InsertsPerSec }),
+		InsertP50:      insert(func(cp *benchv1.GrowthCheckpoint) float64 { return float64(cp.InsertP50Micros) }),
+		InsertP99:      insert(func(cp *benchv1.GrowthCheckpoint) float64 { return float64(cp.InsertP99Micros) }),
 		InsertErrors:   always(func(cp *benchv1.GrowthCheckpoint) float64 { return float64(cp.InsertErrors) }),
 		Size:           size(func(cs *benchv1.CollectionSummary) *int64 { return cs.Size }),
 		StorageSize:    size(func(cs *benchv1.CollectionSummary) *int64 { return cs.StorageSize }),

@@ -99,6 +99,14 @@ func TestGrowthMedians(t *testing.T) {
 				tc.records, r.Repetitions, r.InsertsPerSec, r.Queries["Q3"].OpsPerSec, r.TotalIndexSize, r.Size, r.ShardCounts, tc)
 		}
 	}
+	// A resumed segment that measured nothing (its inserts made by a
+	// killed loader) is left out of the insert medians, not a rate of 0.
+	killed := s.Cells[0].Runs[0].Run.Status.Results[0].Growth.Checkpoints[0]
+	killed.Resumed, killed.InsertsPerSec, killed.InsertP50Micros, killed.InsertP99Micros = true, 0, 0, 0
+	s.Cells[0].Runs[0].Run.Status.Results[0].Growth.Checkpoints[0] = killed
+	if r := s.growth()[0].Cells[0].row(10e6); r.InsertsPerSec != 1210 || r.InsertP99 != 700 {
+		t.Errorf("insert rate and p99 at 10M with a segment that measured nothing: %v, %v; want repetition 2's 1210, 700", r.InsertsPerSec, r.InsertP99)
+	}
 	if !math.IsNaN(c.row(10e6).StorageSize) {
 		t.Errorf("storage size no repetition reported: %v, want NaN", c.row(10e6).StorageSize)
 	}
