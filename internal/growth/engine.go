@@ -124,11 +124,11 @@ func newEngine(cfg Config, store Store, opts Options) (*engine, error) {
 		ops:     map[string]*results.OpResult{},
 	}
 	for range cfg.InsertThreads {
-		e.inserters = append(e.inserters, &inserter{e: e, latency: results.NewHistogram()})
+		e.inserters = append(e.inserters, &inserter{e: e, calls: newCalls()})
 	}
 	if len(e.specs) > 0 {
 		for range cfg.QueryThreads {
-			e.queriers = append(e.queriers, &querier{e: e, latency: results.NewHistogram()})
+			e.queriers = append(e.queriers, &querier{e: e, calls: newCalls()})
 		}
 	}
 	return e, nil
@@ -174,11 +174,55 @@ type inserter struct {
 	buf     []byte
 	ends    []int
 	docs    []bson.Raw
+	calls   calls
+	records int64
+}
+
+// calls tallies one thread's calls of one kind (insert calls, or one query
+// class's) between two drains: the successful ones' latencies, the failed
+// ones' apart, as results.OpResult keeps them.
+type calls struct {
 	latency *results.Histogram
 	failed  *results.Histogram
 	ok      int64
 	errs    int64
-	records int64
+}
+
+func newCalls() calls { return calls{latency: results.NewHistogram()} }
+
+// record counts a call of us microseconds that succeeded or failed.
+func (c *calls) record(us int64, failed bool) {
+	if !failed {
+		c.latency.Record(us)
+		c.ok++
+		return
+	}
+	if c.failed == nil {
+		c.failed = results.NewHistogram()
+	}
+	c.failed.Record(us)
+	c.errs++
+}
+
+// drain moves the tally into op and resets it.
+func (c *calls) drain(op *results.OpResult) {
+	if c.ok > 0 {
+		op.Statuses[statusOK] += c.ok
+		if op.Latency == nil {
+			op.Latency = results.NewHistogram()
+		}
+		op.Latency.Merge(c.latency)
+		c.latency.Reset()
+	}
+	if c.errs > 0 {
+		op.Statuses[statusError] += c.errs
+		if op.Failed == nil {
+			op.Failed = results.NewHistogram()
+		}
+		op.Failed.Merge(c.failed)
+		c.failed.Reset()
+	}
+	c.ok, c.errs = 0, 0
 }
 
 // insert runs the segment's inserts of records [from, to) with the insert
@@ -250,55 +294,30 @@ func (w *inserter) insert(ctx context.Context, i, n int64) error {
 		// server's, and whether the call landed the resume finds out.
 		return nil //nolint:nilerr // a stop, which the caller sees in its own context
 	}
+	w.calls.record(us, err != nil)
 	if err != nil {
-		if w.failed == nil {
-			w.failed = results.NewHistogram()
-		}
-		w.failed.Record(us)
-		w.errs++
 		if n == 1 {
 			return fmt.Errorf("%w: record %d: %w", ErrInsertFailed, i, err)
 		}
 		return fmt.Errorf("%w: records %d to %d: %w", ErrInsertFailed, i, i+n-1, err)
 	}
-	w.latency.Record(us)
-	w.ok++
 	w.records += n
 	return nil
 }
 
 // drain moves the thread's measurements into the segment and resets them.
 func (w *inserter) drain(seg *segment) {
-	op := seg.Insert
-	if w.ok > 0 {
-		op.Statuses[statusOK] += w.ok
-		if op.Latency == nil {
-			op.Latency = results.NewHistogram()
-		}
-		op.Latency.Merge(w.latency)
-		w.latency.Reset()
-	}
-	if w.errs > 0 {
-		op.Statuses[statusError] += w.errs
-		if op.Failed == nil {
-			op.Failed = results.NewHistogram()
-		}
-		op.Failed.Merge(w.failed)
-		w.failed.Reset()
-	}
+	w.calls.drain(seg.Insert)
 	seg.Records += w.records
-	w.ok, w.errs, w.records = 0, 0, 0
+	w.records = 0
 }
 
 // querier is one query thread's state, reused from run to run.
 type querier struct {
-	e       *engine
-	filter  []byte
-	latency *results.Histogram
-	failed  *results.Histogram
-	ok      int64
-	errs    int64
-	docs    int64
+	e      *engine
+	filter []byte
+	calls  calls
+	docs   int64
 }
 
 // checkpoint takes the checkpoint that ends seg at records: sizes, then
@@ -374,18 +393,10 @@ func (e *engine) query(ctx context.Context, spec *QuerySpec, checkpoint int, rec
 				q.filter = e.appendFilter(q.filter[:0], spec.Name, rng, records)
 				t0 := time.Now()
 				n, err := e.store.Find(opCtx, spec, q.filter)
-				us := time.Since(t0).Microseconds()
-				if err != nil {
-					if q.failed == nil {
-						q.failed = results.NewHistogram()
-					}
-					q.failed.Record(us)
-					q.errs++
-					continue
+				q.calls.record(time.Since(t0).Microseconds(), err != nil)
+				if err == nil {
+					q.docs += int64(n)
 				}
-				q.latency.Record(us)
-				q.ok++
-				q.docs += int64(n)
 			}
 		})
 	}
@@ -394,24 +405,9 @@ func (e *engine) query(ctx context.Context, spec *QuerySpec, checkpoint int, rec
 	op := results.OpResult{Name: spec.Name, Statuses: map[string]int64{}}
 	var docs int64
 	for _, q := range e.queriers {
-		if q.ok > 0 {
-			op.Statuses[statusOK] += q.ok
-			if op.Latency == nil {
-				op.Latency = results.NewHistogram()
-			}
-			op.Latency.Merge(q.latency)
-			q.latency.Reset()
-		}
-		if q.errs > 0 {
-			op.Statuses[statusError] += q.errs
-			if op.Failed == nil {
-				op.Failed = results.NewHistogram()
-			}
-			op.Failed.Merge(q.failed)
-			q.failed.Reset()
-		}
+		q.calls.drain(&op)
 		docs += q.docs
-		q.ok, q.errs, q.docs = 0, 0, 0
+		q.docs = 0
 	}
 	return results.GrowthQuery{Name: spec.Name, Millis: took.Milliseconds(), Documents: docs,
 		Latency: results.Summarize(op.Latency, op.Total(), op.Errors(), took)}, op

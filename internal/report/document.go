@@ -344,16 +344,7 @@ func (s *Study) comparisonSection() section {
 	for i := range s.Runs {
 		run := &s.Runs[i]
 		for _, m := range run.Status.Comparison {
-			p := "-"
-			if m.PValue != nil {
-				p = strconv.FormatFloat(*m.PValue, 'g', 2, 64)
-			}
-			verdict := string(m.Verdict)
-			if m.Acknowledged != "" {
-				verdict += " (" + m.Acknowledged + ")"
-			}
-			t.Rows = append(t.Rows, []string{run.Name, m.Metric, number(m.Baseline, 1), number(m.Current, 1), percent(m.ChangePercent),
-				p, verdict, m.Basis})
+			t.Rows = append(t.Rows, comparisonRow(run.Name, m))
 		}
 		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c != nil {
 			sec.Text = append(sec.Text, fmt.Sprintf("%s: Regressed %s: %s", run.Name, c.Status, c.Message))
@@ -368,6 +359,20 @@ func (s *Study) comparisonSection() section {
 	return sec
 }
 
+// comparisonRow is one verdict of the comparison tables, of the run or
+// cell named first.
+func comparisonRow(first string, m benchv1.MetricComparison) []string {
+	p := "-"
+	if m.PValue != nil {
+		p = strconv.FormatFloat(*m.PValue, 'g', 2, 64)
+	}
+	verdict := string(m.Verdict)
+	if m.Acknowledged != "" {
+		verdict += " (" + m.Acknowledged + ")"
+	}
+	return []string{first, m.Metric, number(m.Baseline, 1), number(m.Current, 1), percent(m.ChangePercent), p, verdict, m.Basis}
+}
+
 // sweepComparison adds a sweep's own gate (spec.compare on the sweep):
 // the verdicts of each cell and the sweep's Regressed condition.
 func (s *Study) sweepComparison(sec *section) {
@@ -375,16 +380,7 @@ func (s *Study) sweepComparison(sec *section) {
 		Right: []bool{false, false, true, true, true, true, false, false}}
 	for _, c := range s.Sweep.Status.Cells {
 		for _, m := range c.Comparison {
-			p := "-"
-			if m.PValue != nil {
-				p = strconv.FormatFloat(*m.PValue, 'g', 2, 64)
-			}
-			verdict := string(m.Verdict)
-			if m.Acknowledged != "" {
-				verdict += " (" + m.Acknowledged + ")"
-			}
-			t.Rows = append(t.Rows, []string{c.Name, m.Metric, number(m.Baseline, 1), number(m.Current, 1), percent(m.ChangePercent),
-				p, verdict, m.Basis})
+			t.Rows = append(t.Rows, comparisonRow(c.Name, m))
 		}
 	}
 	if c := meta.FindStatusCondition(s.Sweep.Status.Conditions, benchv1.ConditionRegressed); c != nil {
