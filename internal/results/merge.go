@@ -28,11 +28,20 @@ func Merge(rs []*Result) (*Result, error) {
 		return nil, fmt.Errorf("have %d results for %d loaders", len(rs), n)
 	}
 	seen := make([]bool, n)
-	out := &Result{Version: FormatVersion, Kind: rs[0].Kind, Loader: Identity{Index: 0, Count: n}, StopReason: StopCompleted}
+	out := &Result{Version: FormatVersion, Kind: rs[0].Kind, Loader: Identity{Index: 0, Count: n}, StopReason: StopCompleted,
+		MeasurementInterval: rs[0].MeasurementInterval}
 	series := make([]Series, 0, n)
 	for _, r := range rs {
 		if r.Kind != out.Kind {
 			return nil, fmt.Errorf("cannot merge a %s result with a %s result", r.Kind, out.Kind)
+		}
+		if r.MeasurementInterval != out.MeasurementInterval {
+			return nil, fmt.Errorf("cannot merge results measured with measurement.interval %q and %q",
+				orOp(out.MeasurementInterval), orOp(r.MeasurementInterval))
+		}
+		if (r.Warmup == nil) != (rs[0].Warmup == nil) {
+			return nil, fmt.Errorf("loader %d had %s warm-up, loader %d %s", rs[0].Loader.Index, haveNot(rs[0].Warmup != nil),
+				r.Loader.Index, haveNot(r.Warmup != nil))
 		}
 		if r.Loader.Count != n || r.Loader.Index < 0 || r.Loader.Index >= n {
 			return nil, fmt.Errorf("loader index %d of %d does not belong to a phase of %d loaders", r.Loader.Index, r.Loader.Count, n)
@@ -52,10 +61,29 @@ func Merge(rs []*Result) (*Result, error) {
 		out.PlannedOperations += r.PlannedOperations
 		out.LostInserts += r.LostInserts
 		out.StopReason = worseStop(out.StopReason, r.StopReason)
-		for i := range r.Ops {
-			mergeOp(out, &r.Ops[i])
+		out.Ops = mergeOps(out.Ops, r.Ops)
+		if w := r.Warmup; w != nil {
+			if out.Warmup == nil {
+				out.Warmup = &Warmup{Start: w.Start, End: w.End}
+			}
+			ow := out.Warmup
+			if w.Start.Before(ow.Start) {
+				ow.Start = w.Start
+			}
+			if w.End.After(ow.End) {
+				ow.End = w.End
+			}
+			ow.Operations += w.Operations
+			ow.Ops = mergeOps(ow.Ops, w.Ops)
 		}
+		out.Loaders = append(out.Loaders, r.Loaders...)
 		series = append(series, r.Series)
+	}
+	slices.SortFunc(out.Loaders, func(a, b LoaderStats) int { return a.Index - b.Index })
+	for i := 1; i < len(out.Loaders); i++ {
+		if out.Loaders[i].Index == out.Loaders[i-1].Index {
+			return nil, fmt.Errorf("two loader stats for loader %d", out.Loaders[i].Index)
+		}
 	}
 	if n == 1 {
 		// A single loader's own runtime is YCSB's RunTime; keep it exact.
@@ -65,6 +93,9 @@ func Merge(rs []*Result) (*Result, error) {
 		out.RuntimeMillis = out.End.Sub(out.Start).Milliseconds()
 	}
 	sortOps(out.Ops, func(o OpResult) string { return o.Name })
+	if out.Warmup != nil {
+		sortOps(out.Warmup.Ops, func(o OpResult) string { return o.Name })
+	}
 	s, err := mergeSeries(series)
 	if err != nil {
 		return nil, err
@@ -73,27 +104,50 @@ func Merge(rs []*Result) (*Result, error) {
 	return out, nil
 }
 
-func mergeOp(out *Result, op *OpResult) {
-	m := out.Op(op.Name)
-	if m == nil {
-		out.Ops = append(out.Ops, OpResult{Name: op.Name, Statuses: map[string]int64{}})
-		m = &out.Ops[len(out.Ops)-1]
-	}
-	for s, c := range op.Statuses {
-		m.Statuses[s] += c
-	}
-	if op.Latency.Count() > 0 {
-		if m.Latency == nil {
-			m.Latency = NewHistogram()
+// mergeOps adds ops into out, an operation at a time, and returns it.
+func mergeOps(out, ops []OpResult) []OpResult {
+	for i := range ops {
+		op := &ops[i]
+		j := slices.IndexFunc(out, func(o OpResult) bool { return o.Name == op.Name })
+		if j < 0 {
+			out = append(out, OpResult{Name: op.Name, Statuses: map[string]int64{}})
+			j = len(out) - 1
 		}
-		m.Latency.Merge(op.Latency)
-	}
-	if op.Failed.Count() > 0 {
-		if m.Failed == nil {
-			m.Failed = NewHistogram()
+		m := &out[j]
+		for s, c := range op.Statuses {
+			m.Statuses[s] += c
 		}
-		m.Failed.Merge(op.Failed)
+		mergeHistogram(&m.Latency, op.Latency)
+		mergeHistogram(&m.Failed, op.Failed)
+		mergeHistogram(&m.Intended, op.Intended)
+		mergeHistogram(&m.IntendedFailed, op.IntendedFailed)
 	}
+	return out
+}
+
+// mergeHistogram merges h into *dst, creating it when h has samples.
+func mergeHistogram(dst **Histogram, h *Histogram) {
+	if h.Count() == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(h)
+}
+
+func orOp(interval string) string {
+	if interval == IntervalOp {
+		return "op"
+	}
+	return interval
+}
+
+func haveNot(b bool) string {
+	if b {
+		return "a"
+	}
+	return "no"
 }
 
 func worseStop(a, b StopReason) StopReason {

@@ -75,6 +75,105 @@ type Result struct {
 	// then the phase's overall INSERT and Q1..Q4 measurements, over every
 	// checkpoint and every loader process that worked on the phase.
 	Growth *GrowthResult `json:"growth,omitempty"`
+
+	// MeasurementInterval is YCSB's measurement.interval the loaders ran
+	// with: "" (op, service times only), "intended" or "both" (the
+	// operations' Intended histograms are kept too).
+	MeasurementInterval string `json:"measurementInterval,omitempty"`
+
+	// Warmup is what the phase's warm-up measured, apart from Ops: nil
+	// without a warm-up. Start..End above is the measured window that
+	// follows it.
+	Warmup *Warmup `json:"warmup,omitempty"`
+
+	// Loaders holds each loader's own facts (connections, start, CPU),
+	// ordered by index: one entry in a loader's result, every loader's in
+	// a merged one. Empty in results of loaders that did not report them.
+	Loaders []LoaderStats `json:"loaders,omitempty"`
+}
+
+// Measurement intervals (MeasurementInterval).
+const (
+	IntervalOp       = ""
+	IntervalIntended = "intended"
+	IntervalBoth     = "both"
+)
+
+// Warmup is a phase's warm-up: the operations the loaders ran, like the
+// rest, before the measured window, into measurements of their own.
+type Warmup struct {
+	// Start is when the loader's threads started; End when its measured
+	// window started (merged: the earliest and the latest).
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Operations counts the warm-up's top-level operations, failed ones
+	// included.
+	Operations int64 `json:"operations"`
+	// Ops are the warm-up's measurements, like Result.Ops.
+	Ops []OpResult `json:"ops,omitempty"`
+}
+
+// Op returns the warm-up's measurement of the named operation, or nil.
+func (w *Warmup) Op(name string) *OpResult {
+	for i := range w.Ops {
+		if w.Ops[i].Name == name {
+			return &w.Ops[i]
+		}
+	}
+	return nil
+}
+
+// LoaderStats are one loader's own facts of a phase.
+type LoaderStats struct {
+	Index    int    `json:"index"`
+	Hostname string `json:"hostname,omitempty"`
+	// Connections is the number of connections the loader established
+	// to its MongoDB entry point before the clock started (one per
+	// thread, fewer when the pool is smaller), and ConnectMillis how long
+	// that took.
+	Connections   int   `json:"connections,omitempty"`
+	ConnectMillis int64 `json:"connectMillis,omitempty"`
+	// StartAt is the instant the phase's start barrier set for every
+	// loader (zero without a barrier); Start is when this loader's
+	// measured window really started.
+	StartAt time.Time `json:"startAt,omitempty"`
+	Start   time.Time `json:"start"`
+	// CPU is the loader process's CPU use over its measured window; nil
+	// when it could not be read.
+	CPU *CPUUsage `json:"cpu,omitempty"`
+}
+
+// CPUUsage is a loader's CPU use over its measured window, against what it
+// may use: its cgroup's CPU quota, or the CPUs it may run on.
+type CPUUsage struct {
+	// WindowMillis is the measured window's wall time.
+	WindowMillis int64 `json:"windowMillis"`
+	// UsedMillis is the process's user and system CPU time in it.
+	UsedMillis int64 `json:"usedMillis"`
+	// LimitMilliCPU is what the loader may use, in thousandths of a CPU,
+	// and LimitSource where that comes from: "cgroup" (cpu.max or
+	// cpu.cfs_quota_us) or "cpus" (the CPUs the process may run on).
+	LimitMilliCPU int64  `json:"limitMilliCPU"`
+	LimitSource   string `json:"limitSource"`
+	// ThrottledMillis is the time the cgroup's CFS quota held the loader
+	// back in the window (cpu.stat); nil when the cgroup does not say.
+	ThrottledMillis *int64 `json:"throttledMillis,omitempty"`
+}
+
+// UsedPercent is the CPU used in % of the limit over the window.
+func (c *CPUUsage) UsedPercent() float64 {
+	if c == nil || c.WindowMillis <= 0 || c.LimitMilliCPU <= 0 {
+		return 0
+	}
+	return float64(c.UsedMillis) * 100 * 1000 / (float64(c.WindowMillis) * float64(c.LimitMilliCPU))
+}
+
+// ThrottledPercent is the throttled time in % of the window (0 when unknown).
+func (c *CPUUsage) ThrottledPercent() float64 {
+	if c == nil || c.WindowMillis <= 0 || c.ThrottledMillis == nil {
+		return 0
+	}
+	return float64(*c.ThrottledMillis) * 100 / float64(c.WindowMillis)
 }
 
 // Partial reports whether the loader stopped before finishing its work.
@@ -91,6 +190,11 @@ type OpResult struct {
 	Latency *Histogram `json:"latency,omitempty"`
 	// Failed holds unsuccessful operations (YCSB's "<OP>-FAILED").
 	Failed *Histogram `json:"failed,omitempty"`
+	// Intended and IntendedFailed hold the same operations' intended
+	// latencies (measurement.interval intended or both): from the moment
+	// the throttle meant each to start to its end.
+	Intended       *Histogram `json:"intended,omitempty"`
+	IntendedFailed *Histogram `json:"intendedFailed,omitempty"`
 }
 
 // Total is the number of operations of this type, whatever their outcome.
@@ -176,9 +280,41 @@ func (r *Result) Validate() error {
 	if r.RuntimeMillis < 0 || r.Operations < 0 || r.LostInserts < 0 {
 		return fmt.Errorf("negative runtime (%d ms) or operations (%d)", r.RuntimeMillis, r.Operations)
 	}
+	switch r.MeasurementInterval {
+	case IntervalOp, IntervalIntended, IntervalBoth:
+	default:
+		return fmt.Errorf("unknown measurement interval %q", r.MeasurementInterval)
+	}
+	if err := validateOps(r.Ops, r.MeasurementInterval != IntervalOp); err != nil {
+		return err
+	}
+	if w := r.Warmup; w != nil {
+		if w.Operations < 0 || w.End.Before(w.Start) {
+			return fmt.Errorf("warm-up: %d operations from %s to %s", w.Operations, w.Start, w.End)
+		}
+		if err := validateOps(w.Ops, r.MeasurementInterval != IntervalOp); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	for i, l := range r.Loaders {
+		if l.Index < 0 || l.Index >= r.Loader.Count || (i > 0 && l.Index <= r.Loaders[i-1].Index) {
+			return fmt.Errorf("loader stats %d: index %d out of order or range (%d loaders)", i, l.Index, r.Loader.Count)
+		}
+		if c := l.CPU; c != nil && (c.WindowMillis < 0 || c.UsedMillis < 0 || c.LimitMilliCPU <= 0 ||
+			(c.ThrottledMillis != nil && *c.ThrottledMillis < 0)) {
+			return fmt.Errorf("loader %d: CPU usage %+v is not possible", l.Index, *c)
+		}
+	}
+	return r.Series.Validate()
+}
+
+// validateOps checks that each operation's histograms hold as many samples
+// as its statuses say; intended latencies, when kept, as many as the
+// service times (VERIFY has none: YCSB measures it without one).
+func validateOps(ops []OpResult, intended bool) error {
 	seen := map[string]bool{}
-	for i := range r.Ops {
-		op := &r.Ops[i]
+	for i := range ops {
+		op := &ops[i]
 		if op.Name == "" || seen[op.Name] {
 			return fmt.Errorf("operation %d: empty or duplicate name %q", i, op.Name)
 		}
@@ -195,8 +331,18 @@ func (r *Result) Validate() error {
 		if got, want := op.Failed.Count(), op.Total()-ok; got != want {
 			return fmt.Errorf("%s: failed histogram holds %d samples but %d operations failed", op.Name, got, want)
 		}
+		if !intended || op.Name == OpVerify {
+			if op.Intended.Count()+op.IntendedFailed.Count() > 0 {
+				return fmt.Errorf("%s: intended latencies without measurement.interval intended or both", op.Name)
+			}
+			continue
+		}
+		if op.Intended.Count() != op.Latency.Count() || op.IntendedFailed.Count() != op.Failed.Count() {
+			return fmt.Errorf("%s: %d+%d intended latencies for %d+%d operations", op.Name,
+				op.Intended.Count(), op.IntendedFailed.Count(), op.Latency.Count(), op.Failed.Count())
+		}
 	}
-	return r.Series.Validate()
+	return nil
 }
 
 // combinedOps are the operations whose samples are single database calls.
@@ -213,6 +359,21 @@ func (r *Result) CombinedLatency() *Histogram {
 	for _, name := range combinedOps {
 		if op := r.Op(name); op != nil {
 			h.Merge(op.Latency)
+		}
+	}
+	return h
+}
+
+// CombinedIntended is CombinedLatency of the intended latencies: nil when
+// they were not measured.
+func (r *Result) CombinedIntended() *Histogram {
+	if r.MeasurementInterval == IntervalOp {
+		return nil
+	}
+	h := NewHistogram()
+	for _, name := range combinedOps {
+		if op := r.Op(name); op != nil {
+			h.Merge(op.Intended)
 		}
 	}
 	return h

@@ -52,12 +52,32 @@ type RunOptions struct {
 	StopGrace time.Duration
 	// CleanupTimeout: see DefaultCleanupTimeout. 0 means the default.
 	CleanupTimeout time.Duration
+	// Interval is measurement.interval: whether intended latencies are
+	// measured besides the service times, and what the report prints.
+	Interval MeasurementInterval
+	// Warmup and WarmupOperations start the phase with a warm-up of this
+	// length (at most one of them is set): its operations run like the
+	// rest, under the same throttle, into measurements of their own. The
+	// measured window, and MaxExecutionTime, start when it ends. In the
+	// load phase warm-up inserts are part of the records to load; in the
+	// run phase they come on top of the operation count.
+	Warmup           time.Duration
+	WarmupOperations int64
+	// Ready, when set, is called once every thread's DB is open, before
+	// the clock starts; the run starts when it returns, and fails with
+	// its error. The loader warms its connection pools there and waits
+	// for the phase's start barrier.
+	Ready func(ctx context.Context) error
+	// OnMeasure, when set, is called once when the measured window
+	// starts (at the start, or when the warm-up ends), with its instant.
+	OnMeasure func(time.Time)
 }
 
 // RunOptionsFromProperties reads YCSB's client properties: threadcount (1),
 // target (0), maxexecutiontime (0 s), status (false; -s) and
-// status.interval (10 s), label. measurementtype must be hdrhistogram and
-// measurement.interval op, the only ones implemented. Status lines go to
+// status.interval (10 s), label, measurement.interval (op, intended or
+// both), and the warm-up (warmuptime or warmupoperations). measurementtype
+// must be hdrhistogram, the only one implemented. Status lines go to
 // statusOut when status is true.
 func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (RunOptions, error) {
 	o := RunOptions{Phase: phase, Label: p.String("label", "")}
@@ -87,8 +107,11 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if mt := p.String("measurementtype", "hdrhistogram"); mt != "hdrhistogram" {
 		return o, fmt.Errorf("measurementtype: %q is not supported (only hdrhistogram)", mt)
 	}
-	if mi := p.String("measurement.interval", "op"); mi != "op" {
-		return o, fmt.Errorf("measurement.interval: %q is not supported (only op)", mi)
+	if o.Interval, err = ParseMeasurementInterval(p.String("measurement.interval", "op")); err != nil {
+		return o, err
+	}
+	if o.Warmup, o.WarmupOperations, err = warmupFromProperties(p); err != nil {
+		return o, err
 	}
 	if maxExec < 0 || interval <= 0 {
 		return o, fmt.Errorf("maxexecutiontime %d must not be negative and status.interval %v must be positive", maxExec, interval)
@@ -111,8 +134,17 @@ func (o *RunOptions) validate() error {
 	if o.MaxExecutionTime < 0 {
 		return fmt.Errorf("maxexecutiontime: %v must not be negative", o.MaxExecutionTime)
 	}
+	if o.Warmup < 0 || o.WarmupOperations < 0 || (o.Warmup > 0 && o.WarmupOperations > 0) {
+		return fmt.Errorf("warm-up: %v and %d operations: at most one, not negative", o.Warmup, o.WarmupOperations)
+	}
+	if o.Interval > IntervalBoth {
+		return fmt.Errorf("measurement.interval: %v is not op, intended or both", o.Interval)
+	}
 	return nil
 }
+
+// warmingUp reports whether the run starts with a warm-up.
+func (o *RunOptions) warmingUp() bool { return o.Warmup > 0 || o.WarmupOperations > 0 }
 
 // OpMeasurement is one operation's totals: YCSB's "<OP>" and "<OP>-FAILED"
 // measurements and the "<OP>" status counts.
@@ -122,6 +154,19 @@ type OpMeasurement struct {
 	// OK holds the latencies of successful calls, Failed of the others.
 	// Both are non-nil, possibly empty.
 	OK, Failed *results.Histogram
+	// IntendedOK and IntendedFailed hold their intended latencies; nil
+	// when measurement.interval is op.
+	IntendedOK, IntendedFailed *results.Histogram
+}
+
+// WarmupResult is what the warm-up measured: its operations (apart from
+// the phase's) from the start of the threads to the measured window.
+type WarmupResult struct {
+	Start, End time.Time
+	// Operations counts the warm-up's top-level operations, failed ones
+	// included.
+	Operations int64
+	Ops        []OpMeasurement
 }
 
 // RunResult is what a run measured.
@@ -132,10 +177,16 @@ type RunResult struct {
 	// PlannedOperations is the operation count the threads were given
 	// (0: unlimited).
 	PlannedOperations int64
-	Start, End        time.Time
-	// RuntimeMillis is YCSB's RunTime(ms): from starting the threads to
-	// the end of the last one's cleanup.
+	// Start is when the measured window started: when the threads
+	// started, or when the warm-up ended. End is when the last thread's
+	// cleanup ended.
+	Start, End time.Time
+	// RuntimeMillis is YCSB's RunTime(ms): from Start to End.
 	RuntimeMillis int64
+	// Interval is measurement.interval.
+	Interval MeasurementInterval
+	// Warmup is nil without a warm-up.
+	Warmup *WarmupResult
 	// Operations is YCSB's opsDone: completed top-level operations
 	// (inserts or transactions), failed ones included.
 	Operations int64
@@ -176,9 +227,16 @@ func (r *RunResult) Throughput() float64 {
 type worker struct {
 	db      DB
 	ts      *ThreadState
-	opcount int64 // 0: unlimited
+	rec     *Recorder // the measured window's; ts.rec is warm during the warm-up
+	opcount int64     // 0: unlimited
+	// opsDone counts the operations done towards opcount (the warm-up's
+	// are in it in the load phase, whose records they are, and not in the
+	// run phase): progress for the status line.
 	opsDone atomic.Int64
-	_       [56]byte
+	// measured and warm count the measured window's and the warm-up's
+	// operations; written by the thread, read once it ended.
+	measured, warm int64
+	_              [40]byte
 }
 
 // client is one Run in progress.
@@ -200,20 +258,34 @@ type client struct {
 	cleanupErrors         []error
 	failedBufferedInserts atomic.Int64
 	stoppedOnFailure      atomic.Int64
+
+	// warming is true during the warm-up; measuring is closed when the
+	// measured window starts, at measureStart (written before the close).
+	warming      atomic.Bool
+	warmOps      atomic.Int64
+	measureOnce  sync.Once
+	measuring    chan struct{}
+	measureStart time.Time
+	// warmupUnfinished: the threads ended during the warm-up (written
+	// before done is closed).
+	warmupUnfinished bool
 }
 
 // Run executes one phase of the workload with YCSB's client semantics and
 // returns its measurements. Each thread gets its own DB from newDB (opened
 // before the clock starts, unlike YCSB, so connection setup is not counted
-// in the runtime), its share of the operation count (opcount/threads, the
-// first opcount%threads one more), and runs until its share is done, max
-// execution time elapses, or ctx is cancelled. Stops happen between
+// in the runtime; then opts.Ready), its share of the operation count
+// (opcount/threads, the first opcount%threads one more), and runs until
+// its share is done, max execution time elapses, or ctx is cancelled.
+// With a warm-up, the threads start with it and its operations go to
+// measurements of their own; the measured window (Start, RuntimeMillis,
+// the series, MaxExecutionTime) starts when it ends. Stops happen between
 // operations; operations in flight get StopGrace before their context is
 // cancelled. A cancelled run still returns its partial measurements, with
-// StopReason Cancelled, and a nil error. Cleanup (flush) always runs; after
-// a stop it shares the in-flight operations' grace, so that everything
-// ends within StopGrace of a stop (a SIGTERM's deadline is short),
-// measured as CLEANUP.
+// StopReason Cancelled, and a nil error. Cleanup (flush) always runs;
+// after a stop it shares the in-flight operations' grace, so that
+// everything ends within StopGrace of a stop (a SIGTERM's deadline is
+// short), measured as CLEANUP.
 func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*RunResult, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -232,40 +304,62 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	if opcount > 0 && int64(threads) > opcount {
 		threads = int(opcount)
 	}
+	if opts.Phase == PhaseLoad && opcount > 0 && opts.WarmupOperations >= opcount {
+		return nil, fmt.Errorf("warm-up of %d operations leaves none of the %d records to load to measure", opts.WarmupOperations, opcount)
+	}
 
 	dbs, err := openDBs(ctx, newDB, threads, opts.CleanupTimeout)
 	if err != nil {
 		return nil, err
 	}
+	if opts.Ready != nil {
+		if err := opts.Ready(ctx); err != nil {
+			cleanupDBs(ctx, dbs, opts.CleanupTimeout)
+			return nil, err
+		}
+	}
 
-	c := &client{w: w, opts: opts, stop: make(chan struct{}), done: make(chan struct{})}
+	c := &client{w: w, opts: opts, stop: make(chan struct{}), done: make(chan struct{}), measuring: make(chan struct{})}
 	recorders := make([]*Recorder, threads)
+	var warm []*Recorder
 	for i := range threads {
 		rng := NewRandomRand()
 		if opts.Seed != 0 {
 			rng = NewRand(opts.Seed + uint64(i))
 		}
 		recorders[i] = NewRecorder()
-		ts := w.NewThreadState(rng, recorders[i])
+		rec := recorders[i]
+		if opts.warmingUp() {
+			rec = NewRecorder()
+			warm = append(warm, rec)
+		}
+		ts := w.NewThreadState(rng, rec)
 		ts.stop = c.stop
+		ts.intended = opts.Interval.Intended()
 		share := opcount / int64(threads)
 		if int64(i) < opcount%int64(threads) {
 			share++
 		}
-		c.workers = append(c.workers, &worker{db: dbs[i], ts: ts, opcount: share})
+		c.workers = append(c.workers, &worker{db: dbs[i], ts: ts, rec: recorders[i], opcount: share})
 	}
-	c.col = newCollector(recorders, seriesInterval)
+	c.col = newCollector(recorders, warm, seriesInterval, opts.Interval)
 
 	opsCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelOps()
 	c.opsCtx = opsCtx
 
 	start := time.Now()
-	reporterDone := make(chan struct{})
+	if opts.warmingUp() {
+		c.warming.Store(true)
+	} else {
+		c.startMeasuring(start)
+	}
+	reporterDone, reporting := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(reporterDone)
-		c.report(start)
+		c.report(start, reporting)
 	}()
+	<-reporting // the first status line shows the start, before any operation
 	watcherDone := make(chan struct{})
 	go func() {
 		defer close(watcherDone)
@@ -280,6 +374,10 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	}
 	c.threadsWG.Wait()
 	end := time.Now()
+	// A warm-up that never ended (a stop, a load that failed first)
+	// leaves an empty measured window at the end.
+	c.warmupUnfinished = c.warming.Load()
+	c.startMeasuring(end)
 	close(c.done)
 	<-reporterDone
 	<-watcherDone
@@ -309,16 +407,34 @@ func openDBs(ctx context.Context, newDB DBFactory, threads int, cleanupTimeout t
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		for _, db := range dbs {
-			if db != nil {
-				_, _ = db.Cleanup(cctx)
-			}
-		}
+		cleanupDBs(ctx, dbs, cleanupTimeout)
 		return nil, err
 	}
 	return dbs, nil
+}
+
+// cleanupDBs cleans up the DBs that opened, when the run cannot start.
+func cleanupDBs(ctx context.Context, dbs []DB, cleanupTimeout time.Duration) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	for _, db := range dbs {
+		if db != nil {
+			_, _ = db.Cleanup(cctx)
+		}
+	}
+}
+
+// startMeasuring starts the measured window at t, once: the threads move to
+// their measured recorders before their next operation.
+func (c *client) startMeasuring(t time.Time) {
+	c.measureOnce.Do(func() {
+		c.measureStart = t
+		c.warming.Store(false)
+		close(c.measuring)
+		if c.opts.OnMeasure != nil {
+			c.opts.OnMeasure(t)
+		}
+	})
 }
 
 // requestStop makes the threads stop between operations, recording why
@@ -331,24 +447,42 @@ func (c *client) requestStop(reason results.StopReason) {
 	})
 }
 
-// watch turns max execution time and cancellation into a stop request, and
+// watch ends a timed warm-up, turns max execution time (counted from the
+// measured window's start) and cancellation into a stop request, and
 // cancels the operations' context StopGrace later if threads are still
 // busy, so a hanging DB call cannot hold the run (YCSB's TerminatorThread
 // waits forever).
 func (c *client) watch(ctx context.Context, cancelOps context.CancelFunc) {
-	var deadline <-chan time.Time
-	if c.opts.MaxExecutionTime > 0 {
-		t := time.NewTimer(c.opts.MaxExecutionTime)
+	var warmupEnd <-chan time.Time
+	if c.opts.Warmup > 0 {
+		t := time.NewTimer(c.opts.Warmup)
 		defer t.Stop()
-		deadline = t.C
+		warmupEnd = t.C
 	}
-	select {
-	case <-c.done:
-		return
-	case <-ctx.Done():
-		c.requestStop(results.StopCancelled)
-	case <-deadline:
-		c.requestStop(results.StopMaxExecutionTime)
+	measuring := c.measuring
+	var deadline <-chan time.Time
+wait:
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-ctx.Done():
+			c.requestStop(results.StopCancelled)
+			break wait
+		case t := <-warmupEnd:
+			warmupEnd = nil
+			c.startMeasuring(t)
+		case <-measuring:
+			measuring = nil
+			if c.opts.MaxExecutionTime > 0 {
+				t := time.NewTimer(c.opts.MaxExecutionTime - time.Since(c.measureStart))
+				defer t.Stop()
+				deadline = t.C
+			}
+		case <-deadline:
+			c.requestStop(results.StopMaxExecutionTime)
+			break wait
+		}
 	}
 	grace := time.NewTimer(c.opts.StopGrace)
 	defer grace.Stop()
@@ -397,8 +531,17 @@ func (c *client) runThread(wk *worker, threads int) {
 	}
 
 	start := time.Now()
-	var done int64
+	// The thread records into its warm-up recorder until it sees the
+	// warm-up ended (maybe before its first operation).
+	warming := wk.ts.rec != wk.rec
+	// issued counts every operation, warm-up included: the throttle's
+	// schedule runs on through the end of the warm-up.
+	var issued, done int64
 	for (wk.opcount == 0 || done < wk.opcount) && !c.stopped.Load() {
+		if warming && !c.warming.Load() {
+			warming = false
+			wk.ts.rec = wk.rec
+		}
 		var ok bool
 		if c.opts.Phase == PhaseLoad {
 			ok = c.w.DoInsert(c.opsCtx, wk.db, wk.ts)
@@ -411,13 +554,41 @@ func (c *client) runThread(wk *worker, threads int) {
 		if !ok {
 			break
 		}
-		done++
-		wk.opsDone.Store(done)
-		if tick > 0 && !sleepUntil(start.Add(time.Duration(done)*tick)) {
-			break
+		issued++
+		if warming {
+			wk.warm++
+			if c.opts.Phase == PhaseLoad {
+				// A warm-up insert is one of the records to load.
+				done++
+				wk.opsDone.Store(done)
+			}
+			if n := c.opts.WarmupOperations; n > 0 && c.warmOps.Add(1) == n {
+				c.startMeasuring(time.Now())
+			}
+		} else {
+			wk.measured++
+			done++
+			wk.opsDone.Store(done)
+		}
+		if tick > 0 {
+			deadline := start.Add(time.Duration(issued) * tick)
+			if !sleepUntil(deadline) {
+				break
+			}
+			// YCSB's throttleNanos: the next operation's intended start
+			// is its slot on the schedule, however late it really starts.
+			wk.ts.intendedStart = deadline
 		}
 	}
 
+	// YCSB sets the intended start to 0 before the cleanup: its intended
+	// latency is its service time.
+	wk.ts.intendedStart = time.Time{}
+	// The flush belongs to the measured window (it writes measured
+	// inserts), unless the warm-up never ended.
+	if !c.warming.Load() {
+		wk.ts.rec = wk.rec
+	}
 	// opsCtx outlives Run's ctx's cancellation but ends StopGrace after a stop:
 	// a flush after a stop must not outlast the grace either.
 	cctx, cancel := context.WithTimeout(c.opsCtx, c.opts.CleanupTimeout)
@@ -431,14 +602,16 @@ func (c *client) runThread(wk *worker, threads int) {
 		c.cleanupErrors = append(c.cleanupErrors, err)
 		c.mu.Unlock()
 	}
-	wk.ts.rec.Measure(OpCleanup, st, time.Since(cstart).Microseconds())
+	wk.ts.measure(OpCleanup, st, cstart)
 	c.failedBufferedInserts.Add(int64(failed))
 }
 
 // report collects measurements every second and prints YCSB's status line
 // every StatusInterval, plus one at the start and one at the end, like
-// YCSB's StatusThread.
-func (c *client) report(start time.Time) {
+// YCSB's StatusThread. During a warm-up it collects the warm-up's
+// measurements only (status lines show them); the series' first interval
+// starts with the measured window.
+func (c *client) report(start time.Time, reporting chan<- struct{}) {
 	every := max(int(c.opts.StatusInterval/time.Second), 1)
 	startMs := start.UnixMilli()
 	intervalStartMs := startMs
@@ -460,19 +633,55 @@ func (c *client) report(start time.Time) {
 	if c.opts.Status != nil {
 		status()
 	}
+	close(reporting)
 	ticker := time.NewTicker(seriesInterval)
 	defer ticker.Stop()
 	last := start
+	measuring := c.measuring
+	warming := true
+	// measureNow switches to the measured window once it started: what
+	// the warm-up left is collected, and the series' intervals are
+	// counted from the window's start.
+	measureNow := func() {
+		select {
+		case <-measuring:
+		default:
+			return
+		}
+		measuring = nil
+		if warming {
+			warming = false
+			c.col.collectWarm()
+			last = c.measureStart
+			ticker.Reset(max(seriesInterval-time.Since(last), time.Millisecond))
+		}
+	}
+	if len(c.col.warm) == 0 {
+		// No warm-up: the window started with the threads.
+		measuring, warming = nil, false
+	}
 	for n := 1; ; n++ {
 		select {
+		case <-measuring:
+			measureNow()
+			n-- // not a tick
 		case t := <-ticker.C:
-			c.col.collect(seriesInterval)
-			last = t
+			measureNow()
+			if warming {
+				c.col.collectWarm()
+			} else if t.After(last) {
+				c.col.collect(seriesInterval)
+				last = t
+			}
 			if c.opts.Status != nil && n%every == 0 {
 				status()
 			}
 		case <-c.done:
-			c.col.collect(min(time.Since(last), seriesInterval))
+			measureNow()
+			c.col.collectWarm()
+			if !warming && !c.warmupUnfinished {
+				c.col.collect(min(max(time.Since(last), 0), seriesInterval))
+			}
 			if c.opts.Status != nil {
 				status()
 			}
@@ -487,9 +696,10 @@ func (c *client) result(start, end time.Time, threads int, opcount int64) *RunRe
 		Phase:                         c.opts.Phase,
 		Threads:                       threads,
 		PlannedOperations:             opcount,
-		Start:                         start,
+		Start:                         c.measureStart,
 		End:                           end,
-		RuntimeMillis:                 end.Sub(start).Milliseconds(),
+		RuntimeMillis:                 end.Sub(c.measureStart).Milliseconds(),
+		Interval:                      c.opts.Interval,
 		StopReason:                    results.StopCompleted,
 		Series:                        c.col.series.Series(),
 		FailedBufferedInserts:         c.failedBufferedInserts.Load(),
@@ -501,21 +711,33 @@ func (c *client) result(start, end time.Time, threads int, opcount int64) *RunRe
 		r.StopReason = *reason
 	}
 	for _, wk := range c.workers {
-		r.Operations += wk.opsDone.Load()
+		r.Operations += wk.measured
 	}
-	tot := &c.col.total
-	for op := range numOps {
-		if tot.count(op, kindOK)+tot.count(op, kindFailed) == 0 && tot.status[op].Total() == 0 {
-			continue
+	r.Ops = c.opMeasurements(&c.col.total)
+	if c.opts.warmingUp() {
+		wr := &WarmupResult{Start: start, End: c.measureStart, Ops: c.opMeasurements(&c.col.warmTotal)}
+		for _, wk := range c.workers {
+			wr.Operations += wk.warm
 		}
-		r.Ops = append(r.Ops, OpMeasurement{
-			Op:       op,
-			Statuses: tot.status[op],
-			OK:       tot.hist(op, kindOK),
-			Failed:   tot.hist(op, kindFailed),
-		})
+		r.Warmup = wr
 	}
 	return r
+}
+
+// opMeasurements lists the operations measured in m, in report order.
+func (c *client) opMeasurements(m *measurementSet) []OpMeasurement {
+	var out []OpMeasurement
+	for op := range numOps {
+		if m.count(op, kindOK)+m.count(op, kindFailed) == 0 && m.status[op].Total() == 0 {
+			continue
+		}
+		om := OpMeasurement{Op: op, Statuses: m.status[op], OK: m.hist(op, kindOK), Failed: m.hist(op, kindFailed)}
+		if c.opts.Interval.Intended() {
+			om.IntendedOK, om.IntendedFailed = m.intended(op, kindOK), m.intended(op, kindFailed)
+		}
+		out = append(out, om)
+	}
+	return out
 }
 
 // ToResult converts the run into the shared result format written by the
@@ -537,8 +759,21 @@ func (r *RunResult) ToResult(hostname string) *results.Result {
 		StopReason:        r.StopReason,
 		LostInserts:       r.FailedBufferedInserts,
 		Series:            r.Series,
+		Ops:               opResults(r.Ops),
 	}
-	for _, m := range r.Ops {
+	if r.Interval != IntervalOp {
+		out.MeasurementInterval = r.Interval.String()
+	}
+	if w := r.Warmup; w != nil {
+		out.Warmup = &results.Warmup{Start: w.Start, End: w.End, Operations: w.Operations, Ops: opResults(w.Ops)}
+	}
+	return out
+}
+
+// opResults converts measurements into the result format's operations.
+func opResults(ms []OpMeasurement) []results.OpResult {
+	var out []results.OpResult
+	for _, m := range ms {
 		op := results.OpResult{Name: m.Op.String(), Statuses: map[string]int64{}}
 		for s, n := range m.Statuses {
 			if n > 0 {
@@ -551,7 +786,13 @@ func (r *RunResult) ToResult(hostname string) *results.Result {
 		if m.Failed.Count() > 0 {
 			op.Failed = m.Failed
 		}
-		out.Ops = append(out.Ops, op)
+		if m.IntendedOK.Count() > 0 {
+			op.Intended = m.IntendedOK
+		}
+		if m.IntendedFailed.Count() > 0 {
+			op.IntendedFailed = m.IntendedFailed
+		}
+		out = append(out, op)
 	}
 	return out
 }

@@ -351,7 +351,8 @@ func TestRunOptionsFromProperties(t *testing.T) {
 	if o.Threads != 1 || o.Status != nil || o.StatusInterval != 10*time.Second {
 		t.Fatalf("defaults %+v", o)
 	}
-	for _, bad := range []string{"threadcount=0", "measurementtype=timeseries", "measurement.interval=both", "target=-1", "threadcount=x"} {
+	for _, bad := range []string{"threadcount=0", "measurementtype=timeseries", "measurement.interval=timeline", "target=-1",
+		"warmuptime=-1", "warmupoperations=-5", "warmuptime=5\nwarmupoperations=10", "threadcount=x"} {
 		if _, err := ycsb.RunOptionsFromProperties(mustProps(t, bad), ycsb.PhaseRun, nil); err == nil {
 			t.Errorf("%s accepted", bad)
 		}

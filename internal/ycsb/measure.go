@@ -26,8 +26,12 @@ const (
 // by threads × operation kinds × histogram size, independent of how many
 // operations run.
 type Recorder struct {
-	mu     sync.Mutex
-	hist   [numOps][numKinds]*results.Histogram
+	mu   sync.Mutex
+	hist [numOps][numKinds]*results.Histogram
+	// ihist holds intended latencies (measurement.interval intended or
+	// both): from the operation's start on the throttle's schedule to its
+	// end. Empty when only service time is measured.
+	ihist  [numOps][numKinds]*results.Histogram
 	status [numOps]StatusCounts
 	_      [64]byte // keep neighbouring workers' recorders off one cache line
 }
@@ -48,38 +52,70 @@ func (r *Recorder) Measure(op Op, st Status, us int64) {
 		st = StatusError
 	}
 	r.mu.Lock()
-	h := r.hist[op][kind]
-	if h == nil {
-		h = results.NewHistogram() // once per (worker, op, outcome)
-		r.hist[op][kind] = h
-	}
-	h.Record(us)
+	record(&r.hist[op][kind], us)
 	r.status[op][st]++
 	r.mu.Unlock()
 }
 
-// drain moves the recorder's measurements into c, leaving it empty. The lock
-// is held only to swap pointers and copy the counts; merging happens after.
-func (r *Recorder) drain(c *collector) {
-	var detached [numOps][numKinds]*results.Histogram
+// MeasureIntended records one operation like Measure, and its intended
+// latency (YCSB's measureIntended): from the moment the throttle meant it
+// to start to its end, so that a stall that delays the following
+// operations counts against them (coordinated omission).
+func (r *Recorder) MeasureIntended(op Op, st Status, us, intendedUs int64) {
+	kind := kindOK
+	if !st.IsOK() {
+		kind = kindFailed
+	}
+	if st >= numStatuses {
+		st = StatusError
+	}
+	r.mu.Lock()
+	record(&r.hist[op][kind], us)
+	record(&r.ihist[op][kind], intendedUs)
+	r.status[op][st]++
+	r.mu.Unlock()
+}
+
+// record adds us to the histogram in slot, creating it on first use.
+func record(slot **results.Histogram, us int64) {
+	h := *slot
+	if h == nil {
+		h = results.NewHistogram() // once per (worker, op, outcome)
+		*slot = h
+	}
+	h.Record(us)
+}
+
+// drain moves the recorder's measurements into dst, leaving it empty. The
+// lock is held only to swap pointers and copy the counts; merging happens
+// after, with c's spare histograms swapped in.
+func (r *Recorder) drain(c *collector, dst *measurementSet) {
+	var detached, idetached [numOps][numKinds]*results.Histogram
 	r.mu.Lock()
 	for op := range r.hist {
-		for kind, h := range r.hist[op] {
-			if h != nil && h.Count() > 0 {
+		for kind := range numKinds {
+			if h := r.hist[op][kind]; h != nil && h.Count() > 0 {
 				r.hist[op][kind] = c.spare()
 				detached[op][kind] = h
 			}
+			if h := r.ihist[op][kind]; h != nil && h.Count() > 0 {
+				r.ihist[op][kind] = c.spare()
+				idetached[op][kind] = h
+			}
 		}
-		c.interval.status[op].add(&r.status[op])
+		dst.status[op].add(&r.status[op])
 		r.status[op] = StatusCounts{}
 	}
 	r.mu.Unlock()
 	for op := range detached {
-		for kind, h := range detached[op] {
-			if h != nil {
-				c.interval.hist(Op(op), kind).Merge(h)
-				h.Reset()
-				c.spares = append(c.spares, h)
+		for kind := range numKinds {
+			if h := detached[op][kind]; h != nil {
+				dst.hist(Op(op), kind).Merge(h)
+				c.recycle(h)
+			}
+			if h := idetached[op][kind]; h != nil {
+				dst.intended(Op(op), kind).Merge(h)
+				c.recycle(h)
 			}
 		}
 	}

@@ -75,6 +75,18 @@ type Summary struct {
 	Ops []OpSummary
 	// FailedBufferedInserts counts buffered inserts the final flush lost.
 	FailedBufferedInserts int64
+	// Interval is measurement.interval: which latencies the blocks show.
+	Interval MeasurementInterval
+	// Warmup is nil without a warm-up.
+	Warmup *WarmupSummary
+}
+
+// WarmupSummary is the warm-up's part of the report: its wall time and
+// operations, and its measurements (service times).
+type WarmupSummary struct {
+	RuntimeMillis int64
+	Operations    int64
+	Ops           []OpSummary
 }
 
 // Throughput is [OVERALL] Throughput(ops/sec): 1000·ops/runtime(ms),
@@ -95,6 +107,11 @@ type OpSummary struct {
 	// Failed summarises the latencies of unsuccessful operations; nil when
 	// they are not known (then no "<OP>-FAILED" block is printed).
 	Failed *LatencySummary
+	// IntendedOK and IntendedFailed summarise the intended latencies
+	// (measurement.interval intended or both); IntendedFailed is nil when
+	// no operation failed.
+	IntendedOK     LatencySummary
+	IntendedFailed *LatencySummary
 	// Returns counts operations by YCSB status in report order (see
 	// SortedStatusCounts); zero counts are not printed.
 	Returns []StatusCount
@@ -130,21 +147,46 @@ func (r *RunResult) Summary(percentiles []float64) *Summary {
 		RuntimeMillis:         r.RuntimeMillis,
 		Operations:            r.Operations,
 		FailedBufferedInserts: r.FailedBufferedInserts,
+		Interval:              r.Interval,
+		Ops:                   opSummaries(r.Ops, percentiles),
 	}
-	for _, m := range r.Ops {
-		op := OpSummary{Name: m.Op.String(), OK: latencySummary(m.OK, percentiles)}
-		if m.Failed.Count() > 0 {
-			f := latencySummary(m.Failed, percentiles)
-			op.Failed = &f
+	if w := r.Warmup; w != nil {
+		s.Warmup = &WarmupSummary{RuntimeMillis: w.End.Sub(w.Start).Milliseconds(), Operations: w.Operations,
+			Ops: opSummaries(w.Ops, percentiles)}
+	}
+	return s
+}
+
+func opSummaries(ms []OpMeasurement, percentiles []float64) []OpSummary {
+	var out []OpSummary
+	for _, m := range ms {
+		op := OpSummary{Name: m.Op.String()}
+		op.OK, op.Failed = latencySummaries(m.OK, m.Failed, percentiles)
+		if m.IntendedOK != nil || m.IntendedFailed != nil {
+			op.IntendedOK, op.IntendedFailed = latencySummaries(m.IntendedOK, m.IntendedFailed, percentiles)
 		}
 		for st, n := range m.Statuses {
 			if n > 0 {
 				op.Returns = append(op.Returns, StatusCount{Status: Status(st).String(), Count: n})
 			}
 		}
-		s.Ops = append(s.Ops, op)
+		out = append(out, op)
 	}
-	return s
+	return out
+}
+
+// latencySummaries summarises a measurement and its failures' (nil when
+// none failed).
+func latencySummaries(ok, failed *results.Histogram, percentiles []float64) (LatencySummary, *LatencySummary) {
+	if ok == nil {
+		ok = results.NewHistogram()
+	}
+	s := latencySummary(ok, percentiles)
+	if failed.Count() == 0 {
+		return s, nil
+	}
+	f := latencySummary(failed, percentiles)
+	return s, &f
 }
 
 // ResultSummary extracts the report's numbers from a stored result: one
@@ -152,21 +194,31 @@ func (r *RunResult) Summary(percentiles []float64) *Summary {
 // that report for each phase of a run). For one loader it is the summary
 // the loader printed.
 func ResultSummary(r *results.Result, percentiles []float64) *Summary {
-	s := &Summary{RuntimeMillis: r.RuntimeMillis, Operations: r.Operations, FailedBufferedInserts: r.LostInserts}
-	for i := range r.Ops {
-		op := &r.Ops[i]
-		ok := op.Latency
-		if ok == nil {
-			ok = results.NewHistogram()
-		}
-		sum := OpSummary{Name: op.Name, OK: latencySummary(ok, percentiles), Returns: SortedStatusCounts(op.Statuses)}
-		if op.Failed != nil && op.Failed.Count() > 0 {
-			f := latencySummary(op.Failed, percentiles)
-			sum.Failed = &f
-		}
-		s.Ops = append(s.Ops, sum)
+	s := &Summary{RuntimeMillis: r.RuntimeMillis, Operations: r.Operations, FailedBufferedInserts: r.LostInserts,
+		Interval: IntervalOp}
+	if r.MeasurementInterval != results.IntervalOp {
+		s.Interval, _ = ParseMeasurementInterval(r.MeasurementInterval)
+	}
+	s.Ops = resultOpSummaries(r.Ops, percentiles, s.Interval.Intended())
+	if w := r.Warmup; w != nil {
+		s.Warmup = &WarmupSummary{RuntimeMillis: w.End.Sub(w.Start).Milliseconds(), Operations: w.Operations,
+			Ops: resultOpSummaries(w.Ops, percentiles, s.Interval.Intended())}
 	}
 	return s
+}
+
+func resultOpSummaries(ops []results.OpResult, percentiles []float64, intended bool) []OpSummary {
+	var out []OpSummary
+	for i := range ops {
+		op := &ops[i]
+		sum := OpSummary{Name: op.Name, Returns: SortedStatusCounts(op.Statuses)}
+		sum.OK, sum.Failed = latencySummaries(op.Latency, op.Failed, percentiles)
+		if intended {
+			sum.IntendedOK, sum.IntendedFailed = latencySummaries(op.Intended, op.IntendedFailed, percentiles)
+		}
+		out = append(out, sum)
+	}
+	return out
 }
 
 func latencySummary(h *results.Histogram, percentiles []float64) LatencySummary {
@@ -235,28 +287,56 @@ func WriteSummary(w io.Writer, s *Summary) error {
 			line(name, percentileName(p.Percentile), itoa(p.Micros))
 		}
 	}
-	for i := range s.Ops {
-		op := &s.Ops[i]
-		var returns int64
-		for _, r := range op.Returns {
-			returns += r.Count
-		}
-		if op.OK.Operations > 0 || returns > 0 {
-			block(op.Name, &op.OK)
-			if op.Name != OpCleanup.String() {
-				for _, r := range op.Returns {
-					if r.Count > 0 {
-						line(op.Name, "Return="+r.Status, itoa(r.Count))
+	// ops prints YCSB's blocks of one map of measurements: "<OP>" with its
+	// Return lines when asked, then "<OP>-FAILED".
+	ops := func(prefix string, list []OpSummary, intended, returns bool) {
+		for i := range list {
+			op := &list[i]
+			ok, failed := &op.OK, op.Failed
+			if intended {
+				ok, failed = &op.IntendedOK, op.IntendedFailed
+			}
+			var n int64
+			for _, r := range op.Returns {
+				n += r.Count
+			}
+			if ok.Operations > 0 || (returns && n > 0) {
+				block(prefix+op.Name, ok)
+				if returns && op.Name != OpCleanup.String() {
+					for _, r := range op.Returns {
+						if r.Count > 0 {
+							line(prefix+op.Name, "Return="+r.Status, itoa(r.Count))
+						}
 					}
 				}
 			}
+			if failed != nil && failed.Operations > 0 {
+				block(prefix+op.Name+"-FAILED", failed)
+			}
 		}
-		if op.Failed != nil && op.Failed.Operations > 0 {
-			block(op.Name+"-FAILED", op.Failed)
-		}
+	}
+	// YCSB's Measurements.exportMeasurements: the op map, then the
+	// intended map. With measurement.interval intended only the latter
+	// exists, under the operations' own names and with the Return lines;
+	// with both, it follows as "Intended-<OP>" without them.
+	switch s.Interval {
+	case IntervalIntended:
+		ops("", s.Ops, true, true)
+	case IntervalBoth:
+		ops("", s.Ops, false, true)
+		ops(IntendedPrefix, s.Ops, true, false)
+	default:
+		ops("", s.Ops, false, true)
 	}
 	if s.FailedBufferedInserts > 0 {
 		line(OpInsert.String(), "FailedBufferedInserts", itoa(s.FailedBufferedInserts))
+	}
+	if w := s.Warmup; w != nil {
+		// Not YCSB's: the warm-up, after everything YCSB prints, under
+		// names of its own.
+		line("WARMUP", "RunTime(ms)", itoa(w.RuntimeMillis))
+		line("WARMUP", "Operations", itoa(w.Operations))
+		ops(WarmupPrefix, w.Ops, false, true)
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // statusTimeLayout is YCSB's SimpleDateFormat "yyyy-MM-dd HH:mm:ss:SSS"
@@ -81,22 +83,36 @@ func plural(n int64, one, many string) string {
 
 // statusSummary is Measurements.getSummary for the measurements collected
 // since the last status line: "[NAME: Count=…, Max=…, Min=…, Avg=…, 90=…,
-// 99=…, 99.9=…, 99.99=…] " for every measurement that exists so far.
+// 99=…, 99.9=…, 99.99=…] " for every measurement that exists so far. Like
+// YCSB it lists the service times (measurement.interval op), the intended
+// latencies under the same names (intended), or the service times followed
+// by the intended latencies as "Intended-<NAME>" (both).
 func (c *collector) statusSummary() string {
 	var b strings.Builder
-	for op := range numOps {
-		for kind := range numKinds {
-			if !c.exists[op][kind] {
-				continue
+	write := func(prefix string, hist *[numOps][numKinds]*results.Histogram) {
+		for op := range numOps {
+			for kind := range numKinds {
+				if !c.exists[op][kind] {
+					continue
+				}
+				name := op.String()
+				if kind == kindFailed {
+					name = op.FailedName()
+				}
+				s := hist[op][kind].Stats()
+				fmt.Fprintf(&b, "[%s%s: Count=%d, Max=%d, Min=%d, Avg=%s, 90=%d, 99=%d, 99.9=%d, 99.99=%d] ",
+					prefix, name, s.Count, s.Max, s.Min, formatDecimal2(s.Mean), s.P90, s.P99, s.P999, s.P9999)
 			}
-			name := op.String()
-			if kind == kindFailed {
-				name = op.FailedName()
-			}
-			s := c.status.h[op][kind].Stats()
-			fmt.Fprintf(&b, "[%s: Count=%d, Max=%d, Min=%d, Avg=%s, 90=%d, 99=%d, 99.9=%d, 99.99=%d] ",
-				name, s.Count, s.Max, s.Min, formatDecimal2(s.Mean), s.P90, s.P99, s.P999, s.P9999)
 		}
+	}
+	switch c.mode {
+	case IntervalIntended:
+		write("", &c.status.ih)
+	case IntervalBoth:
+		write("", &c.status.h)
+		write(IntendedPrefix, &c.status.ih)
+	default:
+		write("", &c.status.h)
 	}
 	return b.String()
 }

@@ -10,6 +10,12 @@ import "time"
 type ThreadState struct {
 	rng *Rand
 	rec *Recorder
+	// intended: measurement.interval is intended or both, so calls also
+	// record their intended latency, from intendedStart (the throttle's
+	// schedule; zero before the first scheduled operation and without a
+	// target, when it is the call's own start, as in YCSB).
+	intended      bool
+	intendedStart time.Time
 	// stop, when closed, interrupts an insert-retry back-off.
 	stop <-chan struct{}
 
@@ -58,3 +64,20 @@ func (ts *ThreadState) Recorder() *Recorder { return ts.rec }
 
 // Rand returns the worker's RNG.
 func (ts *ThreadState) Rand() *Rand { return ts.rng }
+
+// measure records a call that started at start and ends now, with the
+// call's intended latency when those are measured (YCSB's DBWrapper
+// measure: (end-start)/1000 and (end-intendedStart)/1000 µs, truncated).
+func (ts *ThreadState) measure(op Op, st Status, start time.Time) {
+	end := time.Now()
+	us := end.Sub(start).Microseconds()
+	if !ts.intended {
+		ts.rec.Measure(op, st, us)
+		return
+	}
+	ist := ts.intendedStart
+	if ist.IsZero() {
+		ist = start
+	}
+	ts.rec.MeasureIntended(op, st, us, end.Sub(ist).Microseconds())
+}
