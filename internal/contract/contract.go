@@ -62,6 +62,36 @@ func ResultConfigMapName(jobName string, index int) string {
 	return IndexedName(ResultConfigMapPrefix(jobName), index)
 }
 
+// The start barrier of a phase with several loaders: each loader, once
+// its connections are open, creates its ready ConfigMap
+// (ReadyConfigMapName) and waits for the start ConfigMap
+// (StartConfigMapName), which the controller creates once every loader is
+// ready, with one instant a little ahead (StartAtKey) at which every
+// loader starts its clock. So the phase's window (first start to last end)
+// holds no stretch where only some loaders ran.
+const (
+	// FlagStartBarrier is the Job's name: the loader waits at the barrier
+	// of that Job. It needs --result-configmap (the ready ConfigMap is
+	// owned and labelled like the result).
+	FlagStartBarrier = "start-barrier"
+	// StartAtKey is the start ConfigMap's data key: the instant, RFC 3339
+	// with nanoseconds, UTC.
+	StartAtKey = "startAt"
+	// ReadyAtKey, ReadyConnectionsKey and ReadyConnectMillisKey are a
+	// ready ConfigMap's data keys: when the loader was ready, and the
+	// connections it opened and how long that took.
+	ReadyAtKey            = "readyAt"
+	ReadyConnectionsKey   = "connections"
+	ReadyConnectMillisKey = "connectMillis"
+)
+
+// ReadyConfigMapName is the ready ConfigMap of loader i of Job jobName:
+// <job>-ready-<i>.
+func ReadyConfigMapName(jobName string, index int) string { return IndexedName(jobName+"-ready", index) }
+
+// StartConfigMapName is the start ConfigMap of Job jobName: <job>-start.
+func StartConfigMapName(jobName string) string { return jobName + "-start" }
+
 // FlagValue is how an enum value is written on a Job's command line: in
 // lower case ("sharded" for Sharded). The BenchmarkRun API (TopologyMode,
 // ShardKey) and internal/mongoadmin (Mode, ShardKey) spell their values

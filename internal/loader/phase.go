@@ -14,6 +14,7 @@ import (
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -50,6 +51,8 @@ type phaseFlags struct {
 	result  string
 	sink    resultFlags
 	tel     telemetryFlags
+	// barrier is --start-barrier: the Job whose start barrier to wait at.
+	barrier string
 }
 
 // phaseCommand is a parsed `loader load|run`: its flags, its properties
@@ -101,6 +104,10 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 	defer dst.close()
+	barrier, err := newStartBarrier(pc.flags.barrier, dst.sink, pr.index)
+	if err != nil {
+		return err
+	}
 
 	client, err := mongodb.NewClient(ctx, pr.cfg, env.Stderr)
 	if err != nil {
@@ -110,11 +117,23 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}
 	_, _ = fmt.Fprintf(env.Stderr, "%s: %s phase, loader %d of %d, %s\n", versionString(env), phase, pr.index, pr.count, pr.describe())
-	// Sampling starts just before the workload and stops right after it,
-	// outside ycsb.Run's runtime: the sampler's last samples add nothing
-	// to the phase's measured time.
-	sampler := startTelemetry(ctx, pc.telemetry, pr.index)
-	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), pr.opts)
+	stats := results.LoaderStats{Index: pr.index, Hostname: hostname(env)}
+	cpu := newCPUMeter("/")
+	var cpuStart cpuSnapshot
+	var sampler *telemetry.Sampler
+	opts := pr.opts
+	opts.Ready = func(ctx context.Context, threads int) error {
+		if err := pc.openConnections(ctx, client, threads, barrier, &stats, env); err != nil {
+			return err
+		}
+		// Sampling starts just before the workload and stops right after
+		// it, outside ycsb.Run's runtime: the sampler's last samples add
+		// nothing to the phase's measured time.
+		sampler = startTelemetry(ctx, pc.telemetry, pr.index)
+		return nil
+	}
+	opts.OnMeasure = func(t time.Time) { cpuStart = cpu.snapshot(t) }
+	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
 	tel := stopTelemetry(sampler, env)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	_ = client.Close(cctx) // the results are in; a failed disconnect changes nothing
@@ -125,9 +144,49 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		}
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}
-	writeErr := dst.write(ctx, res, pr.percentiles, hostname(env), tel, env)
+	stats.Start = res.Start
+	stats.CPU = cpu.usage(cpuStart, cpu.snapshot(res.End))
+	writeErr := dst.write(ctx, res, pr.percentiles, stats, tel, env)
 	return phaseOutcome(ctx, phase, res, client, writeErr)
 }
+
+// openConnections is the phase's last step before its clock starts: the
+// pool opens a connection per thread (HoldConnections), and with a start
+// barrier the loader reports ready and waits for the phase's start
+// instant. What it did goes into stats.
+func (pc *phaseCommand) openConnections(ctx context.Context, client *mongodb.Client, threads int, barrier *startBarrier,
+	stats *results.LoaderStats, env Env) error {
+	n := pc.prepared.cfg.PoolConnections(ptrTo(client.PoolSize()))
+	held, err := client.HoldConnections(ctx, n)
+	if err != nil {
+		return fmt.Errorf("open %d connections before the clock starts: %w", n, err)
+	}
+	stats.Connections, stats.ConnectMillis = held.Connections, held.Took.Milliseconds()
+	switch {
+	case held.Verified:
+		_, _ = fmt.Fprintf(env.Stderr, "mongodb: %d connections open for %d threads in %v\n", held.Connections, threads, held.Took.Round(time.Millisecond))
+	case held.Connections >= n:
+		_, _ = fmt.Fprintf(env.Stderr, "mongodb: %d connections asked for by %d threads in %v (the server does not hold awaitable hellos: "+
+			"not verified)\n", held.Connections, threads, held.Took.Round(time.Millisecond))
+	default:
+		warn(env, fmt.Sprintf("the pool holds %d of the %d connections asked for after %v: threads may open connections inside the measured window",
+			held.Connections, n, held.Took.Round(time.Millisecond)))
+	}
+	if barrier == nil {
+		return nil
+	}
+	at, err := barrier.wait(ctx, held.Connections, held.Took, env.Stderr)
+	if err != nil {
+		return err
+	}
+	stats.StartAt = at
+	if late := time.Since(at); late > 0 {
+		warn(env, fmt.Sprintf("start barrier: the start instant %s had passed %v ago when it was read", at.Format(time.RFC3339Nano), late.Round(time.Millisecond)))
+	}
+	return sleepUntil(ctx, at)
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // parsePhaseArgs parses the command line into properties: the workload
 // files, -p, then the flags, which win over -p whatever their order.
@@ -152,6 +211,8 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
 	f.tel.register(fs)
+	fs.StringVar(&f.barrier, contract.FlagStartBarrier, "", "wait at the start barrier of Job `NAME` (a phase of several loaders): "+
+		"report ready in ConfigMap NAME-ready-<index>, start at the instant ConfigMap NAME-start holds")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			// After the flags: only on -h, not after every flag error.
@@ -247,12 +308,14 @@ func (d *destinations) close() {
 // telemetry (nil when this loader took none), goes under
 // contract.TelemetryKey beside the result, and to --telemetry-result;
 // failing to write that file is a warning, never the phase's failure.
-func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentiles []float64, host string, tel []byte, env Env) error {
+func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentiles []float64, stats results.LoaderStats, tel []byte, env Env) error {
 	var errs []error
 	if err := ycsb.WriteReport(d.report, res, percentiles); err != nil {
 		errs = append(errs, err)
 	}
-	return d.deliver(ctx, res.ToResult(host), tel, env, errs)
+	r := res.ToResult(stats.Hostname)
+	r.Loaders = []results.LoaderStats{stats}
+	return d.deliver(ctx, r, tel, env, errs)
 }
 
 // deliver encodes the result and writes it, and the telemetry, to every
@@ -397,6 +460,7 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.cfg, err = mongodb.ConfigFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
+	pr.cfg.Threads = pr.opts.ThreadsFor(pr.workload)
 	pr.opts.StopGrace = StopGrace
 	// The final flush is one insertMany, bounded like any call.
 	pr.opts.CleanupTimeout = pr.cfg.OperationTimeout

@@ -63,11 +63,11 @@ type RunOptions struct {
 	// run phase they come on top of the operation count.
 	Warmup           time.Duration
 	WarmupOperations int64
-	// Ready, when set, is called once every thread's DB is open, before
-	// the clock starts; the run starts when it returns, and fails with
-	// its error. The loader warms its connection pools there and waits
-	// for the phase's start barrier.
-	Ready func(ctx context.Context) error
+	// Ready, when set, is called once every thread's DB is open, with the
+	// number of threads, before the clock starts; the run starts when it
+	// returns, and fails with its error. The loader opens its connections
+	// there and waits for the phase's start barrier.
+	Ready func(ctx context.Context, threads int) error
 	// OnMeasure, when set, is called once when the measured window
 	// starts (at the start, or when the warm-up ends), with its instant.
 	OnMeasure func(time.Time)
@@ -141,6 +141,15 @@ func (o *RunOptions) validate() error {
 		return fmt.Errorf("measurement.interval: %v is not op, intended or both", o.Interval)
 	}
 	return nil
+}
+
+// ThreadsFor is the number of threads Run starts for w: threadcount,
+// lowered to the operation count when that is smaller (YCSB's Client).
+func (o *RunOptions) ThreadsFor(w *Workload) int {
+	if opcount := w.OperationCount(o.Phase); opcount > 0 && int64(o.Threads) > opcount {
+		return int(opcount)
+	}
+	return o.Threads
 }
 
 // warmingUp reports whether the run starts with a warm-up.
@@ -300,10 +309,7 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 		opts.CleanupTimeout = DefaultCleanupTimeout
 	}
 	opcount := w.OperationCount(opts.Phase)
-	threads := opts.Threads
-	if opcount > 0 && int64(threads) > opcount {
-		threads = int(opcount)
-	}
+	threads := opts.ThreadsFor(w)
 	if opts.Phase == PhaseLoad && opcount > 0 && opts.WarmupOperations >= opcount {
 		return nil, fmt.Errorf("warm-up of %d operations leaves none of the %d records to load to measure", opts.WarmupOperations, opcount)
 	}
@@ -313,7 +319,7 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 		return nil, err
 	}
 	if opts.Ready != nil {
-		if err := opts.Ready(ctx); err != nil {
+		if err := opts.Ready(ctx, threads); err != nil {
 			cleanupDBs(ctx, dbs, opts.CleanupTimeout)
 			return nil, err
 		}

@@ -186,7 +186,7 @@ func TestReadyRunsBeforeTheClock(t *testing.T) {
 	w, _ := ycsb.NewWorkload(mustProps(t, "recordcount=100", "operationcount=10"))
 	var ready time.Time
 	res, err := ycsb.Run(context.Background(), w, loadStore(t, "recordcount=100").Factory(), ycsb.RunOptions{
-		Phase: ycsb.PhaseRun, Threads: 1, Ready: func(context.Context) error {
+		Phase: ycsb.PhaseRun, Threads: 1, Ready: func(context.Context, int) error {
 			time.Sleep(50 * time.Millisecond)
 			ready = time.Now()
 			return nil
@@ -198,7 +198,7 @@ func TestReadyRunsBeforeTheClock(t *testing.T) {
 		t.Fatalf("started %v, ready %v, runtime %d ms", res.Start, ready, res.RuntimeMillis)
 	}
 	_, err = ycsb.Run(context.Background(), w, loadStore(t, "recordcount=100").Factory(), ycsb.RunOptions{
-		Phase: ycsb.PhaseRun, Threads: 1, Ready: func(context.Context) error { return context.DeadlineExceeded }})
+		Phase: ycsb.PhaseRun, Threads: 1, Ready: func(context.Context, int) error { return context.DeadlineExceeded }})
 	if err == nil {
 		t.Fatal("a failed Ready did not fail the run")
 	}

@@ -1,8 +1,8 @@
 // Package k8sresult creates the ConfigMaps in which the loader's Jobs
 // report their results, through the Kubernetes API with net/http alone: the
-// loader image carries no client-go, and all it needs is one POST that
-// RBAC allows (create configmaps, nothing else: no get, so nothing is read
-// back).
+// loader image carries no client-go, and all it needs is a POST that RBAC
+// allows (create configmaps) and, at a phase's start barrier, a GET of the
+// one ConfigMap the Job's Role names (get, by resourceName).
 //
 // A Job must not run twice, so a ConfigMap that already exists is an error
 // (ErrAlreadyExists) — except when an earlier attempt of the same Create
@@ -29,6 +29,9 @@ import (
 // ErrAlreadyExists is returned (wrapped) when the ConfigMap exists before
 // the first attempt to create it.
 var ErrAlreadyExists = errors.New("already exists")
+
+// ErrNotFound is returned (wrapped) by Get when the ConfigMap does not exist.
+var ErrNotFound = errors.New("not found")
 
 // FieldManager names the loader in the objects' managedFields.
 const FieldManager = "mongobench-loader"
@@ -210,6 +213,52 @@ func (r result) describe() error {
 		msg = strings.TrimSpace(r.body)
 	}
 	return fmt.Errorf("%d %s: %s", r.code, http.StatusText(r.code), msg)
+}
+
+// Get reads a ConfigMap's data (one attempt, bounded by RequestTimeout):
+// ErrNotFound when it does not exist.
+func (w *Writer) Get(ctx context.Context, namespace, name string) (map[string]string, error) {
+	u := w.base + "/api/v1/namespaces/" + url.PathEscape(namespace) + "/configmaps/" + url.PathEscape(name)
+	what := "get ConfigMap " + namespace + "/" + name
+	token, err := w.token()
+	if err != nil {
+		return nil, fmt.Errorf("%s: service account token: %w", what, err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, orDefault(w.RequestTimeout, DefaultRequestTimeout))
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", FieldManager)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		var cm struct {
+			Data map[string]string `json:"data"`
+		}
+		if err := json.Unmarshal(data, &cm); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		return cm.Data, nil
+	case http.StatusNotFound:
+		return nil, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	r := result{code: resp.StatusCode, body: string(data)}
+	_ = json.Unmarshal(data, &r.status)
+	return nil, fmt.Errorf("%s: %w", what, r.describe())
 }
 
 func (w *Writer) post(ctx context.Context, u string, body []byte) result {

@@ -54,6 +54,12 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		log = io.Discard
 	}
 	opts := options.Client().SetAppName(appName).ApplyURI(cfg.URL)
+	if n := cfg.PoolConnections(opts.MaxPoolSize); n > 0 && !urlOptionKeys(cfg.URL)["minpoolsize"] {
+		// The connections HoldConnections opens stay open; a bigger
+		// minPoolSize would have the driver open more, 10 every 10 s,
+		// inside the measured window.
+		opts.SetMinPoolSize(uint64(n))
+	}
 	client, err := mongo.Connect(opts) // v2: validates the URL, no I/O yet
 	if err != nil {
 		return nil, fmt.Errorf("mongodb.url %s: %w", redactURL(cfg.URL), err)
@@ -129,10 +135,29 @@ func roundWait(d time.Duration) time.Duration {
 	return d.Round(100 * time.Millisecond)
 }
 
+// PoolConnections is the number of connections the pool is to hold for
+// cfg.Threads threads with this maxPoolSize (nil: the driver's default, 0:
+// unbounded); 0 without Threads.
+func (cfg Config) PoolConnections(maxPoolSize *uint64) int {
+	n := cfg.Threads
+	size := uint64(driverDefaultMaxPoolSize)
+	if maxPoolSize != nil {
+		size = *maxPoolSize
+	}
+	if size > 0 && uint64(n) > size {
+		n = int(size)
+	}
+	return n
+}
+
+// PoolSize is the pool's maxPoolSize (0: unbounded).
+func (c *Client) PoolSize() uint64 { return c.poolSize }
+
 // Factory returns the ycsb.DBFactory that hands each worker thread its DB.
-// Opening a DB pings the server once, which makes the pool open that
-// thread's connection before the run's clock starts (the engine opens all
-// DBs first).
+// Opening a DB pings the server once, so that an unreachable server fails
+// the phase before its clock starts. It does not fill the pool: concurrent
+// short commands share the connections already idle (HoldConnections
+// does that).
 func (c *Client) Factory() ycsb.DBFactory {
 	return func(ctx context.Context, thread, threads int) (ycsb.DB, error) {
 		if thread == 0 && c.poolSize > 0 && uint64(threads) > c.poolSize {

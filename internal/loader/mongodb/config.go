@@ -53,6 +53,11 @@ type Config struct {
 	// OperationTimeout bounds every driver call: an operation that takes
 	// longer fails with ERROR instead of holding its thread.
 	OperationTimeout time.Duration
+	// Threads, when set, is the number of threads the pool serves:
+	// NewClient keeps min(Threads, maxPoolSize) connections open
+	// (minPoolSize) unless the URL sets minPoolSize, and HoldConnections
+	// opens them before the clock starts.
+	Threads int
 }
 
 // ConfigFromProperties reads the binding's properties. Unlike YCSB, which

@@ -8,7 +8,10 @@
 // What it answers (OP_MSG, plus legacy OP_QUERY for the driver's first
 // isMaster):
 //
-//	hello / isMaster  MongoDB 6.0, wire version 17, a writable standalone
+//	hello / isMaster  MongoDB 6.0, wire version 17, a writable standalone,
+//	                  with its connectionId and topologyVersion; an awaitable
+//	                  hello (topologyVersion + maxAwaitTimeMS) is held like a
+//	                  real server holds it (see awaitHello)
 //	insert            {n: <documents in the request>, ok: 1}
 //	update            {n: k, nModified: k, ok: 1}, k = statements in the request
 //	delete            {n: k, ok: 1}, k = statements in the request
@@ -126,6 +129,12 @@ type Server struct {
 	conns  map[net.Conn]struct{}
 	closed bool
 	wg     sync.WaitGroup
+
+	// processID is the topologyVersion's processId; connections numbers
+	// the connections (hello's connectionId); closing ends held hellos.
+	processID   bson.ObjectID
+	connections atomic.Int64
+	closing     chan struct{}
 }
 
 // Start starts a server in this process on 127.0.0.1 and a free port; it is
@@ -150,7 +159,7 @@ func Listen(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, conns: make(map[net.Conn]struct{})}
+	s := &Server{ln: ln, conns: make(map[net.Conn]struct{}), processID: bson.NewObjectID(), closing: make(chan struct{})}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -185,6 +194,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.closing)
 	err := s.ln.Close()
 	for c := range s.conns {
 		_ = c.Close()
@@ -231,7 +241,8 @@ func (s *Server) serve(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	h := handler{s: s}
+	h := handler{s: s, id: s.connections.Add(1)}
+	h.hello, h.legacyHello = handshakeReply("isWritablePrimary", h.id, s.processID), handshakeReply("ismaster", h.id, s.processID)
 	r := bufio.NewReaderSize(c, 64<<10)
 	var in, out []byte
 	for {
@@ -274,7 +285,10 @@ func readMessage(r *bufio.Reader, buf []byte) ([]byte, error) {
 }
 
 type handler struct {
-	s *Server
+	s  *Server
+	id int64
+	// hello and legacyHello are this connection's handshake replies.
+	hello, legacyHello []byte
 }
 
 // handle appends the reply to msg to out; an empty out means no reply.
@@ -448,10 +462,10 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 		return reply{kind: replyFind, n: int32(findCount(body))}
 	case "hello":
 		c[KindHandshake].Add(1)
-		return reply{doc: helloReply}
+		return h.awaitHello(body, h.hello)
 	case "isMaster", "ismaster":
 		c[KindHandshake].Add(1)
-		return reply{doc: legacyHelloReply}
+		return h.awaitHello(body, h.legacyHello)
 	case "buildInfo", "buildinfo":
 		c[KindHandshake].Add(1)
 		return reply{doc: buildInfoReply}
@@ -468,6 +482,53 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 		c[KindOther].Add(1)
 		return reply{doc: okReply}
 	}
+}
+
+// awaitHello answers a hello: at once, or, for an awaitable hello (the
+// streaming protocol of the driver's monitors, and what the loader uses to
+// hold its connections), when maxAwaitTimeMS passed, as a real server does
+// when the topology has not changed. Modelled on mongod's and mongos's
+// hello (jstests/noPassthrough/awaitable_hello.js in mongodb/mongo: the
+// server waits at least maxAwaitTimeMS for a topologyVersion equal to its
+// own, answers at once for another processId, refuses a greater counter of
+// its own processId, and wants topologyVersion if and only if
+// maxAwaitTimeMS).
+func (h *handler) awaitHello(body bsoncore.Document, hello []byte) reply {
+	maxAwait, hasWait := body.Lookup("maxAwaitTimeMS").AsInt64OK()
+	tv, hasTV := body.Lookup("topologyVersion").DocumentOK()
+	if !hasWait && !hasTV {
+		return reply{doc: hello}
+	}
+	if hasWait != hasTV {
+		return errorReply(31368, "A request with a 'topologyVersion' must include 'maxAwaitTimeMS'")
+	}
+	if maxAwait < 0 {
+		return errorReply(31373, "maxAwaitTimeMS must be a non-negative integer")
+	}
+	pid, okPID := tv.Lookup("processId").ObjectIDOK()
+	counter, okCounter := tv.Lookup("counter").AsInt64OK()
+	if !okPID || !okCounter {
+		return errorReply(40414, "topologyVersion needs processId and counter")
+	}
+	if pid != h.s.processID {
+		return reply{doc: hello}
+	}
+	if counter > 0 {
+		return errorReply(31382, "Received a topology version with the same process ID and a higher counter than the server")
+	}
+	t := time.NewTimer(time.Duration(maxAwait) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-h.s.closing:
+	}
+	return reply{doc: hello}
+}
+
+// errorReply is a command's failure.
+func errorReply(code int32, msg string) reply {
+	return reply{doc: bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
+		AppendInt32("code", code).Build()}
 }
 
 // statements is the number of statements of a write command: the documents
@@ -554,20 +615,21 @@ var (
 				AppendInt32(6).AppendInt32(0).AppendInt32(0).AppendInt32(0).Build()).
 			AppendInt32("maxBsonObjectSize", 16*1024*1024).
 			AppendDouble("ok", 1).Build()
-	helloReply       = handshakeReply("isWritablePrimary")
-	legacyHelloReply = handshakeReply("ismaster")
 )
 
 // handshakeReply is what the driver needs to see a writable standalone
 // MongoDB 6.0: wire version 17, sizes and batch limits, and a session timeout
 // (without it driver v2 considers sessions unsupported, which is not what a
 // loader meets in production: it would skip the lsid it otherwise sends with
-// every command). No topologyVersion, so the driver polls instead of
-// streaming awaitable hellos, and no compressors.
-func handshakeReply(primaryKey string) []byte {
+// every command), the connection's id and the server's topologyVersion
+// (counter 0: a standalone's topology does not change), and no compressors.
+func handshakeReply(primaryKey string, connectionID int64, processID bson.ObjectID) []byte {
 	return bsoncore.NewDocumentBuilder().
 		AppendBoolean("helloOk", true).
 		AppendBoolean(primaryKey, true).
+		AppendDocument("topologyVersion", bsoncore.NewDocumentBuilder().
+			AppendObjectID("processId", processID).AppendInt64("counter", 0).Build()).
+		AppendInt64("connectionId", connectionID).
 		AppendInt32("maxBsonObjectSize", 16*1024*1024).
 		AppendInt32("maxMessageSizeBytes", maxMessageSize).
 		AppendInt32("maxWriteBatchSize", 100_000).
@@ -678,3 +740,6 @@ func ProcessCPU() time.Duration {
 	user, sys := processCPU()
 	return user + sys
 }
+
+// Connections is the number of connections the server accepted so far.
+func (s *Server) Connections() int64 { return s.connections.Load() }
