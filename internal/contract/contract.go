@@ -87,7 +87,9 @@ const (
 
 // ReadyConfigMapName is the ready ConfigMap of loader i of Job jobName:
 // <job>-ready-<i>.
-func ReadyConfigMapName(jobName string, index int) string { return IndexedName(jobName+"-ready", index) }
+func ReadyConfigMapName(jobName string, index int) string {
+	return IndexedName(jobName+"-ready", index)
+}
 
 // StartConfigMapName is the start ConfigMap of Job jobName: <job>-start.
 func StartConfigMapName(jobName string) string { return jobName + "-start" }
