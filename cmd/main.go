@@ -49,6 +49,10 @@ func main() {
 	flag.DurationVar(&limits.Unschedulable, "unschedulable-timeout", limits.Unschedulable, "Fail a run whose pod stays unschedulable this long.")
 	flag.DurationVar(&limits.ImagePull, "image-pull-timeout", limits.ImagePull, "Fail a run whose image cannot be pulled for this long.")
 	flag.DurationVar(&limits.ResultGrace, "result-grace-period", limits.ResultGrace, "How long a completed Job's result may take to appear.")
+	flag.DurationVar(&limits.StartLead, "start-lead", limits.StartLead,
+		"How far ahead of the moment every loader of a phase is ready their common start is set.")
+	flag.DurationVar(&limits.StartBarrier, "start-barrier-timeout", limits.StartBarrier,
+		"Fail a phase whose loaders wait this long at its start barrier for the others.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()

@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,6 +57,9 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			return false, nil
 		}
 		if !r.jobDone(s, job, benchv1.ReasonPhaseFailed, "phase "+ph.Name, true) {
+			if s.run.Status.Phase != benchv1.RunFailed && topology.StartBarrier(run, ph) {
+				return false, r.openStartBarrier(ctx, s, ph, name)
+			}
 			return false, nil
 		}
 		merged, err := mergedResult(s, ph, name)
@@ -84,6 +89,53 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 	return true, nil
 }
 
+// openStartBarrier starts a phase's loaders together: once every loader
+// reported ready (its ready ConfigMap: connections open, waiting), the
+// start ConfigMap sets one instant, StartLead ahead, at which every loader
+// starts its clock. So the phase's window (first start to last end) has no
+// stretch where only some loaders ran, whenever the pods got scheduled. A
+// barrier that some loaders reached while others never do fails the phase
+// after StartBarrierTimeout (a pod that cannot start fails it sooner:
+// jobDone). The start ConfigMap, once created, is never changed: a
+// restarted manager finds it and leaves it.
+func (r *BenchmarkRunReconciler) openStartBarrier(ctx context.Context, s *runState, ph *benchv1.PhaseSpec, jobName string) error {
+	if s.configMaps[contract.StartConfigMapName(jobName)] != nil {
+		return nil
+	}
+	n := int(max(s.run.Spec.Loaders, 1))
+	var waiting []string
+	var firstReady time.Time
+	for i := range n {
+		cm := s.configMaps[contract.ReadyConfigMapName(jobName, i)]
+		if cm == nil {
+			waiting = append(waiting, strconv.Itoa(i))
+			continue
+		}
+		if t := cm.CreationTimestamp.Time; firstReady.IsZero() || t.Before(firstReady) {
+			firstReady = t
+		}
+	}
+	if len(waiting) > 0 {
+		if firstReady.IsZero() {
+			return nil // nobody is waiting yet; a ready ConfigMap wakes us
+		}
+		if waited := s.now.Sub(firstReady); waited >= r.Limits.StartBarrier {
+			s.fail(benchv1.ReasonPhaseFailed, "phase %s: %d of %d loaders were ready to start, loader(s) %s still not after %v",
+				ph.Name, n-len(waiting), n, strings.Join(waiting, ", "), r.Limits.StartBarrier)
+			return nil
+		} else {
+			s.wakeAfter(r.Limits.StartBarrier - waited)
+		}
+		return nil
+	}
+	at := s.now.Add(r.Limits.StartLead).UTC()
+	if err := r.create(ctx, topology.StartConfigMap(s.run, jobName, at)); err != nil {
+		return err
+	}
+	s.eventf(benchv1.EventPhaseStarted, "phase %s: all %d loaders ready; they start at %s", ph.Name, n, at.Format(time.RFC3339Nano))
+	return nil
+}
+
 // phaseDeadline bounds a phase's Job: its maxExecutionTime plus grace, and
 // never beyond what is left of the run's timeout.
 func (r *BenchmarkRunReconciler) phaseDeadline(s *runState, ph *benchv1.PhaseSpec) time.Duration {
@@ -92,7 +144,8 @@ func (r *BenchmarkRunReconciler) phaseDeadline(s *runState, ph *benchv1.PhaseSpe
 		left = s.run.Status.StartTime.Add(s.run.Spec.Timeout.Duration).Sub(s.now)
 	}
 	if ph.MaxExecutionTime != nil {
-		return min(ph.MaxExecutionTime.Duration+r.Limits.PhaseGrace, left)
+		// The measured window starts after the warm-up.
+		return min(topology.WarmupDuration(ph)+ph.MaxExecutionTime.Duration+r.Limits.PhaseGrace, left)
 	}
 	if left == time.Duration(math.MaxInt64) {
 		return 24 * time.Hour

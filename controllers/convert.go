@@ -3,7 +3,9 @@ package controllers
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -29,23 +31,25 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 		P99Micros:      m.CombinedLatency().Percentile(99),
 		LostInserts:    m.LostInserts,
 	}
-	for i := range m.Ops {
-		op := &m.Ops[i]
-		st := op.Latency.Stats()
-		out.OperationStats = append(out.OperationStats, benchv1.OperationResult{
-			Name:          op.Name,
-			Count:         op.Total(),
-			Errors:        op.Errors(),
-			Statuses:      op.Statuses,
-			AverageMicros: round2(st.Mean),
-			MinMicros:     st.Min,
-			MaxMicros:     st.Max,
-			P50Micros:     st.P50,
-			P95Micros:     st.P95,
-			P99Micros:     st.P99,
-			P999Micros:    st.P999,
-		})
+	out.OperationStats = operationStats(m.Ops)
+	if m.MeasurementInterval != results.IntervalOp {
+		out.MeasurementInterval = benchv1.MeasurementInterval(m.MeasurementInterval)
+		p99 := m.CombinedIntended().Percentile(99)
+		out.IntendedP99Micros = &p99
 	}
+	if w := m.Warmup; w != nil {
+		wr := &benchv1.WarmupResult{
+			RuntimeMillis:  max(w.End.Sub(w.Start).Milliseconds(), 0),
+			Operations:     w.Operations,
+			P99Micros:      (&results.Result{Ops: w.Ops}).CombinedLatency().Percentile(99),
+			OperationStats: operationStats(w.Ops),
+		}
+		if wr.RuntimeMillis > 0 {
+			wr.Throughput = round2(float64(w.Operations) * 1000 / float64(wr.RuntimeMillis))
+		}
+		out.Warmup = wr
+	}
+	out.LoaderStats, out.StartSkewMillis = loaderStats(m.Loaders)
 	out.TimeSeries = timeSeries(m)
 	if g := m.Growth; g != nil {
 		// A Grow phase's throughput and p99 are its inserts': documents per
@@ -68,6 +72,68 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 		}
 	}
 	return out
+}
+
+// operationStats are the status rows of a result's operations: every
+// latency from the merged histograms.
+func operationStats(ops []results.OpResult) []benchv1.OperationResult {
+	var out []benchv1.OperationResult
+	for i := range ops {
+		op := &ops[i]
+		st := op.Latency.Stats()
+		row := benchv1.OperationResult{
+			Name:          op.Name,
+			Count:         op.Total(),
+			Errors:        op.Errors(),
+			Statuses:      op.Statuses,
+			AverageMicros: round2(st.Mean),
+			MinMicros:     st.Min,
+			MaxMicros:     st.Max,
+			P50Micros:     st.P50,
+			P95Micros:     st.P95,
+			P99Micros:     st.P99,
+			P999Micros:    st.P999,
+		}
+		if op.Intended.Count() > 0 {
+			it := op.Intended.Stats()
+			row.Intended = &benchv1.IntendedLatency{AverageMicros: round2(it.Mean), MaxMicros: it.Max, P50Micros: it.P50,
+				P95Micros: it.P95, P99Micros: it.P99, P999Micros: it.P999}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// loaderStats are the loaders' own figures in status, and how far apart
+// their measured windows started (nil for one loader, or loaders that did
+// not report it).
+func loaderStats(ls []results.LoaderStats) ([]benchv1.LoaderResult, *int64) {
+	var out []benchv1.LoaderResult
+	var first, last time.Time
+	for _, l := range ls {
+		r := benchv1.LoaderResult{Index: int32(l.Index), Pod: l.Hostname, Connections: int32(l.Connections), ConnectMillis: l.ConnectMillis}
+		if c := l.CPU; c != nil {
+			used := round2(c.UsedPercent())
+			r.CPUPercent = &used
+			r.CPULimit = strconv.FormatFloat(float64(c.LimitMilliCPU)/1000, 'f', -1, 64) + " (" + c.LimitSource + ")"
+			if c.ThrottledMillis != nil {
+				th := round2(c.ThrottledPercent())
+				r.ThrottledPercent = &th
+			}
+		}
+		out = append(out, r)
+		if first.IsZero() || l.Start.Before(first) {
+			first = l.Start
+		}
+		if l.Start.After(last) {
+			last = l.Start
+		}
+	}
+	if len(ls) < 2 {
+		return out, nil
+	}
+	skew := last.Sub(first).Milliseconds()
+	return out, &skew
 }
 
 // growthStatus is a Grow phase's checkpoints as status shows them. A

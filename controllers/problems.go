@@ -33,6 +33,13 @@ type Limits struct {
 	// PhaseGrace is added to a phase's maxExecutionTime for its Job's
 	// deadline (connections, flush, writing the result).
 	PhaseGrace time.Duration
+	// StartLead is how far ahead of the moment every loader of a phase was
+	// ready the controller sets their common start: time for each to read
+	// it (they ask every 250 ms) before it passes.
+	StartLead time.Duration
+	// StartBarrier is how long loaders may wait at a phase's start
+	// barrier for the others before the phase fails.
+	StartBarrier time.Duration
 }
 
 // DefaultLimits are the manager's defaults (flags override them).
@@ -42,6 +49,8 @@ var DefaultLimits = Limits{
 	CrashLoopRestarts: 3,
 	ResultGrace:       30 * time.Second,
 	PhaseGrace:        5 * time.Minute,
+	StartLead:         2 * time.Second,
+	StartBarrier:      10 * time.Minute,
 }
 
 // problem is the verdict on a pod: fatal names why the run must fail; wait

@@ -183,6 +183,31 @@ type PhaseResult struct {
 	// flush failed to write: the data set lacks them.
 	// +optional
 	LostInserts int64 `json:"lostInserts,omitempty"`
+	// MeasurementInterval is the phase's measurement.interval when it is
+	// not op: intended or both.
+	// +optional
+	MeasurementInterval MeasurementInterval `json:"measurementInterval,omitempty"`
+	// IntendedP99Micros is the p99 of all database calls' intended
+	// latencies (measurement.interval intended or both): from the moment
+	// the target's schedule meant each to start to its end.
+	// +optional
+	IntendedP99Micros *int64 `json:"intendedP99Micros,omitempty"`
+	// StartSkewMillis is how far apart the loaders' measured windows
+	// started (the last start minus the first); with a start barrier, a
+	// few milliseconds. Absent with one loader.
+	// +optional
+	StartSkewMillis *int64 `json:"startSkewMillis,omitempty"`
+	// Warmup is what the phase's warm-up measured, apart from the numbers
+	// above.
+	// +optional
+	Warmup *WarmupResult `json:"warmup,omitempty"`
+	// LoaderStats are each loader's own figures: the connections it
+	// opened before its clock started and how long that took, and its
+	// CPU use over the measured window against what it may use.
+	// +listType=map
+	// +listMapKey=index
+	// +optional
+	LoaderStats []LoaderResult `json:"loaderStats,omitempty"`
 	// Operations by type (READ, UPDATE, INSERT, SCAN, READ-MODIFY-WRITE, ...).
 	// +listType=map
 	// +listMapKey=name
@@ -225,6 +250,53 @@ type PhaseResult struct {
 	// HistogramsNotKept Warning event says why).
 	// +optional
 	Histograms string `json:"histograms,omitempty"`
+}
+
+// WarmupResult is a phase's warm-up: what ran before the measured window.
+type WarmupResult struct {
+	// RuntimeMillis is the warm-up's wall time (first loader start to last
+	// measured window start).
+	RuntimeMillis int64 `json:"runtimeMillis"`
+	// Operations issued in the warm-up, failed ones included.
+	Operations int64 `json:"operations"`
+	// Throughput is the warm-up's operations per second.
+	Throughput float64 `json:"throughput"`
+	// P99Micros is the p99 of the warm-up's database calls.
+	P99Micros int64 `json:"p99Micros"`
+	// OperationStats by operation type, as the phase's.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	OperationStats []OperationResult `json:"operationStats,omitempty"`
+}
+
+// LoaderResult is one loader pod's own figures of a phase.
+type LoaderResult struct {
+	// Index of the loader (its Job completion index).
+	Index int32 `json:"index"`
+	// Pod that ran it.
+	// +optional
+	Pod string `json:"pod,omitempty"`
+	// Connections opened to MongoDB before the clock started (one per
+	// thread, at most maxPoolSize), and ConnectMillis how long that took.
+	// +optional
+	Connections int32 `json:"connections,omitempty"`
+	// +optional
+	ConnectMillis int64 `json:"connectMillis,omitempty"`
+	// CPUPercent is the loader's CPU time over its measured window, in %
+	// of what it may use (its cgroup's CPU limit, else its node's CPUs).
+	// Above 90% the loader, not MongoDB, may have set the pace.
+	// +optional
+	CPUPercent *float64 `json:"cpuPercent,omitempty"`
+	// CPULimit is what the loader may use, in CPUs, and where that comes
+	// from: "1.5 (cgroup)" (its CPU limit) or "8 (cpus)" (the CPUs it may
+	// run on).
+	// +optional
+	CPULimit string `json:"cpuLimit,omitempty"`
+	// ThrottledPercent is the time its cgroup's CPU quota throttled it, in
+	// % of the measured window (absent when the cgroup does not say).
+	// +optional
+	ThrottledPercent *float64 `json:"throttledPercent,omitempty"`
 }
 
 // ServerSummary is one MongoDB process's telemetry over a phase, in the few
@@ -373,6 +445,20 @@ type OperationResult struct {
 	// AverageMicros is the mean latency.
 	AverageMicros float64 `json:"averageMicros"`
 	MinMicros     int64   `json:"minMicros"`
+	MaxMicros     int64   `json:"maxMicros"`
+	P50Micros     int64   `json:"p50Micros"`
+	P95Micros     int64   `json:"p95Micros"`
+	P99Micros     int64   `json:"p99Micros"`
+	P999Micros    int64   `json:"p999Micros"`
+	// Intended are the same operations' intended latencies
+	// (measurement.interval intended or both), successful ones.
+	// +optional
+	Intended *IntendedLatency `json:"intended,omitempty"`
+}
+
+// IntendedLatency summarises intended latencies, in microseconds.
+type IntendedLatency struct {
+	AverageMicros float64 `json:"averageMicros"`
 	MaxMicros     int64   `json:"maxMicros"`
 	P50Micros     int64   `json:"p50Micros"`
 	P95Micros     int64   `json:"p95Micros"`

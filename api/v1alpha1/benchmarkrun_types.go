@@ -21,6 +21,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !(p.name.lowerAscii() == 'telemetry' || p.name.lowerAscii().startsWith('telemetry-')))",message="phase names telemetry and telemetry-* are reserved: their Jobs' result ConfigMaps would collide with the phases' telemetry ConfigMaps (<run>-telemetry-<phase>)"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || int(((has(p.workload) && has(p.workload.readProportion) ? p.workload.readProportion : (has(self.workload.readProportion) ? self.workload.readProportion : {'none': 0.95, 'a': 0.5, 'b': 0.95, 'c': 1.0, 'd': 0.95, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.updateProportion) ? p.workload.updateProportion : (has(self.workload.updateProportion) ? self.workload.updateProportion : {'none': 0.05, 'a': 0.5, 'b': 0.05, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.insertProportion) ? p.workload.insertProportion : (has(self.workload.insertProportion) ? self.workload.insertProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.05, 'e': 0.05, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.scanProportion) ? p.workload.scanProportion : (has(self.workload.scanProportion) ? self.workload.scanProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.95, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.readModifyWriteProportion) ? p.workload.readModifyWriteProportion : (has(self.workload.readModifyWriteProportion) ? self.workload.readModifyWriteProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : 'none']))) * 1000000.0 + 0.5) == 1000000)",message="in every Run phase, readProportion + updateProportion + insertProportion + scanProportion + readModifyWriteProportion must sum to 1 after applying the preset, spec.workload and the phase's workload overrides"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || has(p.maxExecutionTime) || (has(p.workload) && has(p.workload.operationCount) ? p.workload.operationCount : has(self.workload.operationCount) ? self.workload.operationCount : 1000) > 0)",message="a Run phase with operationCount 0 (unlimited) needs maxExecutionTime, or it never ends"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Load' || !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations * 2 <= (has(self.workload.recordCount) ? self.workload.recordCount : 1000))",message="a Load phase's warmup.operations may be at most half of recordCount: the warm-up inserts are records of the data set, the rest is the measurement"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations >= self.loaders)",message="warmup.operations is the total over all loaders: it must be at least loaders, so that every loader warms up"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
@@ -67,6 +69,11 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Driver DriverSpec `json:"driver,omitempty"`
+
+	// Measurement says what latency every phase reports; a phase may
+	// override it.
+	// +optional
+	Measurement MeasurementSpec `json:"measurement,omitempty"`
 
 	// Collection optionally applies a schema validator to the benchmark
 	// collection after the Load phase and before the first Run phase, to
@@ -431,7 +438,7 @@ type WorkloadParameters struct {
 	// (mongodb.url, threadcount, target, batchsize, ...) are rejected, so
 	// every value that shapes the run is validated in one place.
 	// +kubebuilder:validation:MaxProperties=64
-	// +kubebuilder:validation:XValidation:rule="!['mongodb.url', 'mongodb.writeConcern', 'mongodb.readPreference', 'mongodb.maxconnections', 'mongodb.upsert', 'db', 'table', 'threadcount', 'target', 'maxexecutiontime', 'batchsize', 'insertstart', 'insertcount', 'status.interval', 'measurementtype', 'measurement.interval', 'exporter', 'exportfile', 'loader.index', 'loader.count', 'loader.insertkeyoffset', 'workload', 'recordcount', 'operationcount', 'fieldcount', 'fieldlength', 'insertorder', 'zeropadding', 'readproportion', 'updateproportion', 'insertproportion', 'scanproportion', 'readmodifywriteproportion', 'requestdistribution', 'readallfields', 'writeallfields'].exists(k, k in self)",messageExpression="'properties must not set ' + ['mongodb.url', 'mongodb.writeConcern', 'mongodb.readPreference', 'mongodb.maxconnections', 'mongodb.upsert', 'db', 'table', 'threadcount', 'target', 'maxexecutiontime', 'batchsize', 'insertstart', 'insertcount', 'status.interval', 'measurementtype', 'measurement.interval', 'exporter', 'exportfile', 'loader.index', 'loader.count', 'loader.insertkeyoffset', 'workload', 'recordcount', 'operationcount', 'fieldcount', 'fieldlength', 'insertorder', 'zeropadding', 'readproportion', 'updateproportion', 'insertproportion', 'scanproportion', 'readmodifywriteproportion', 'requestdistribution', 'readallfields', 'writeallfields'].filter(k, k in self)[0] + ': mongobench manages it, or it has its own field (workload, phase, driver or spec)'"
+	// +kubebuilder:validation:XValidation:rule="!['mongodb.url', 'mongodb.writeConcern', 'mongodb.readPreference', 'mongodb.maxconnections', 'mongodb.upsert', 'db', 'table', 'threadcount', 'target', 'maxexecutiontime', 'batchsize', 'insertstart', 'insertcount', 'status.interval', 'measurementtype', 'measurement.interval', 'warmuptime', 'warmupoperations', 'exporter', 'exportfile', 'loader.index', 'loader.count', 'loader.insertkeyoffset', 'workload', 'recordcount', 'operationcount', 'fieldcount', 'fieldlength', 'insertorder', 'zeropadding', 'readproportion', 'updateproportion', 'insertproportion', 'scanproportion', 'readmodifywriteproportion', 'requestdistribution', 'readallfields', 'writeallfields'].exists(k, k in self)",messageExpression="'properties must not set ' + ['mongodb.url', 'mongodb.writeConcern', 'mongodb.readPreference', 'mongodb.maxconnections', 'mongodb.upsert', 'db', 'table', 'threadcount', 'target', 'maxexecutiontime', 'batchsize', 'insertstart', 'insertcount', 'status.interval', 'measurementtype', 'measurement.interval', 'warmuptime', 'warmupoperations', 'exporter', 'exportfile', 'loader.index', 'loader.count', 'loader.insertkeyoffset', 'workload', 'recordcount', 'operationcount', 'fieldcount', 'fieldlength', 'insertorder', 'zeropadding', 'readproportion', 'updateproportion', 'insertproportion', 'scanproportion', 'readmodifywriteproportion', 'requestdistribution', 'readallfields', 'writeallfields'].filter(k, k in self)[0] + ': mongobench manages it, or it has its own field (workload, phase, driver or spec)'"
 	// +kubebuilder:validation:XValidation:rule="['minscanlength', 'maxscanlength'].all(k, !(k in self) || self[k].matches('^[1-9][0-9]{0,8}$'))",message="minscanlength and maxscanlength must be whole numbers of at least 1"
 	// +kubebuilder:validation:XValidation:rule="['hotspotdatafraction', 'hotspotopnfraction'].all(k, !(k in self) || self[k].matches('^(0([.][0-9]+)?|1([.]0+)?|[.][0-9]+)$'))",message="hotspotdatafraction and hotspotopnfraction must be numbers between 0 and 1"
 	// +kubebuilder:validation:XValidation:rule="!('scanlengthdistribution' in self) || self['scanlengthdistribution'] in ['uniform', 'zipfian']",message="scanlengthdistribution must be uniform or zipfian"
@@ -464,6 +471,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type == 'Run' || !has(self.workload)",message="workload overrides are only allowed on Run phases"
 // +kubebuilder:validation:XValidation:rule="self.type == 'Grow' ? has(self.grow) : !has(self.grow)",message="grow is required on a Grow phase and only allowed there"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Grow' || (!has(self.batchSize) && !has(self.target) && !has(self.maxExecutionTime))",message="a Grow phase sets its inserts in grow (grow.batchSize); batchSize, target and maxExecutionTime are YCSB's"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Grow' || (!has(self.warmup) && !has(self.measurement))",message="warmup and measurement are YCSB's (Load and Run phases); a Grow phase measures its inserts and queries per checkpoint"
 type PhaseSpec struct {
 	// Name of the phase, unique within the run; it names the phase's Job.
 	// +kubebuilder:validation:MinLength=1
@@ -509,6 +517,69 @@ type PhaseSpec struct {
 	// threads does not apply.
 	// +optional
 	Grow *GrowSpec `json:"grow,omitempty"`
+
+	// Warmup starts the phase with a warm-up: its operations run like the
+	// rest (same threads, same target) but are measured apart, reported
+	// as the phase's warmup, and counted in neither its operations nor
+	// its throughput or percentiles. The measured window, and
+	// maxExecutionTime, start when it ends. In a Load phase the warm-up
+	// inserts are records of the data set (at most half of them); in a
+	// Run phase they come on top of operationCount. Not for Grow phases.
+	// +optional
+	Warmup *WarmupSpec `json:"warmup,omitempty"`
+
+	// Measurement overrides spec.measurement for this phase.
+	// +optional
+	Measurement *MeasurementSpec `json:"measurement,omitempty"`
+}
+
+// WarmupSpec is a phase's warm-up: a duration, or a number of operations.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.duration) != has(self.operations)",message="warmup takes either duration or operations"
+type WarmupSpec struct {
+	// Duration of the warm-up, from the moment every loader started.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('24h')",message="warmup.duration must be between 1s and 24h"
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// Operations of the warm-up, the total over all loaders (each does
+	// its share); it ends, in each loader, when its threads together did
+	// their share (plus the operations already under way then).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Operations *int64 `json:"operations,omitempty"`
+}
+
+// MeasurementInterval is YCSB's measurement.interval: op, intended or both.
+// +kubebuilder:validation:Enum=op;intended;both
+// +kubebuilder:validation:MaxLength=8
+type MeasurementInterval string
+
+// Measurement intervals.
+const (
+	// MeasureOp measures each call's service time, from the call to its
+	// return (YCSB's default).
+	MeasureOp MeasurementInterval = "op"
+	// MeasureIntended measures, under a target, each operation's
+	// intended latency: from the moment the throttle meant it to start to
+	// its end, so that a stall that delays the following operations
+	// counts against them (coordinated omission). The status keeps the
+	// service times too; YCSB's text report shows the intended latencies.
+	MeasureIntended MeasurementInterval = "intended"
+	// MeasureBoth measures both; the text report shows both (YCSB's
+	// "[Intended-<OP>]" blocks after the others).
+	MeasureBoth MeasurementInterval = "both"
+)
+
+// MeasurementSpec says what latency is measured.
+type MeasurementSpec struct {
+	// Interval is YCSB's measurement.interval: op (the default), intended
+	// or both. Intended latencies differ from service times only under a
+	// target (without one, an operation's intended start is its start).
+	// With intended or both, each phase's status adds intendedP99Micros
+	// and each operation's intended percentiles.
+	// +optional
+	Interval MeasurementInterval `json:"interval,omitempty"`
 }
 
 // DriverSpec configures the loaders' MongoDB driver.

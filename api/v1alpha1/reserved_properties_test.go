@@ -36,7 +36,6 @@ var reservedNotPassed = map[string]string{
 	"insertstart":              "the Load phase inserts recordcount keys from 0, split between the loaders and pre-split by the bootstrap",
 	"insertcount":              "the Load phase inserts recordcount keys from 0, split between the loaders and pre-split by the bootstrap",
 	"measurementtype":          "the loader measures with hdrhistogram only, which the controller's result merge relies on",
-	"measurement.interval":     "the loader measures op latency only, which the controller's result merge relies on",
 	"exporter":                 "the report goes into the result ConfigMap (--result-configmap), where the controller reads it",
 	"exportfile":               "the report goes into the result ConfigMap (--result-configmap), where the controller reads it",
 	"workload":                 "the workload class: the loader runs CoreWorkload only, which spec.workload describes",
@@ -60,6 +59,8 @@ var loaderFlags = map[string]struct {
 	"--result-configmap": {"", true},
 	"--result-owner":     {"", true},
 	"--result-labels":    {"", true},
+	// The phase's start barrier (internal/contract): no YCSB property.
+	"--" + contract.FlagStartBarrier: {"", true},
 	// Server telemetry (internal/contract): no YCSB property.
 	"--" + contract.FlagTelemetryInterval:        {"", true},
 	"--" + contract.FlagTelemetryProcess:         {"", true},
@@ -168,6 +169,9 @@ func passedProperties(t *testing.T) map[string]bool {
 		fill(reflect.ValueOf(&p).Elem())
 		run.Spec.Phases = append(run.Spec.Phases, p)
 	}
+	// A warm-up is a duration or a number of operations, not both.
+	run.Spec.Phases[1].Warmup.Operations = nil
+	run.Spec.Phases[2].Warmup.Duration = nil
 
 	cfg := topology.Config{LoaderImage: "loader", ClusterDomain: topology.DefaultClusterDomain, BootstrapTimeout: time.Minute}
 	passed := map[string]bool{}

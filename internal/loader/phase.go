@@ -454,6 +454,9 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.opts, err = ycsb.RunOptionsFromProperties(p, phase, env.Stderr); err != nil {
 		return nil, usageError{err}
 	}
+	if pr.opts.WarmupOperations, err = shareOf(pr.opts.WarmupOperations, pr.index, pr.count); err != nil {
+		return nil, usagef("%s: %w", ycsb.PropWarmupOperations, err)
+	}
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
@@ -514,6 +517,24 @@ func splitTarget(p *ycsb.Properties, index, count int) (string, error) {
 	}
 	p.Set("target", strconv.FormatInt(share, 10))
 	return v, nil
+}
+
+// shareOf is loader index's share of a total split over count loaders
+// (total/count, one more for the first total%count), as recordcount and
+// operationcount are split. A total that leaves a loader nothing is an
+// error.
+func shareOf(total int64, index, count int) (int64, error) {
+	if total == 0 || count <= 1 {
+		return total, nil
+	}
+	share := total / int64(count)
+	if int64(index) < total%int64(count) {
+		share++
+	}
+	if share == 0 {
+		return 0, fmt.Errorf("%d is smaller than loader.count %d: loader %d would get none", total, count, index)
+	}
+	return share, nil
 }
 
 // hostname names the loader in its result: the pod's name when the Job sets

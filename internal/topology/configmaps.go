@@ -2,8 +2,10 @@ package topology
 
 import (
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
@@ -40,5 +42,16 @@ func HistogramsConfigMap(run *benchv1.BenchmarkRun, phase string, merged []byte)
 	return &corev1.ConfigMap{
 		ObjectMeta: objectMeta(run, HistogramsConfigMapName(run, phase), labels),
 		BinaryData: map[string][]byte{contract.ConfigMapKey: merged},
+	}
+}
+
+// StartConfigMap opens the start barrier of a phase's Job: every loader
+// starts its measured window at the instant at (contract.StartAtKey).
+// Immutable: once loaders may have read it, it never changes.
+func StartConfigMap(run *benchv1.BenchmarkRun, jobName string, at time.Time) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: objectMeta(run, contract.StartConfigMapName(jobName), RunLabels(run, ComponentLoader)),
+		Immutable:  ptr.To(true),
+		Data:       map[string]string{contract.StartAtKey: at.UTC().Format(time.RFC3339Nano)},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,6 +112,9 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	name := PhaseJobName(run, phase.Name)
 	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), TelemetryArgs(run, phase, cfg.ClusterDomain)...)
 	args = append(args, resultArgs(run, name)...)
+	if StartBarrier(run, phase) {
+		args = append(args, "--"+contract.FlagStartBarrier, name)
+	}
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
 	loaders := max(run.Spec.Loaders, 1)
 	j := job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
@@ -301,6 +305,18 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
 		add("maxexecutiontime", fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
 	}
+	add("measurement.interval", string(MeasurementIntervalOf(run, phase)))
+	if w := phase.Warmup; w != nil {
+		// The loader takes the warm-up's length in seconds (go-ycsb's
+		// warmuptime), or its operations as a total that each loader
+		// divides by loader.count, like operationcount.
+		switch {
+		case w.Duration != nil:
+			add(ycsb.PropWarmupTime, strconv.FormatFloat(w.Duration.Seconds(), 'f', -1, 64))
+		case w.Operations != nil:
+			add(ycsb.PropWarmupOperations, fmt.Sprint(*w.Operations))
+		}
+	}
 	if k := runPhaseOrdinal(run, phase); k > 0 {
 		// Each Run phase inserts into its own key range: YCSB would start
 		// every run's inserts at recordcount and collide with the previous
@@ -311,6 +327,34 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 	add("loader.count", fmt.Sprint(max(run.Spec.Loaders, 1)))
 	add("status.interval", "10")
 	return out
+}
+
+// MeasurementIntervalOf is the phase's measurement.interval: its own, else
+// the run's, else op.
+func MeasurementIntervalOf(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) benchv1.MeasurementInterval {
+	if m := phase.Measurement; m != nil && m.Interval != "" {
+		return m.Interval
+	}
+	if i := run.Spec.Measurement.Interval; i != "" {
+		return i
+	}
+	return benchv1.MeasureOp
+}
+
+// WarmupDuration is the phase's timed warm-up (0 without one).
+func WarmupDuration(phase *benchv1.PhaseSpec) time.Duration {
+	if w := phase.Warmup; w != nil && w.Duration != nil {
+		return w.Duration.Duration
+	}
+	return 0
+}
+
+// StartBarrier reports whether a phase's loaders start together at the
+// controller's instant (contract.FlagStartBarrier): a Load or Run phase of
+// more than one loader. One loader has nobody to wait for; a Grow phase
+// has one loader.
+func StartBarrier(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) bool {
+	return phase.Type != benchv1.PhaseGrow && run.Spec.Loaders > 1
 }
 
 // InsertKeyRangeBits sizes each Run phase's insert key range: 2^40 keys, far

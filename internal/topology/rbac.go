@@ -6,11 +6,13 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // The run's Jobs report results by creating ConfigMaps (contract.ConfigMapKey);
-// this is all they may do. RBAC cannot restrict create by name, so the Role
-// is per run and namespace, and lives only as long as the run.
+// besides, the loaders of a phase with a start barrier read that phase's
+// start ConfigMap, by name. RBAC cannot restrict create by name, so the
+// Role is per run and namespace, and lives only as long as the run.
 
 // JobServiceAccount is the identity of the run's Jobs.
 func JobServiceAccount(run *benchv1.BenchmarkRun) *corev1.ServiceAccount {
@@ -20,9 +22,11 @@ func JobServiceAccount(run *benchv1.BenchmarkRun) *corev1.ServiceAccount {
 	}
 }
 
-// JobRole allows creating ConfigMaps in the run's namespace, nothing else.
+// JobRole allows creating ConfigMaps in the run's namespace, and reading
+// the start ConfigMaps of the run's phases with a start barrier, nothing
+// else.
 func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
-	return &rbacv1.Role{
+	role := &rbacv1.Role{
 		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{""},
@@ -30,6 +34,18 @@ func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 			Verbs:     []string{"create"},
 		}},
 	}
+	var starts []string
+	for i := range run.Spec.Phases {
+		if ph := &run.Spec.Phases[i]; StartBarrier(run, ph) {
+			starts = append(starts, contract.StartConfigMapName(PhaseJobName(run, ph.Name)))
+		}
+	}
+	if len(starts) > 0 {
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{
+			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: starts,
+		})
+	}
+	return role
 }
 
 // JobRoleBinding binds JobRole to JobServiceAccount.

@@ -241,17 +241,32 @@ func TestLoaderArgs(t *testing.T) {
 	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary&maxPoolSize=0"
 	load := strings.Join(LoaderArgs(run, &run.Spec.Phases[0], "cluster.local"), " ")
 	wantLoad := "load -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p maxscanlength=100 -p batchsize=1 " +
-		"-p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
+		"-p measurement.interval=op -p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
 	if load != wantLoad {
 		t.Errorf("load args:\n got %s\nwant %s", load, wantLoad)
 	}
 	s2 := strings.Join(LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"), " ")
 	wantS2 := "run -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p operationcount=1000000 " +
 		"-p readproportion=0.1 -p updateproportion=0.9 -p requestdistribution=zipfian -p maxscanlength=100 -p maxexecutiontime=600 " +
-		"-p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
+		"-p measurement.interval=op -p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
 	if s2 != wantS2 {
 		t.Errorf("S2 args:\n got %s\nwant %s", s2, wantS2)
 	}
+	// The run's measurement.interval, a phase's own, and the warm-ups.
+	run.Spec.Measurement.Interval = benchv1.MeasureIntended
+	run.Spec.Phases[0].Warmup = &benchv1.WarmupSpec{Operations: ptr.To[int64](3000)}
+	run.Spec.Phases[1].Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 90 * time.Second}}
+	run.Spec.Phases[1].Measurement = &benchv1.MeasurementSpec{Interval: benchv1.MeasureBoth}
+	if load := strings.Join(LoaderArgs(run, &run.Spec.Phases[0], "cluster.local"), " "); !strings.Contains(load,
+		"-p batchsize=1 -p measurement.interval=intended -p warmupoperations=3000 -p mongodb.url=") {
+		t.Errorf("load args with a warm-up: %s", load)
+	}
+	if s2 := strings.Join(LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"), " "); !strings.Contains(s2,
+		"-p maxexecutiontime=600 -p measurement.interval=both -p warmuptime=90 -p mongodb.url=") {
+		t.Errorf("S2 args with a warm-up: %s", s2)
+	}
+	run.Spec.Measurement.Interval = ""
+	run.Spec.Phases[0].Warmup, run.Spec.Phases[1].Warmup, run.Spec.Phases[1].Measurement = nil, nil, nil
 	// A second Run phase inserts into its own key range.
 	run.Spec.Phases = append(run.Spec.Phases, benchv1.PhaseSpec{Name: "S3", Type: benchv1.PhaseRun, Threads: 32})
 	if s3 := strings.Join(LoaderArgs(run, &run.Spec.Phases[2], "cluster.local"), " "); !strings.Contains(s3, "-p loader.insertkeyoffset=1099511627776 ") {
@@ -393,6 +408,40 @@ func TestJobRBACIsMinimal(t *testing.T) {
 	}
 	if *JobServiceAccount(run).AutomountServiceAccountToken {
 		t.Error("the service account must not mount tokens by default; only the Jobs opt in")
+	}
+}
+
+// TestStartBarrier: the phases of several loaders wait at a start barrier
+// (Load and Run, not Grow, not one loader); their Jobs say where, the Role
+// lets the loaders read exactly those start ConfigMaps, and the controller's
+// start ConfigMap holds the instant.
+func TestStartBarrier(t *testing.T) {
+	cfg := Config{LoaderImage: "loader", ClusterDomain: "cluster.local"}
+	run := issueExample() // 3 loaders
+	for i := range run.Spec.Phases {
+		ph := &run.Spec.Phases[i]
+		args := strings.Join(PhaseJob(run, ph, time.Hour, cfg).Spec.Template.Spec.Containers[0].Args, " ")
+		if want := "--start-barrier " + PhaseJobName(run, ph.Name); !strings.HasSuffix(args, want) {
+			t.Errorf("phase %s: args end %q, want %q", ph.Name, args[max(len(args)-60, 0):], want)
+		}
+	}
+	role := JobRole(run)
+	want := []string{contract.StartConfigMapName(PhaseJobName(run, "load")), contract.StartConfigMapName(PhaseJobName(run, "S2"))}
+	if len(role.Rules) != 2 || !reflect.DeepEqual(role.Rules[1].Verbs, []string{"get"}) || !reflect.DeepEqual(role.Rules[1].ResourceNames, want) {
+		t.Errorf("rules %+v, want get on %v", role.Rules, want)
+	}
+	run.Spec.Loaders = 1
+	if args := strings.Join(PhaseJob(run, &run.Spec.Phases[0], time.Hour, cfg).Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "start-barrier") {
+		t.Errorf("one loader waits at a barrier: %s", args)
+	}
+	if len(JobRole(run).Rules) != 1 {
+		t.Errorf("one loader may read ConfigMaps: %+v", JobRole(run).Rules)
+	}
+	at := time.Date(2026, 11, 26, 10, 0, 0, 123456789, time.UTC)
+	cm := StartConfigMap(run, PhaseJobName(run, "S2"), at.In(time.FixedZone("x", 3600)))
+	if cm.Name != PhaseJobName(run, "S2")+"-start" || cm.Data[contract.StartAtKey] != "2026-11-26T10:00:00.123456789Z" ||
+		!*cm.Immutable || cm.OwnerReferences[0].UID != run.UID {
+		t.Errorf("start ConfigMap %+v", cm)
 	}
 }
 
