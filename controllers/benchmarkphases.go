@@ -119,16 +119,16 @@ func (r *BenchmarkRunReconciler) openStartBarrier(ctx context.Context, s *runSta
 		if firstReady.IsZero() {
 			return nil // nobody is waiting yet; a ready ConfigMap wakes us
 		}
-		if waited := s.now.Sub(firstReady); waited >= r.Limits.StartBarrier {
-			s.fail(benchv1.ReasonPhaseFailed, "phase %s: %d of %d loaders were ready to start, loader(s) %s still not after %v",
-				ph.Name, n-len(waiting), n, strings.Join(waiting, ", "), r.Limits.StartBarrier)
+		timeout := orDefaultDuration(r.Limits.StartBarrier, DefaultLimits.StartBarrier)
+		if waited := s.now.Sub(firstReady); waited < timeout {
+			s.wakeAfter(timeout - waited)
 			return nil
-		} else {
-			s.wakeAfter(r.Limits.StartBarrier - waited)
 		}
+		s.fail(benchv1.ReasonPhaseFailed, "phase %s: %d of %d loaders were ready to start, loader(s) %s still not after %v",
+			ph.Name, n-len(waiting), n, strings.Join(waiting, ", "), timeout)
 		return nil
 	}
-	at := s.now.Add(r.Limits.StartLead).UTC()
+	at := s.now.Add(orDefaultDuration(r.Limits.StartLead, DefaultLimits.StartLead)).UTC()
 	if err := r.create(ctx, topology.StartConfigMap(s.run, jobName, at)); err != nil {
 		return err
 	}
@@ -248,4 +248,11 @@ func errorsOf(res benchv1.PhaseResult) int64 {
 		n += o.Errors
 	}
 	return n
+}
+
+func orDefaultDuration(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
