@@ -123,11 +123,6 @@ func moveChunkCommand(ns string, r keyRange, toShard string) bson.D {
 		{Key: "to", Value: toShard}}
 }
 
-// getMoreCommand fetches the next batch of a cursor on collection coll.
-func getMoreCommand(id int64, coll string) bson.D {
-	return bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}}
-}
-
 // listCollectionCommand lists one collection with its options.
 func listCollectionCommand(coll string) bson.D {
 	return bson.D{{Key: "listCollections", Value: int32(1)}, {Key: "filter", Value: bson.D{{Key: nameField, Value: coll}}}}

@@ -313,7 +313,55 @@ func (c *fakeConn) Close(context.Context) error {
 	return nil
 }
 
+// RunCommand is the driver's Database.RunCommand, which adds maxTimeMS
+// to the command whenever ctx has a deadline (go.mongodb.org/mongo-driver/v2
+// x/mongo/driver/operation.go calculateMaxTimeMS; mongo/database.go sets no
+// OmitMaxTimeMS): here always, since every call has one.
 func (c *fakeConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	c.f.t.Helper()
+	return c.exec(ctx, db, cmd, true)
+}
+
+// RunCursor is the driver's RunCommandCursor read to its end: the first
+// command gets maxTimeMS as any RunCommand, the getMores that follow do not
+// (x/mongo/driver/batch_cursor.go, getMore: "OmitMaxTimeMS: true"), and
+// they are sent as {getMore: <id>, collection: <the cursor's collection>}
+// to the database of the cursor's namespace.
+func (c *fakeConn) RunCursor(ctx context.Context, db string, cmd bson.D) ([]bson.Raw, error) {
+	c.f.t.Helper()
+	reply, err := c.exec(ctx, db, cmd, true)
+	var docs []bson.Raw
+	for batch := "firstBatch"; ; batch = "nextBatch" {
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Cursor struct {
+				ID         int64      `bson:"id"`
+				NS         string     `bson:"ns"`
+				FirstBatch []bson.Raw `bson:"firstBatch"`
+				NextBatch  []bson.Raw `bson:"nextBatch"`
+			} `bson:"cursor"`
+		}
+		if err := bson.Unmarshal(reply, &page); err != nil {
+			return nil, fmt.Errorf("fake: decode cursor: %w", err)
+		}
+		if batch == "firstBatch" {
+			docs = append(docs, page.Cursor.FirstBatch...)
+		} else {
+			docs = append(docs, page.Cursor.NextBatch...)
+		}
+		if page.Cursor.ID == 0 {
+			return docs, nil
+		}
+		cdb, coll, _ := strings.Cut(page.Cursor.NS, ".")
+		reply, err = c.exec(ctx, cdb, bson.D{{Key: "getMore", Value: page.Cursor.ID}, {Key: "collection", Value: coll}}, false)
+	}
+}
+
+// exec runs one command as the server would, maxTimeMS telling whether the
+// driver added one.
+func (c *fakeConn) exec(ctx context.Context, db string, cmd bson.D, maxTimeMS bool) (bson.Raw, error) {
 	f := c.f
 	f.t.Helper()
 	// Every command must carry its own, bounded timeout.
@@ -326,6 +374,16 @@ func (c *fakeConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.
 	s, ok := f.servers[c.host]
 	if !ok {
 		return nil, networkError("dial tcp: lookup " + c.host + ": no such host")
+	}
+	if cmd[0].Key == "getMore" && maxTimeMS {
+		// Every cursor here is a plain one (not tailable, not awaitData),
+		// and a real server refuses maxTimeMS on its getMore: mongod in
+		// src/mongo/db/commands/getmore_cmd.cpp, mongos (same code, other
+		// message) in src/mongo/s/query/cluster_find.cpp (mongodb/mongo).
+		if s.role == roleMongos {
+			return nil, serverError(2, "BadValue", "maxTimeMS can only be used with getMore for tailable, awaitData cursors")
+		}
+		return nil, serverError(2, "BadValue", "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 	}
 	key := c.host + " " + cmd[0].Key
 	if q := f.inject[key]; len(q) > 0 && (q[0].match == "" || strings.Contains(keyJSON(cmd), q[0].match)) && q[0].skip > 0 {
