@@ -614,10 +614,20 @@ func lookupString(cmd bson.D, key string) string {
 }
 
 func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, error) {
+	// As _validateHostAsShard does (src/mongo/db/s/config/
+	// sharding_catalog_manager_shard_operations.cpp, mongodb/mongo 7.0/8.0)
+	// after running hello on the host.
 	set, host, _ := strings.Cut(connString, "/")
 	m, ok := f.servers[host]
-	if !ok || !m.initiated || m.replSet != set {
-		return nil, serverError(96, "OperationFailed", "in seed list "+connString+", host "+host+" does not belong to replica set "+set)
+	switch {
+	case !ok:
+		return nil, serverError(6, "HostUnreachable", "Error running 'hello' against "+connString+" :: caused by :: Connection refused")
+	case !m.initiated:
+		return nil, serverError(96, "OperationFailed",
+			"host did not return a set name; is the replica set still initializing? { isWritablePrimary: false, isreplicaset: true, ok: 1.0 }")
+	case m.replSet != set:
+		return nil, serverError(96, "OperationFailed",
+			"the provided connection string ("+connString+") does not match the actual set name "+m.replSet)
 	}
 	for _, sh := range s.shards {
 		if sh.ID == name && sh.Host == connString {
