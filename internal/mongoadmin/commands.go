@@ -25,6 +25,7 @@ const (
 	cmdReplSetInitiate = "replSetInitiate"
 	cmdAddShard        = "addShard"
 	cmdBalancerStop    = "balancerStop"
+	cmdEnableSharding  = "enableSharding"
 	cmdShardCollection = "shardCollection"
 	cmdSplit           = "split"
 	cmdMoveRange       = "moveRange"
@@ -57,6 +58,12 @@ func initiateCommand(rs ReplicaSet, configsvr bool) bson.D {
 // set's hello.hosts.
 func addShardCommand(rs ReplicaSet) bson.D {
 	return bson.D{{Key: cmdAddShard, Value: shardConnString(rs)}, {Key: nameField, Value: rs.Name}}
+}
+
+// enableShardingCommand enables sharding on database db (needed before
+// 6.0; see runner.enableSharding).
+func enableShardingCommand(db string) bson.D {
+	return bson.D{{Key: cmdEnableSharding, Value: db}}
 }
 
 // shardCollectionCommand shards ns with key. numInitialChunks is not sent:

@@ -1,6 +1,7 @@
 // Package mongoadmin makes a MongoDB topology ready for a benchmark: it
 // initiates the replica sets of a sharded cluster, adds the shards, stops the
-// balancer, shards the benchmark collection and, for a ranged shard key,
+// balancer, enables sharding on the benchmark database (MongoDB 5.0 requires
+// it), shards the benchmark collection and, for a ranged shard key,
 // splits it into one range per shard and moves each range to its shard
 // (Bootstrap, presplit.go), and installs a schema validator on the
 // collection (ApplyValidator).

@@ -248,6 +248,20 @@ func TestBootstrapErrorHandling(t *testing.T) {
 			check:   failedAtOnce,
 		},
 		{
+			name: "enableSharding refused: fail at once with the server's message",
+			setup: func(f *fakeCluster, _ *Topology) {
+				f.failNext(mongosHost, "enableSharding", injection{err: serverError(13297, "DatabaseDifferCase",
+					"can't have 2 databases that just differ on case  have: YCSB want to add: ycsb")})
+			},
+			wantErr: []string{"shard collection ycsb.usertable", "enableSharding on " + mongosHost, "server error 13297 (DatabaseDifferCase)"},
+			check: func(t *testing.T, f *fakeCluster, err error) {
+				failedAtOnce(t, f, err)
+				if n := f.count(mongosHost, `{"shardCollection"`); n != 0 {
+					t.Errorf("%d shardCollection after enableSharding failed", n)
+				}
+			},
+		},
+		{
 			name: "addShard reply lost: the retry's re-add is ok",
 			setup: func(f *fakeCluster, _ *Topology) {
 				f.failNext(mongosHost, "addShard", injection{apply: true, err: networkError("connection reset by peer")})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,15 +93,30 @@ type fakeServer struct {
 	// primaryShard gets a new collection's first chunk (default: the
 	// first shard added).
 	primaryShard string
-	// noMoveRange makes moveRange answer 59 CommandNotFound, as servers
-	// before 6.0 do.
-	noMoveRange bool
+	// databases enabled for sharding (enableSharding), or created by
+	// shardCollection from 6.0 on.
+	databases map[string]bool
 
 	// standalone and mongos
 	colls map[string]*fakeColl // by db.coll
 	// dropValidator makes create and collMod accept a validator and keep
 	// none, as mongo-java-server does.
 	dropValidator bool
+}
+
+// before60 tells whether the server is older than MongoDB 6.0 (its
+// version's major number is below 6).
+func (s *fakeServer) before60() bool {
+	major, _, _ := strings.Cut(s.version, ".")
+	n, err := strconv.Atoi(major)
+	return err == nil && n < 6
+}
+
+// setVersion makes every server of the fake run version v.
+func (f *fakeCluster) setVersion(v string) {
+	for _, s := range f.servers {
+		s.version = v
+	}
 }
 
 type fakeSharded struct {
@@ -214,6 +230,7 @@ func (f *fakeCluster) add(s *fakeServer) *fakeServer {
 	if s.role == roleMongos {
 		s.balancer = "full"
 		s.sharded = map[string]fakeSharded{}
+		s.databases = map[string]bool{}
 	}
 	s.colls = map[string]*fakeColl{}
 	f.servers[s.host] = s
@@ -296,7 +313,7 @@ func (f *fakeCluster) mutating() []string {
 	var out []string
 	for _, c := range f.calls {
 		switch c.cmd[0].Key {
-		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod:
+		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdEnableSharding, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod:
 			out = append(out, c.String())
 		}
 	}
@@ -549,6 +566,16 @@ func (f *fakeCluster) handleMongos(s *fakeServer, db string, cmd bson.D) (reply 
 	case "balancerStop":
 		s.balancer = "off"
 		return nil, nil, true
+	case "enableSharding":
+		// Idempotent: a database already enabled (or, from 6.0, already
+		// created) answers ok (jstests/sharding/enable_sharding.js of 5.0,
+		// jstests/core_sharding/ddl/enable_sharding.js of 8.0: "enableSharding
+		// is idempotent", mongodb/mongo).
+		if db != "admin" {
+			return nil, serverError(13, "Unauthorized", "enableSharding may only be run against the admin database."), true
+		}
+		s.databases[arg.(string)] = true
+		return nil, nil, true
 	case "shardCollection":
 		reply, err := f.shardCollection(s, arg.(string), cmd)
 		return reply, err, true
@@ -654,6 +681,17 @@ func (f *fakeCluster) shardCollection(s *fakeServer, ns string, cmd bson.D) (bso
 	if len(s.shards) == 0 {
 		return nil, serverError(70, "ShardNotFound", "no shards found")
 	}
+	// Before 6.0 (FCV 6.0) the database must be enabled for sharding
+	// first: CreateCollectionCoordinator::_checkCommandArguments in
+	// src/mongo/db/s/create_collection_coordinator.cpp (mongodb/mongo 5.0).
+	// From 6.0 on shardCollection creates the database.
+	db, _, _ := strings.Cut(ns, ".")
+	if !s.databases[db] {
+		if s.before60() {
+			return nil, serverError(20, "IllegalOperation", "sharding not enabled for db "+db)
+		}
+		s.databases[db] = true
+	}
 	uuid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
 	s.sharded[ns] = fakeSharded{key: key, uuid: uuid}
 	s.colls[ns] = &fakeColl{}
@@ -730,7 +768,7 @@ func (s *fakeServer) hasShard(name string) bool {
 // already is ok (Balancer::moveRange turns the failed migration into
 // success when the chunk is on the destination).
 func (f *fakeCluster) moveRange(s *fakeServer, ns string, cmd bson.D) (bson.D, error) {
-	if s.noMoveRange {
+	if s.before60() { // moveRange is new in 6.0
 		return nil, serverError(59, "CommandNotFound", "no such command: 'moveRange'")
 	}
 	raw := marshal(f.t, cmd)

@@ -192,6 +192,9 @@ func (r *runner) shardCollection(ctx context.Context, mongos, ns string, key bso
 			info = cur
 			return nil
 		}
+		if err := r.enableSharding(ctx, mongos, ns); err != nil {
+			return err
+		}
 		_, err = r.runAdmin(ctx, mongos, shardCollectionCommand(ns, key))
 		if hasCode(err, codeAlreadyInitialized) {
 			existing := "unknown"
@@ -213,6 +216,30 @@ func (r *runner) shardCollection(ctx context.Context, mongos, ns string, key bso
 		return nil
 	})
 	return info, err
+}
+
+// enableSharding enables sharding on ns's database. Before 6.0 (more
+// exactly, before featureCompatibilityVersion 6.0) shardCollection
+// refuses a database that is not: 20 IllegalOperation "sharding not
+// enabled for db <db>" (CreateCollectionCoordinator::
+// _checkCommandArguments, src/mongo/db/s/create_collection_coordinator.cpp,
+// mongodb/mongo 5.0). From 6.0 on it only creates the database and picks
+// its primary shard, as shardCollection would. It is idempotent: sent
+// again for a database already enabled it answers ok
+// (jstests/sharding/enable_sharding.js of 5.0, "Attempting to shard
+// already sharded database returns success";
+// jstests/core_sharding/ddl/enable_sharding.js of 8.0, "enableSharding is
+// idempotent").
+func (r *runner) enableSharding(ctx context.Context, mongos, ns string) error {
+	db, _, err := splitNamespace(ns)
+	if err != nil {
+		return err
+	}
+	if _, err := r.runAdmin(ctx, mongos, enableShardingCommand(db)); err != nil {
+		return err
+	}
+	r.log.Info("database enabled for sharding", "database", db)
+	return nil
 }
 
 // sameKey compares key patterns by field names and values; numbers by
