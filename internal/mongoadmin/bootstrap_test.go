@@ -55,7 +55,7 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 		h + ` admin {"serverStatus":1,"repl":0,"metrics":0,"locks":0}`,
 	})
 	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Server: &results.ServerEnvironment{
-		GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
+		Version: "8.0.4", GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
 		StorageEngine: "wiredTiger", Processes: []results.ProcessEnvironment{{Host: h, Options: `{"net": {"port": {"$numberInt":"27017"}}}`,
 			StartupWarnings: []string{`{"msg":"startup warning of ` + h + `"}`}}}}}
 	if !reflect.DeepEqual(report, want) {
@@ -440,7 +440,7 @@ func checkServerEnvironment(t *testing.T, report *results.BootstrapReport, n int
 	t.Helper()
 	env := report.Server
 	report.Server = nil
-	if env == nil || env.GitVersion == "" || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" ||
+	if env == nil || env.Version != report.ServerVersion || env.GitVersion != "git-"+report.ServerVersion || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" ||
 		env.StorageEngine != "wiredTiger" {
 		t.Fatalf("server environment %+v", env)
 	}
