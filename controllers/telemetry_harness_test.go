@@ -25,7 +25,9 @@ const telemetrySamples = 6
 // order), over telemetrySamples samples i = 0…5:
 //   - opcounters.insert grows 1000·(j+1) a second, query 200, command 10;
 //   - network.bytesIn 2·10^6 a second, bytesOut 3·10^6;
-//   - 5 pages a second evicted by application threads;
+//   - 5 pages a second evicted by application threads, read from "pages
+//     evicted by application threads" (7.0/8.0) for even j, from attempts
+//     minus failures (8.1 on) for odd j;
 //   - connections.current 10+j+i (peak 15+j, mean 12.5+j);
 //   - cache used 40+i % (max 45), dirty 5+i % (max 10);
 //   - read tickets available 128-i (min 123), write 128-2i (min 118);
@@ -38,7 +40,10 @@ func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
 		b := telemetry.NewSeriesBuilder(telemetryStart, time.Second)
 		for i := 0; i < telemetrySamples; i++ {
 			s := telemetry.Sample{Time: telemetryStart.Add(time.Duration(i) * time.Second), Version: "8.0.4",
-				UptimeMillis: opt(int64(100000 + 1000*i))}
+				UptimeMillis: opt(int64(100000 + 1000*i)), EvictedByAppFrom: telemetry.EvictionsPagesEvicted}
+			if j%2 == 1 {
+				s.EvictedByAppFrom = telemetry.EvictionsAttemptsMinusFailures
+			}
 			for c, v := range map[telemetry.Counter]int64{
 				telemetry.CounterInsert: int64(1000 * (j + 1) * i), telemetry.CounterQuery: int64(200 * i),
 				telemetry.CounterUpdate: 0, telemetry.CounterDelete: 0, telemetry.CounterGetmore: 0,

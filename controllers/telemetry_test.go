@@ -48,6 +48,7 @@ func wantServer(rep *telemetry.Report) []benchv1.ServerSummary {
 				Getmore: f(o.Getmore), Command: f(o.Command)},
 			MaxCacheUsedPercent: f(s.MaxCacheUsedPercent), MaxCacheDirtyPercent: f(s.MaxCacheDirtyPercent),
 			MeanNetInMBps: f(s.MeanNetInMBps), MeanNetOutMBps: f(s.MeanNetOutMBps), AppEvictions: s.EvictionsByAppThreads,
+			AppEvictionsFrom:        string(s.EvictionsByAppThreadsFrom),
 			MinReadTicketsAvailable: s.MinReadTicketsAvailable, MinWriteTicketsAvailable: s.MinWriteTicketsAvailable, MaxQueue: s.MaxQueue,
 		})
 	}
@@ -88,6 +89,7 @@ func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *te
 			{"net in MB/s", *s.MeanNetInMBps, 2.0},
 			{"net out MB/s", *s.MeanNetOutMBps, 3.0},
 			{"app evictions", *s.AppEvictions, int64(25)},
+			{"app evictions from", s.AppEvictionsFrom, []string{benchv1.AppEvictionsPagesEvicted, benchv1.AppEvictionsAttemptsMinusFailures}[j%2]},
 			{"min read tickets", *s.MinReadTicketsAvailable, int64(123)},
 			{"min write tickets", *s.MinWriteTicketsAvailable, int64(118)},
 			{"max queue", *s.MaxQueue, int64(5)},
@@ -143,6 +145,8 @@ func TestTelemetrySummaries(t *testing.T) {
 		{"duplicate pod", string(mutate(func(r *telemetry.Report) { r.Processes[1].Pod = r.Processes[0].Pod })), "reported twice"},
 		{"empty pod", string(mutate(func(r *telemetry.Report) { r.Processes[1].Pod = "" })), "empty"},
 		{"unknown role", string(mutate(func(r *telemetry.Report) { r.Processes[0].Role = "arbiter" })), "unknown role"},
+		{"unknown eviction statistics", string(mutate(func(r *telemetry.Report) { r.Processes[0].Series.EvictedByAppFrom = "guessed" })),
+			"unknown source of the app evictions"},
 		{"too many processes", string(mutate(func(r *telemetry.Report) {
 			r.Processes = append(r.Processes, r.Processes[0])
 			r.Processes[4].Pod = "t-extra"

@@ -277,6 +277,15 @@ type ServerSummary struct {
 	// could not keep up with, paid in operation latency.
 	// +optional
 	AppEvictions *int64 `json:"appEvictions,omitempty"`
+	// AppEvictionsFrom names the WiredTiger statistics AppEvictions was
+	// read from: pagesEvicted is "pages evicted by application threads"
+	// (MongoDB through 8.0), attemptsMinusFailures is "page evict attempts
+	// by application threads" minus "page evict failures by application
+	// threads" (8.1 on, where WiredTiger split the former). Set with
+	// AppEvictions.
+	// +kubebuilder:validation:Enum=pagesEvicted;attemptsMinusFailures
+	// +optional
+	AppEvictionsFrom string `json:"appEvictionsFrom,omitempty"`
 	// MinReadTicketsAvailable is the lowest number of read execution
 	// tickets left (wiredTiger.concurrentTransactions through 7.0,
 	// queues.execution from 8.0); 0 means reads queued for a ticket.
@@ -290,6 +299,12 @@ type ServerSummary struct {
 	// +optional
 	MaxQueue *int64 `json:"maxQueue,omitempty"`
 }
+
+// Values of ServerSummary.AppEvictionsFrom.
+const (
+	AppEvictionsPagesEvicted          = "pagesEvicted"
+	AppEvictionsAttemptsMinusFailures = "attemptsMinusFailures"
+)
 
 // OpCounterRates are operations per second by opcounter, as mongostat
 // shows them.

@@ -8,9 +8,12 @@
 //     connections, network bytes, the WiredTiger cache, execution tickets,
 //     the global lock queue and resident memory. Field paths are mapped by
 //     server version (tickets: wiredTiger.concurrentTransactions through
-//     7.0, queues.execution from 8.0 on, each falling back to the other),
-//     and a field that is missing or not a number is recorded as absent,
-//     never as 0 and never as an error.
+//     7.0, queues.execution from 8.0 on, each falling back to the other;
+//     the pages evicted by application threads from WiredTiger's "pages
+//     evicted by application threads" through 8.0, else its "page evict
+//     attempts" minus "page evict failures" of 8.1 on, the source being
+//     recorded), and a field that is missing or not a number is recorded
+//     as absent, never as 0 and never as an error.
 //   - Diff turns two consecutive samples into counter deltas; a process
 //     restart (uptime going down) or a counter that goes down never yields
 //     a negative or inflated rate (see Diff for the rules).

@@ -39,9 +39,10 @@ const (
 	// CounterNetIn and CounterNetOut are network.bytesIn and bytesOut.
 	CounterNetIn
 	CounterNetOut
-	// CounterEvictedByApp is wiredTiger.cache["pages evicted by application
-	// threads"]: eviction work the cache pushed onto operations because the
-	// eviction threads could not keep up.
+	// CounterEvictedByApp counts the pages application threads evicted:
+	// eviction work the cache pushed onto operations because the eviction
+	// threads could not keep up. It is read from one statistic or two,
+	// depending on the server (see EvictionSource).
 	CounterEvictedByApp
 	// CounterConnectionsCreated is connections.totalCreated.
 	CounterConnectionsCreated
@@ -155,9 +156,38 @@ var counterFields = [NumCounters]field{
 	CounterCommand:            {secOpcounters, []string{"command"}},
 	CounterNetIn:              {secNetwork, []string{"bytesIn"}},
 	CounterNetOut:             {secNetwork, []string{"bytesOut"}},
-	CounterEvictedByApp:       {secCache, []string{"pages evicted by application threads"}},
+	CounterEvictedByApp:       {secCache, []string{statPagesEvictedByApp}},
 	CounterConnectionsCreated: {secConnections, []string{"totalCreated"}},
 }
+
+// EvictionSource names the WiredTiger statistics CounterEvictedByApp was
+// read from. WiredTiger split "pages evicted by application threads" into
+// attempts and failures (WT-8969, wiredtiger/wiredtiger commit 212a7f3c58,
+// dist/stat_data.py: "cache_eviction_app_attempt - cache_eviction_app_fail
+// = page evict successes by application threads"); the split first ships
+// in MongoDB 8.1 (branch mongodb-8.1), 7.0 and 8.0 keep the old statistic.
+type EvictionSource string
+
+// The sources of CounterEvictedByApp.
+const (
+	// EvictionsPagesEvicted is wiredTiger.cache["pages evicted by
+	// application threads"] (MongoDB through 8.0).
+	EvictionsPagesEvicted EvictionSource = "pagesEvicted"
+	// EvictionsAttemptsMinusFailures is wiredTiger.cache["page evict
+	// attempts by application threads"] minus ["page evict failures by
+	// application threads"] (MongoDB 8.1 and later): the evictions that
+	// succeeded.
+	EvictionsAttemptsMinusFailures EvictionSource = "attemptsMinusFailures"
+)
+
+// The WiredTiger statistics of pages evicted by application threads, as
+// serverStatus names them under wiredTiger.cache (src/support/stat.c,
+// "cache: ...", split at the colon by MongoDB).
+const (
+	statPagesEvictedByApp  = "pages evicted by application threads"
+	statEvictAttemptsByApp = "page evict attempts by application threads"
+	statEvictFailuresByApp = "page evict failures by application threads"
+)
 
 // gaugeFields holds the raw gauges; the derived ones have no key.
 var gaugeFields = [NumGauges]field{
@@ -196,6 +226,9 @@ type Sample struct {
 	// ("wiredTiger.concurrentTransactions" or "queues.execution"), "" when
 	// neither was present.
 	TicketsPath string
+	// EvictedByAppFrom is what CounterEvictedByApp was read from, "" when
+	// it is absent.
+	EvictedByAppFrom EvictionSource
 }
 
 // TicketsPath returns the serverStatus section that holds the execution
@@ -239,6 +272,7 @@ func Extract(doc bson.Raw, at time.Time) Sample {
 	for c, f := range counterFields {
 		s.Counters[c] = intValue(secs[f.sec], f.key...)
 	}
+	s.Counters[CounterEvictedByApp], s.EvictedByAppFrom = evictedByApp(secs[secCache])
 	for g, f := range gaugeFields {
 		if Gauge(g).derived() {
 			continue
@@ -252,6 +286,42 @@ func Extract(doc bson.Raw, at time.Time) Sample {
 	return s
 }
 
+// evictedByApp reads the pages evicted by application threads from the
+// cache section: the old statistic when it is there, else attempts minus
+// failures (which only grows, as both are counters of the same events).
+func evictedByApp(cache bsoncore.Document) (Opt[int64], EvictionSource) {
+	if v := intValue(cache, statPagesEvictedByApp); v.Valid {
+		return v, EvictionsPagesEvicted
+	}
+	attempts, failures := intValue(cache, statEvictAttemptsByApp), intValue(cache, statEvictFailuresByApp)
+	if !attempts.Valid || !failures.Valid || failures.V > attempts.V {
+		return Opt[int64]{}, ""
+	}
+	return some(attempts.V - failures.V), EvictionsAttemptsMinusFailures
+}
+
+// splitEvictionStats tells whether a server version reports the
+// application threads' evictions as attempts and failures (8.1 on); an
+// empty or unparsable version is taken as an older one.
+func splitEvictionStats(version string) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(leadingDigits(parts[1]))
+	return err1 == nil && err2 == nil && (major > 8 || major == 8 && minor >= 1)
+}
+
+// leadingDigits is the digits s starts with ("1" of "1-rc0").
+func leadingDigits(s string) string {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return s[:n]
+}
+
 // Absent lists the serverStatus fields (dotted paths) that the sample lacks.
 // The ticket fields are named by the section the sample's version prefers.
 func (s *Sample) Absent() []string {
@@ -263,7 +333,13 @@ func (s *Sample) Absent() []string {
 		out = append(out, "uptimeMillis")
 	}
 	for c := range NumCounters {
-		if !s.Counters[c].Valid {
+		switch {
+		case s.Counters[c].Valid:
+		case c == CounterEvictedByApp && splitEvictionStats(s.Version):
+			// The statistics this version reports.
+			out = append(out, s.path(field{secCache, []string{statEvictAttemptsByApp}}),
+				s.path(field{secCache, []string{statEvictFailuresByApp}}))
+		default:
 			out = append(out, s.path(counterFields[c]))
 		}
 	}

@@ -77,6 +77,9 @@ type Series struct {
 	Points         []Point   `json:"points"`
 	// Version is the server version of the last sample that reported one.
 	Version string `json:"version,omitempty"`
+	// EvictedByAppFrom is what the evictedByApp counter was read from in
+	// the last sample that had it (see EvictionSource).
+	EvictedByAppFrom EvictionSource `json:"evictedByAppFrom,omitempty"`
 	// Restarts counts the restarts seen (uptime going down).
 	Restarts int `json:"restarts,omitempty"`
 	// Absent lists the serverStatus fields that no sample held.
@@ -224,6 +227,9 @@ func (b *SeriesBuilder) see(s *Sample) {
 	}
 	if s.TicketsPath != "" {
 		b.seen.TicketsPath = s.TicketsPath
+	}
+	if s.EvictedByAppFrom != "" {
+		b.series.EvictedByAppFrom = s.EvictedByAppFrom
 	}
 	b.seen.UptimeMillis.Valid = b.seen.UptimeMillis.Valid || s.UptimeMillis.Valid
 	for i := range s.Counters {

@@ -32,8 +32,10 @@ type Summary struct {
 	MeanNetInMBps  *float64 `json:"meanNetInMBps,omitempty"`
 	MeanNetOutMBps *float64 `json:"meanNetOutMBps,omitempty"`
 	// EvictionsByAppThreads is the number of pages application threads had
-	// to evict from the cache during the phase.
-	EvictionsByAppThreads *int64 `json:"evictionsByAppThreads,omitempty"`
+	// to evict from the cache during the phase; EvictionsByAppThreadsFrom
+	// says which statistics it was read from (set with it).
+	EvictionsByAppThreads     *int64         `json:"evictionsByAppThreads,omitempty"`
+	EvictionsByAppThreadsFrom EvictionSource `json:"evictionsByAppThreadsFrom,omitempty"`
 	// MinReadTicketsAvailable and MinWriteTicketsAvailable are the lowest
 	// execution tickets left; 0 means operations queued for a ticket.
 	MinReadTicketsAvailable  *int64 `json:"minReadTicketsAvailable,omitempty"`
@@ -79,6 +81,7 @@ func Summarize(role, pod string, s *Series) Summary {
 	sum.MeanNetOutMBps = rate(CounterNetOut, bytesPerMB)
 	if d := s.Total(CounterEvictedByApp); d.Millis > 0 {
 		sum.EvictionsByAppThreads = ptr(d.Count)
+		sum.EvictionsByAppThreadsFrom = s.EvictedByAppFrom
 	}
 
 	type pick int

@@ -105,3 +105,24 @@ func TestSummarizeDownsampled(t *testing.T) {
 		t.Errorf("summary %s", b)
 	}
 }
+
+// The summary says which statistics the app evictions were read from, and
+// only when it has them.
+func TestSummarizeEvictionSource(t *testing.T) {
+	type c = map[Counter]int64
+	s := buildSeries(time.Second,
+		withEvictionSource(sampleAt(t0, 1000, c{CounterEvictedByApp: 100}, nil), EvictionsAttemptsMinusFailures),
+		withEvictionSource(sampleAt(t0.Add(time.Second), 2000, c{CounterEvictedByApp: 130}, nil), EvictionsAttemptsMinusFailures))
+	if s.EvictedByAppFrom != EvictionsAttemptsMinusFailures {
+		t.Errorf("series: evictions from %q", s.EvictedByAppFrom)
+	}
+	got := Summarize("shard", "p", &s)
+	if got.EvictionsByAppThreads == nil || *got.EvictionsByAppThreads != 30 || got.EvictionsByAppThreadsFrom != EvictionsAttemptsMinusFailures {
+		t.Errorf("evictions %v from %q, want 30 from %q", got.EvictionsByAppThreads, got.EvictionsByAppThreadsFrom, EvictionsAttemptsMinusFailures)
+	}
+	// One sample: no delta, so neither the count nor its source.
+	one := buildSeries(time.Second, withEvictionSource(sampleAt(t0, 1000, c{CounterEvictedByApp: 100}, nil), EvictionsPagesEvicted))
+	if got := Summarize("shard", "p", &one); got.EvictionsByAppThreads != nil || got.EvictionsByAppThreadsFrom != "" {
+		t.Errorf("one sample: evictions %v from %q", got.EvictionsByAppThreads, got.EvictionsByAppThreadsFrom)
+	}
+}
