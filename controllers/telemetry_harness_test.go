@@ -31,7 +31,12 @@ const telemetrySamples = 6
 //   - connections.current 10+j+i (peak 15+j, mean 12.5+j);
 //   - cache used 40+i % (max 45), dirty 5+i % (max 10);
 //   - read tickets available 128-i (min 123), write 128-2i (min 118);
-//   - globalLock.currentQueue.total i (max 5).
+//   - globalLock.currentQueue.total i (max 5);
+//   - connections.available 100-10i (min 50);
+//   - a WiredTiger cache of 1 GiB, resized to 2 GiB at i=3 for the config
+//     server (j=0);
+//   - for replica set members (all but mongos), a primary throughout whose
+//     electionId changes at i=4 for j=1 (one primary change).
 //
 // The collection's final statistics are split over the run's shards.
 func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
@@ -57,9 +62,19 @@ func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
 				telemetry.GaugeConnections: float64(10 + j + i), telemetry.GaugeCacheUsedPercent: float64(40 + i),
 				telemetry.GaugeCacheDirtyPercent: float64(5 + i), telemetry.GaugeReadTicketsAvailable: float64(128 - i),
 				telemetry.GaugeWriteTicketsAvailable: float64(128 - 2*i), telemetry.GaugeQueueTotal: float64(i),
-				telemetry.GaugeResidentMiB: 900,
+				telemetry.GaugeResidentMiB: 900, telemetry.GaugeConnectionsAvailable: float64(100 - 10*i),
+				telemetry.GaugeCacheMaxBytes: float64(int64(1) << 30),
 			} {
 				s.Gauges[g] = opt(v)
+			}
+			if j == 0 && i >= 3 {
+				s.Gauges[telemetry.GaugeCacheMaxBytes] = opt(float64(int64(2) << 30))
+			}
+			if p.Role != benchv1.RoleMongos {
+				s.Repl = telemetry.ReplView{Member: true, WritablePrimary: true, Primary: p.Name + ":27018", ElectionID: "7fffffff0000000000000001"}
+				if j == 1 && i >= 4 {
+					s.Repl.ElectionID = "7fffffff0000000000000002"
+				}
 			}
 			b.Add(&s)
 		}

@@ -249,12 +249,24 @@ type ServerSummary struct {
 	// errors).
 	// +optional
 	SampleErrors int32 `json:"sampleErrors,omitempty"`
+	// PrimaryChanges counts the samples in which this replica set member's
+	// view of its primary changed: isWritablePrimary flipped, another
+	// primary (repl.primary), or another election on the primary
+	// (repl.electionId, which holds the term). Changes that come with a
+	// restart count as the restart.
+	// +optional
+	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
 	// PeakConnections is the highest connections.current.
 	// +optional
 	PeakConnections *int64 `json:"peakConnections,omitempty"`
 	// MeanConnections is the mean of connections.current over the samples.
 	// +optional
 	MeanConnections *float64 `json:"meanConnections,omitempty"`
+	// MinConnectionsAvailable is the lowest connections.available: the
+	// incoming connections the process would still accept; 0 means it
+	// refused new ones.
+	// +optional
+	MinConnectionsAvailable *int64 `json:"minConnectionsAvailable,omitempty"`
 	// OpsPerSecond are the mean rates of the opcounters.
 	// +optional
 	OpsPerSecond *OpCounterRates `json:"opsPerSecond,omitempty"`
@@ -266,6 +278,16 @@ type ServerSummary struct {
 	// in % of the maximum bytes configured.
 	// +optional
 	MaxCacheDirtyPercent *float64 `json:"maxCacheDirtyPercent,omitempty"`
+	// CacheMaxBytes is the WiredTiger cache's configured size in bytes
+	// (wiredTiger.cache["maximum bytes configured"]), the highest value in
+	// the phase.
+	// +optional
+	CacheMaxBytes *int64 `json:"cacheMaxBytes,omitempty"`
+	// CacheMaxBytesChanged is true when the configured cache size was not
+	// the same in every sample of the phase (the telemetry ConfigMap has
+	// its lowest and highest value per interval).
+	// +optional
+	CacheMaxBytesChanged bool `json:"cacheMaxBytesChanged,omitempty"`
 	// MeanNetInMBps is network.bytesIn in MB (10^6 bytes) per second.
 	// +optional
 	MeanNetInMBps *float64 `json:"meanNetInMBps,omitempty"`

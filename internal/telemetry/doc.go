@@ -5,8 +5,10 @@
 // The pieces, each usable alone:
 //
 //   - Extract reads a Sample from one serverStatus reply: opcounters,
-//     connections, network bytes, the WiredTiger cache, execution tickets,
-//     the global lock queue and resident memory. Field paths are mapped by
+//     connections (current, available), network bytes, the WiredTiger
+//     cache, execution tickets, the global lock queue, resident memory and
+//     a replica set member's view of its primary (repl, the hello reply:
+//     isWritablePrimary, primary, electionId). Field paths are mapped by
 //     server version (tickets: wiredTiger.concurrentTransactions through
 //     7.0, queues.execution from 8.0 on, each falling back to the other;
 //     the pages evicted by application threads from WiredTiger's "pages
@@ -20,7 +22,8 @@
 //   - SeriesBuilder keeps a process's samples as a Series of at most
 //     results.MaxSeriesPoints points, doubling the interval as the client
 //     series does: counter totals stay exact, rates are time-weighted,
-//     gauges keep their mean, minimum and maximum.
+//     gauges keep their mean, minimum and maximum; it counts restarts and
+//     the changes of primary a member saw (an election, a step-down).
 //   - Summarize condenses a Series into the few numbers of a phase's status.
 //   - CollStats reads count, size, storageSize and index sizes of a
 //     collection, with the split by shard through mongos.
@@ -32,7 +35,7 @@
 //     the collection's growth is dropped first, then every series halved.
 //
 // Cost, on the loader's CPU (bench_test.go): one sample of a process is one
-// serverStatus round trip (sections repl, metrics and locks excluded), about
+// serverStatus round trip (sections metrics and locks excluded), about
 // 60-100 µs of client CPU in the driver, plus its extraction and
 // bookkeeping, about 37 µs for a 55 KB reply. Ten processes sampled once a
 // second cost about 1.3 ms of CPU a second: 0.13% of one core.

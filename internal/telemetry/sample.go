@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -79,6 +80,14 @@ const (
 	GaugeQueueReaders // globalLock.currentQueue.readers
 	GaugeQueueWriters // globalLock.currentQueue.writers
 	GaugeResidentMiB  // mem.resident, in MiB
+	// GaugeConnectionsAvailable is connections.available: the incoming
+	// connections the process would still accept,
+	// min(maxIncomingConnections, 80% of the file descriptor limit) −
+	// current (SessionManagerCommon::appendStats in
+	// src/mongo/transport/session_manager_common.cpp, mongodb/mongo 8.0;
+	// since SERVER-104811, 8.0.12 and 7.0.23, queued connections count
+	// against it too). 0 means new connections are refused.
+	GaugeConnectionsAvailable
 	// NumGauges is the number of gauges.
 	NumGauges
 )
@@ -91,7 +100,7 @@ var counterNames = [NumCounters]string{
 var gaugeNames = [NumGauges]string{
 	"connections", "cacheBytes", "cacheDirtyBytes", "cacheMaxBytes", "cacheUsedPercent", "cacheDirtyPercent",
 	"readTicketsOut", "readTicketsAvailable", "writeTicketsOut", "writeTicketsAvailable",
-	"queueTotal", "queueReaders", "queueWriters", "residentMiB",
+	"queueTotal", "queueReaders", "queueWriters", "residentMiB", "connectionsAvailable",
 }
 
 // String is the counter's name in series (JSON keys) and tables.
@@ -203,6 +212,7 @@ var gaugeFields = [NumGauges]field{
 	GaugeQueueReaders:          {secQueue, []string{"readers"}},
 	GaugeQueueWriters:          {secQueue, []string{"writers"}},
 	GaugeResidentMiB:           {secMem, []string{"resident"}},
+	GaugeConnectionsAvailable:  {secConnections, []string{"available"}},
 }
 
 func (g Gauge) derived() bool { return g == GaugeCacheUsedPercent || g == GaugeCacheDirtyPercent }
@@ -229,6 +239,31 @@ type Sample struct {
 	// EvictedByAppFrom is what CounterEvictedByApp was read from, "" when
 	// it is absent.
 	EvictedByAppFrom EvictionSource
+	// Repl is what the process says of its replica set's primary.
+	Repl ReplView
+}
+
+// ReplView is what one serverStatus of a replica set member says of the
+// set's primary. serverStatus.repl is the member's hello reply
+// (ReplicationInfoServerStatus in src/mongo/db/repl/replication_info.cpp,
+// HelloResponse::addToBSON in src/mongo/db/repl/hello_response.cpp,
+// mongodb/mongo); a standalone mongod and a mongos have none.
+type ReplView struct {
+	// Member is set when the sample had repl.isWritablePrimary (ismaster
+	// before 4.9): the process is a replica set member, and the fields
+	// below mean something.
+	Member bool
+	// WritablePrimary is repl.isWritablePrimary: the process is the
+	// primary.
+	WritablePrimary bool
+	// Primary is repl.primary, the member this one sees as primary ("" when
+	// it sees none).
+	Primary string
+	// ElectionID is repl.electionId in hex, reported by the primary only:
+	// ObjectId 7fffffff followed by the election's term
+	// (TopologyCoordinator::fillHelloForReplSet, OID::fromTerm), so a new
+	// election on the same primary changes it.
+	ElectionID string
 }
 
 // TicketsPath returns the serverStatus section that holds the execution
@@ -273,6 +308,7 @@ func Extract(doc bson.Raw, at time.Time) Sample {
 		s.Counters[c] = intValue(secs[f.sec], f.key...)
 	}
 	s.Counters[CounterEvictedByApp], s.EvictedByAppFrom = evictedByApp(secs[secCache])
+	s.Repl = replView(subDocument(d, "repl"))
 	for g, f := range gaugeFields {
 		if Gauge(g).derived() {
 			continue
@@ -284,6 +320,60 @@ func Extract(doc bson.Raw, at time.Time) Sample {
 	s.Gauges[GaugeCacheUsedPercent] = percent(s.Gauges[GaugeCacheBytes], s.Gauges[GaugeCacheMaxBytes])
 	s.Gauges[GaugeCacheDirtyPercent] = percent(s.Gauges[GaugeCacheDirtyBytes], s.Gauges[GaugeCacheMaxBytes])
 	return s
+}
+
+// replView reads a member's view of its primary from serverStatus.repl;
+// the zero view when there is no such section or no isWritablePrimary.
+func replView(repl bsoncore.Document) ReplView {
+	var r ReplView
+	if repl == nil {
+		return r
+	}
+	for _, key := range []string{"isWritablePrimary", "ismaster"} {
+		if v, err := repl.LookupErr(key); err == nil {
+			if b, ok := v.BooleanOK(); ok {
+				r.Member, r.WritablePrimary = true, b
+				break
+			}
+		}
+	}
+	if !r.Member {
+		return ReplView{}
+	}
+	if v, err := repl.LookupErr("primary"); err == nil {
+		r.Primary, _ = v.StringValueOK()
+	}
+	if v, err := repl.LookupErr("electionId"); err == nil {
+		if id, ok := v.ObjectIDOK(); ok {
+			r.ElectionID = hex.EncodeToString(id[:])
+		}
+	}
+	return r
+}
+
+// changedFrom reports whether the view differs from the last one known of
+// the same process: isWritablePrimary flipped, or another primary, or
+// another election on the primary. A field one of them lacks (no primary
+// in sight, a member that is not primary has no electionId) compares with
+// nothing.
+func (r ReplView) changedFrom(last ReplView) bool {
+	return r.Member && last.Member && (r.WritablePrimary != last.WritablePrimary ||
+		r.Primary != "" && last.Primary != "" && r.Primary != last.Primary ||
+		r.ElectionID != "" && last.ElectionID != "" && r.ElectionID != last.ElectionID)
+}
+
+// update folds the view into the last one known: the fields it has.
+func (r ReplView) update(last *ReplView) {
+	if !r.Member {
+		return
+	}
+	last.Member, last.WritablePrimary = true, r.WritablePrimary
+	if r.Primary != "" {
+		last.Primary = r.Primary
+	}
+	if r.ElectionID != "" {
+		last.ElectionID = r.ElectionID
+	}
 }
 
 // evictedByApp reads the pages evicted by application threads from the
@@ -347,6 +437,9 @@ func (s *Sample) Absent() []string {
 		if !g.derived() && !s.Gauges[g].Valid {
 			out = append(out, s.path(gaugeFields[g]))
 		}
+	}
+	if !s.Repl.Member {
+		out = append(out, "repl.isWritablePrimary")
 	}
 	return out
 }

@@ -82,6 +82,11 @@ type Series struct {
 	EvictedByAppFrom EvictionSource `json:"evictedByAppFrom,omitempty"`
 	// Restarts counts the restarts seen (uptime going down).
 	Restarts int `json:"restarts,omitempty"`
+	// PrimaryChanges counts the samples of a replica set member in which
+	// its view of the primary changed from the one before (see
+	// ReplView.changedFrom): an election, a step-down, another primary.
+	// What changes across a restart is the restart's, not counted here.
+	PrimaryChanges int `json:"primaryChanges,omitempty"`
 	// Absent lists the serverStatus fields that no sample held.
 	Absent []string `json:"absent,omitempty"`
 }
@@ -169,6 +174,8 @@ type SeriesBuilder struct {
 	havePrev bool
 	// seen ORs the presence of every field over the samples so far.
 	seen Sample
+	// repl is the last view of the primary known since the last restart.
+	repl ReplView
 }
 
 // NewSeriesBuilder starts a series at start whose smallest interval is
@@ -204,8 +211,13 @@ func (b *SeriesBuilder) Add(s *Sample) {
 		}
 		if iv.Restarted {
 			b.series.Restarts++
+			b.repl = ReplView{}
 		}
 	}
+	if s.Repl.changedFrom(b.repl) {
+		b.series.PrimaryChanges++
+	}
+	s.Repl.update(&b.repl)
 	b.prev, b.havePrev = *s, true
 	b.see(s)
 }
@@ -232,6 +244,7 @@ func (b *SeriesBuilder) see(s *Sample) {
 		b.series.EvictedByAppFrom = s.EvictedByAppFrom
 	}
 	b.seen.UptimeMillis.Valid = b.seen.UptimeMillis.Valid || s.UptimeMillis.Valid
+	b.seen.Repl.Member = b.seen.Repl.Member || s.Repl.Member
 	for i := range s.Counters {
 		b.seen.Counters[i].Valid = b.seen.Counters[i].Valid || s.Counters[i].Valid
 	}

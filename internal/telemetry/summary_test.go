@@ -36,7 +36,8 @@ func TestSummarize(t *testing.T) {
 	busyAbsent := []string{
 		"wiredTiger.cache.bytes currently in the cache", "wiredTiger.cache.tracked dirty bytes in the cache",
 		"wiredTiger.cache.maximum bytes configured", "queues.execution.read.out", "queues.execution.write.out",
-		"globalLock.currentQueue.readers", "globalLock.currentQueue.writers", "mem.resident",
+		"globalLock.currentQueue.readers", "globalLock.currentQueue.writers", "mem.resident", "connections.available",
+		"repl.isWritablePrimary",
 	}
 	wire := Extract(readDoc(t, "serverstatus-wireserver.json"), t0)
 	for _, tt := range []struct {
