@@ -191,8 +191,16 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 		DriverVersion: env.DriverVersion,
 		LoaderRes:     run.Spec.LoaderResources,
 	}
+	// The server version is buildInfo's version, which the bootstrap
+	// records twice from the same reply: status.environment.mongodb.version,
+	// and status.topology.serverVersion, the only one of runs recorded
+	// before the former existed. Preferring the environment's, and hashing
+	// it in the same place, keeps those runs' fingerprints.
 	if run.Status.Topology != nil {
 		f.ServerVersion = run.Status.Topology.ServerVersion
+	}
+	if m := env.MongoDB; m != nil && m.Version != "" {
+		f.ServerVersion = m.Version
 	}
 	if m := env.MongoDB; m != nil {
 		f.Build = []string{m.GitVersion, m.Allocator, m.FeatureCompatibilityVersion, m.StorageEngine}
@@ -230,7 +238,7 @@ func orUnknown(s string) string {
 
 // mongoDBEnvironment copies what the bootstrap Job read of the servers.
 func mongoDBEnvironment(in *results.ServerEnvironment) *benchv1.MongoDBEnvironment {
-	out := &benchv1.MongoDBEnvironment{GitVersion: in.GitVersion, Allocator: in.Allocator, OpenSSL: in.OpenSSL,
+	out := &benchv1.MongoDBEnvironment{Version: in.Version, GitVersion: in.GitVersion, Allocator: in.Allocator, OpenSSL: in.OpenSSL,
 		FeatureCompatibilityVersion: in.FeatureCompatibilityVersion, StorageEngine: in.StorageEngine}
 	for _, p := range in.Processes {
 		out.Processes = append(out.Processes, benchv1.MongoDBProcessEnvironment{Host: p.Host, Options: p.Options,

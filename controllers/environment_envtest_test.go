@@ -63,7 +63,7 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 		if r.Labels[benchv1.LabelFingerprint] != env.Fingerprint {
 			t.Errorf("%s: label %q, fingerprint %q", name, r.Labels[benchv1.LabelFingerprint], env.Fingerprint)
 		}
-		if m := env.MongoDB; m == nil || m.GitVersion != "git-8.0.4" || m.Allocator != "tcmalloc-google" || m.FeatureCompatibilityVersion != "8.0" || m.StorageEngine != "wiredTiger" ||
+		if m := env.MongoDB; m == nil || m.Version != "8.0.4" || m.GitVersion != "git-8.0.4" || m.Allocator != "tcmalloc-google" || m.FeatureCompatibilityVersion != "8.0" || m.StorageEngine != "wiredTiger" ||
 			len(m.Processes) != 1 || m.Processes[0].Options == "" {
 			t.Errorf("%s: mongodb environment %+v", name, m)
 		}

@@ -27,6 +27,8 @@ func TestFingerprint(t *testing.T) {
 		cpu, mem := resource.MustParse("16"), resource.MustParse("64Gi")
 		env := &benchv1.EnvironmentStatus{
 			LoaderImage: "ghcr.io/mongobench/mongobench-loader:v0.1.0",
+			MongoDB: &benchv1.MongoDBEnvironment{Version: "8.0.16", GitVersion: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+				Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0", StorageEngine: "wiredTiger"},
 			Node: &benchv1.NodeEnvironment{Name: "node-a", KernelVersion: "6.8.0", OSImage: "Ubuntu 24.04", Architecture: "amd64",
 				ContainerRuntimeVersion: "containerd://2.0", InstanceType: "m7i.4xlarge", Zone: "z1", AllocatableCPU: &cpu, AllocatableMemory: &mem},
 		}
@@ -67,9 +69,22 @@ func TestFingerprint(t *testing.T) {
 			r.Spec.Cleanup = benchv1.CleanupRetain
 			r.Spec.Timeout = &metav1.Duration{}
 		}, true},
-		{"another server version", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+		{"another server version", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
 			r.Status.Topology.ServerVersion = "8.0.17"
+			e.MongoDB.Version = "8.0.17"
 		}, false},
+		{"another buildInfo version", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.MongoDB.Version = "8.0.17"
+		}, false},
+		{"another build of the same version", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.MongoDB.GitVersion = "ffffffffffffffffffffffffffffffffffffffff"
+		}, false},
+		// A run recorded before status.environment.mongodb.version existed
+		// keeps its fingerprint: the version is the same buildInfo reply's
+		// (status.topology.serverVersion).
+		{"no buildInfo version recorded", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.MongoDB.Version = ""
+		}, true},
 		{"another cache size", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
 			r.Spec.Topology.WiredTigerCacheSizeGB = "2"
 		}, false},

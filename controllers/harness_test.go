@@ -588,7 +588,7 @@ const startupWarningAnnotation = "test.mongobench.io/startup-warning"
 
 func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
 	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace,
-		Server: &results.ServerEnvironment{GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0",
+		Server: &results.ServerEnvironment{Version: "8.0.4", GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0",
 			StorageEngine: "wiredTiger"}}
 	for _, p := range topology.Processes(run) {
 		pe := results.ProcessEnvironment{Host: topology.Address(run, p, "cluster.local"), Options: `{"net": {"port": 27017}}`}

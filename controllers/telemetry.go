@@ -100,6 +100,20 @@ func role(name string) (benchv1.ProcessRole, bool) {
 	return "", false
 }
 
+// evictionSource maps the telemetry's name of the app evictions' statistics
+// onto the API's ("" when there are none).
+func evictionSource(s telemetry.EvictionSource) (string, bool) {
+	switch s {
+	case "":
+		return "", true
+	case telemetry.EvictionsPagesEvicted:
+		return benchv1.AppEvictionsPagesEvicted, true
+	case telemetry.EvictionsAttemptsMinusFailures:
+		return benchv1.AppEvictionsAttemptsMinusFailures, true
+	}
+	return "", false
+}
+
 // serverSummary is a process's status entry: telemetry.Summarize, rounded
 // to 2 decimals.
 func serverSummary(p *telemetry.ProcessReport) (benchv1.ServerSummary, error) {
@@ -110,6 +124,10 @@ func serverSummary(p *telemetry.ProcessReport) (benchv1.ServerSummary, error) {
 	sum := p.Summary()
 	if len(sum.Version) > maxTelemetryText {
 		return benchv1.ServerSummary{}, errors.New("version too long")
+	}
+	evictionsFrom, ok := evictionSource(sum.EvictionsByAppThreadsFrom)
+	if !ok {
+		return benchv1.ServerSummary{}, fmt.Errorf("unknown source of the app evictions %.32q", sum.EvictionsByAppThreadsFrom)
 	}
 	bad := false
 	f := func(v *float64) *float64 {
@@ -125,13 +143,18 @@ func serverSummary(p *telemetry.ProcessReport) (benchv1.ServerSummary, error) {
 	out := benchv1.ServerSummary{
 		Role: role, Pod: p.Pod, Version: sum.Version,
 		Samples: clamp32(sum.Samples), Restarts: clamp32(sum.Restarts), SampleErrors: clamp32(p.Errors),
+		PrimaryChanges:           clamp32(sum.PrimaryChanges),
 		PeakConnections:          sum.PeakConnections,
 		MeanConnections:          f(sum.MeanConnections),
+		MinConnectionsAvailable:  sum.MinConnectionsAvailable,
 		MaxCacheUsedPercent:      f(sum.MaxCacheUsedPercent),
 		MaxCacheDirtyPercent:     f(sum.MaxCacheDirtyPercent),
+		CacheMaxBytes:            sum.CacheMaxBytes,
+		CacheMaxBytesChanged:     sum.CacheMaxBytesChanged,
 		MeanNetInMBps:            f(sum.MeanNetInMBps),
 		MeanNetOutMBps:           f(sum.MeanNetOutMBps),
 		AppEvictions:             sum.EvictionsByAppThreads,
+		AppEvictionsFrom:         evictionsFrom,
 		MinReadTicketsAvailable:  sum.MinReadTicketsAvailable,
 		MinWriteTicketsAvailable: sum.MinWriteTicketsAvailable,
 		MaxQueue:                 sum.MaxQueue,

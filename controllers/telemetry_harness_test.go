@@ -25,11 +25,18 @@ const telemetrySamples = 6
 // order), over telemetrySamples samples i = 0…5:
 //   - opcounters.insert grows 1000·(j+1) a second, query 200, command 10;
 //   - network.bytesIn 2·10^6 a second, bytesOut 3·10^6;
-//   - 5 pages a second evicted by application threads;
+//   - 5 pages a second evicted by application threads, read from "pages
+//     evicted by application threads" (7.0/8.0) for even j, from attempts
+//     minus failures (8.1 on) for odd j;
 //   - connections.current 10+j+i (peak 15+j, mean 12.5+j);
 //   - cache used 40+i % (max 45), dirty 5+i % (max 10);
 //   - read tickets available 128-i (min 123), write 128-2i (min 118);
-//   - globalLock.currentQueue.total i (max 5).
+//   - globalLock.currentQueue.total i (max 5);
+//   - connections.available 100-10i (min 50);
+//   - a WiredTiger cache of 1 GiB, resized to 2 GiB at i=3 for the config
+//     server (j=0);
+//   - for replica set members (all but mongos), a primary throughout whose
+//     electionId changes at i=4 for j=1 (one primary change).
 //
 // The collection's final statistics are split over the run's shards.
 func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
@@ -38,7 +45,10 @@ func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
 		b := telemetry.NewSeriesBuilder(telemetryStart, time.Second)
 		for i := 0; i < telemetrySamples; i++ {
 			s := telemetry.Sample{Time: telemetryStart.Add(time.Duration(i) * time.Second), Version: "8.0.4",
-				UptimeMillis: opt(int64(100000 + 1000*i))}
+				UptimeMillis: opt(int64(100000 + 1000*i)), EvictedByAppFrom: telemetry.EvictionsPagesEvicted}
+			if j%2 == 1 {
+				s.EvictedByAppFrom = telemetry.EvictionsAttemptsMinusFailures
+			}
 			for c, v := range map[telemetry.Counter]int64{
 				telemetry.CounterInsert: int64(1000 * (j + 1) * i), telemetry.CounterQuery: int64(200 * i),
 				telemetry.CounterUpdate: 0, telemetry.CounterDelete: 0, telemetry.CounterGetmore: 0,
@@ -52,9 +62,19 @@ func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
 				telemetry.GaugeConnections: float64(10 + j + i), telemetry.GaugeCacheUsedPercent: float64(40 + i),
 				telemetry.GaugeCacheDirtyPercent: float64(5 + i), telemetry.GaugeReadTicketsAvailable: float64(128 - i),
 				telemetry.GaugeWriteTicketsAvailable: float64(128 - 2*i), telemetry.GaugeQueueTotal: float64(i),
-				telemetry.GaugeResidentMiB: 900,
+				telemetry.GaugeResidentMiB: 900, telemetry.GaugeConnectionsAvailable: float64(100 - 10*i),
+				telemetry.GaugeCacheMaxBytes: float64(int64(1) << 30),
 			} {
 				s.Gauges[g] = opt(v)
+			}
+			if j == 0 && i >= 3 {
+				s.Gauges[telemetry.GaugeCacheMaxBytes] = opt(float64(int64(2) << 30))
+			}
+			if p.Role != benchv1.RoleMongos {
+				s.Repl = telemetry.ReplView{Member: true, WritablePrimary: true, Primary: p.Name + ":27018", ElectionID: "7fffffff0000000000000001"}
+				if j == 1 && i >= 4 {
+					s.Repl.ElectionID = "7fffffff0000000000000002"
+				}
 			}
 			b.Add(&s)
 		}

@@ -43,11 +43,14 @@ func wantServer(rep *telemetry.Report) []benchv1.ServerSummary {
 		o := s.OpsPerSecond
 		out = append(out, benchv1.ServerSummary{
 			Role: benchv1.ProcessRole(s.Role), Pod: s.Pod, Version: s.Version, Samples: int32(s.Samples), Restarts: int32(s.Restarts),
-			SampleErrors: int32(p.Errors), PeakConnections: s.PeakConnections, MeanConnections: f(s.MeanConnections),
+			SampleErrors: int32(p.Errors), PrimaryChanges: int32(s.PrimaryChanges), PeakConnections: s.PeakConnections,
+			MeanConnections: f(s.MeanConnections), MinConnectionsAvailable: s.MinConnectionsAvailable,
+			CacheMaxBytes: s.CacheMaxBytes, CacheMaxBytesChanged: s.CacheMaxBytesChanged,
 			OpsPerSecond: &benchv1.OpCounterRates{Insert: f(o.Insert), Query: f(o.Query), Update: f(o.Update), Delete: f(o.Delete),
 				Getmore: f(o.Getmore), Command: f(o.Command)},
 			MaxCacheUsedPercent: f(s.MaxCacheUsedPercent), MaxCacheDirtyPercent: f(s.MaxCacheDirtyPercent),
 			MeanNetInMBps: f(s.MeanNetInMBps), MeanNetOutMBps: f(s.MeanNetOutMBps), AppEvictions: s.EvictionsByAppThreads,
+			AppEvictionsFrom:        string(s.EvictionsByAppThreadsFrom),
 			MinReadTicketsAvailable: s.MinReadTicketsAvailable, MinWriteTicketsAvailable: s.MinWriteTicketsAvailable, MaxQueue: s.MaxQueue,
 		})
 	}
@@ -72,6 +75,15 @@ func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *te
 		if s.Role != p.Role || s.Pod != p.Name || s.Version != "8.0.4" || s.Samples != telemetrySamples {
 			t.Errorf("%s: entry %d is %s %s %s, %d samples; want %s %s", what, j, s.Role, s.Pod, s.Version, s.Samples, p.Role, p.Name)
 		}
+		// The config server's cache was resized, shard0's primary saw a new
+		// election (telemetryReport).
+		wantCache, wantChanges := int64(1)<<30, int32(0)
+		if j == 0 {
+			wantCache = 2 << 30
+		}
+		if j == 1 {
+			wantChanges = 1
+		}
 		abs := []struct {
 			name string
 			got  any
@@ -88,9 +100,14 @@ func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *te
 			{"net in MB/s", *s.MeanNetInMBps, 2.0},
 			{"net out MB/s", *s.MeanNetOutMBps, 3.0},
 			{"app evictions", *s.AppEvictions, int64(25)},
+			{"app evictions from", s.AppEvictionsFrom, []string{benchv1.AppEvictionsPagesEvicted, benchv1.AppEvictionsAttemptsMinusFailures}[j%2]},
 			{"min read tickets", *s.MinReadTicketsAvailable, int64(123)},
 			{"min write tickets", *s.MinWriteTicketsAvailable, int64(118)},
 			{"max queue", *s.MaxQueue, int64(5)},
+			{"min connections available", *s.MinConnectionsAvailable, int64(50)},
+			{"cache max bytes", *s.CacheMaxBytes, wantCache},
+			{"cache max bytes changed", s.CacheMaxBytesChanged, j == 0},
+			{"primary changes", s.PrimaryChanges, wantChanges},
 		}
 		for _, a := range abs {
 			if a.got != a.want {
@@ -143,6 +160,8 @@ func TestTelemetrySummaries(t *testing.T) {
 		{"duplicate pod", string(mutate(func(r *telemetry.Report) { r.Processes[1].Pod = r.Processes[0].Pod })), "reported twice"},
 		{"empty pod", string(mutate(func(r *telemetry.Report) { r.Processes[1].Pod = "" })), "empty"},
 		{"unknown role", string(mutate(func(r *telemetry.Report) { r.Processes[0].Role = "arbiter" })), "unknown role"},
+		{"unknown eviction statistics", string(mutate(func(r *telemetry.Report) { r.Processes[0].Series.EvictedByAppFrom = "guessed" })),
+			"unknown source of the app evictions"},
 		{"too many processes", string(mutate(func(r *telemetry.Report) {
 			r.Processes = append(r.Processes, r.Processes[0])
 			r.Processes[4].Pod = "t-extra"
@@ -258,7 +277,8 @@ func bigStatus(t *testing.T, run *benchv1.BenchmarkRun) benchv1.BenchmarkRunStat
 			*f += 12345.67
 		}
 		*s.AppEvictions += 123456789
-		s.Restarts, s.SampleErrors = 1, 2
+		*s.MinConnectionsAvailable += 838000
+		s.Restarts, s.SampleErrors, s.PrimaryChanges, s.CacheMaxBytesChanged = 1, 2, 3, true
 	}
 	now := metav1.NewTime(time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC))
 	st := benchv1.BenchmarkRunStatus{Phase: benchv1.RunSucceeded, StartTime: &now, CompletionTime: &now, NodeName: "node-a",

@@ -321,12 +321,24 @@ type ServerSummary struct {
 	// errors).
 	// +optional
 	SampleErrors int32 `json:"sampleErrors,omitempty"`
+	// PrimaryChanges counts the samples in which this replica set member's
+	// view of its primary changed: isWritablePrimary flipped, another
+	// primary (repl.primary), or another election on the primary
+	// (repl.electionId, which holds the term). Changes that come with a
+	// restart count as the restart.
+	// +optional
+	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
 	// PeakConnections is the highest connections.current.
 	// +optional
 	PeakConnections *int64 `json:"peakConnections,omitempty"`
 	// MeanConnections is the mean of connections.current over the samples.
 	// +optional
 	MeanConnections *float64 `json:"meanConnections,omitempty"`
+	// MinConnectionsAvailable is the lowest connections.available: the
+	// incoming connections the process would still accept; 0 means it
+	// refused new ones.
+	// +optional
+	MinConnectionsAvailable *int64 `json:"minConnectionsAvailable,omitempty"`
 	// OpsPerSecond are the mean rates of the opcounters.
 	// +optional
 	OpsPerSecond *OpCounterRates `json:"opsPerSecond,omitempty"`
@@ -338,6 +350,16 @@ type ServerSummary struct {
 	// in % of the maximum bytes configured.
 	// +optional
 	MaxCacheDirtyPercent *float64 `json:"maxCacheDirtyPercent,omitempty"`
+	// CacheMaxBytes is the WiredTiger cache's configured size in bytes
+	// (wiredTiger.cache["maximum bytes configured"]), the highest value in
+	// the phase.
+	// +optional
+	CacheMaxBytes *int64 `json:"cacheMaxBytes,omitempty"`
+	// CacheMaxBytesChanged is true when the configured cache size was not
+	// the same in every sample of the phase (the telemetry ConfigMap has
+	// its lowest and highest value per interval).
+	// +optional
+	CacheMaxBytesChanged bool `json:"cacheMaxBytesChanged,omitempty"`
 	// MeanNetInMBps is network.bytesIn in MB (10^6 bytes) per second.
 	// +optional
 	MeanNetInMBps *float64 `json:"meanNetInMBps,omitempty"`
@@ -349,6 +371,15 @@ type ServerSummary struct {
 	// could not keep up with, paid in operation latency.
 	// +optional
 	AppEvictions *int64 `json:"appEvictions,omitempty"`
+	// AppEvictionsFrom names the WiredTiger statistics AppEvictions was
+	// read from: pagesEvicted is "pages evicted by application threads"
+	// (MongoDB through 8.0), attemptsMinusFailures is "page evict attempts
+	// by application threads" minus "page evict failures by application
+	// threads" (8.1 on, where WiredTiger split the former). Set with
+	// AppEvictions.
+	// +kubebuilder:validation:Enum=pagesEvicted;attemptsMinusFailures
+	// +optional
+	AppEvictionsFrom string `json:"appEvictionsFrom,omitempty"`
 	// MinReadTicketsAvailable is the lowest number of read execution
 	// tickets left (wiredTiger.concurrentTransactions through 7.0,
 	// queues.execution from 8.0); 0 means reads queued for a ticket.
@@ -362,6 +393,12 @@ type ServerSummary struct {
 	// +optional
 	MaxQueue *int64 `json:"maxQueue,omitempty"`
 }
+
+// Values of ServerSummary.AppEvictionsFrom.
+const (
+	AppEvictionsPagesEvicted          = "pagesEvicted"
+	AppEvictionsAttemptsMinusFailures = "attemptsMinusFailures"
+)
 
 // OpCounterRates are operations per second by opcounter, as mongostat
 // shows them.

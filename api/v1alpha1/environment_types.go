@@ -16,14 +16,16 @@ const LabelFingerprint = "bench.mongobench.io/fingerprint"
 // topology is ready.
 type EnvironmentStatus struct {
 	// Fingerprint is a stable hash (16 hex digits of SHA-256) over what
-	// must match for two runs to be comparable: the MongoDB server version,
-	// build and image, the driver version, the topology (mode, shards, shard key, WiredTiger cache,
-	// storage, resources, env), the driver settings and loaders, the node's
-	// kernel, OS image, container runtime, architecture, instance type and
-	// allocatable CPU and memory, the loader image, and every phase's YCSB
-	// properties (without mongodb.url, which names this run's hosts). Run
-	// names, namespaces, node names, zones and times are left out. The
-	// same value labels the run (bench.mongobench.io/fingerprint).
+	// must match for two runs to be comparable: the MongoDB server version
+	// (buildInfo's version, mongodb.version), build (mongodb.gitVersion,
+	// allocator, featureCompatibilityVersion and storageEngine) and image,
+	// the driver version, the topology (mode, shards, shard key, WiredTiger
+	// cache, storage, resources, env), the driver settings and loaders, the
+	// node's kernel, OS image, container runtime, architecture, instance
+	// type and allocatable CPU and memory, the loader image, and every
+	// phase's YCSB properties (without mongodb.url, which names this run's
+	// hosts). Run names, namespaces, node names, zones and times are left
+	// out. The same value labels the run (bench.mongobench.io/fingerprint).
 	// +optional
 	Fingerprint string `json:"fingerprint,omitempty"`
 
@@ -120,6 +122,11 @@ type PhaseEnvironment struct {
 // ulimit and filesystem problems show without access to the host: any of
 // them sets the Warnings condition.
 type MongoDBEnvironment struct {
+	// Version is buildInfo's version: the release, e.g. "8.0.16".
+	// +optional
+	Version string `json:"version,omitempty"`
+	// GitVersion is buildInfo's gitVersion: the commit the server was
+	// built from.
 	// +optional
 	GitVersion string `json:"gitVersion,omitempty"`
 	// Allocator is tcmalloc or tcmalloc-google (per-CPU caches).

@@ -34,7 +34,7 @@ type GrowSpec struct {
 
 	// InsertMode is Unacknowledged (insertOne, w:0), Acknowledged
 	// (insertOne, w:1 with journal, the study's "safe" mode) or Batch
-	// (ordered insertMany of batchSize, w:1 with journal). It overrides
+	// (unordered insertMany of batchSize, w:1 with journal). It overrides
 	// spec.driver's write concern for the inserts (default Acknowledged).
 	// +kubebuilder:default=Acknowledged
 	// +optional

@@ -1233,6 +1233,11 @@ func (in *ServerSummary) DeepCopyInto(out *ServerSummary) {
 		*out = new(float64)
 		**out = **in
 	}
+	if in.MinConnectionsAvailable != nil {
+		in, out := &in.MinConnectionsAvailable, &out.MinConnectionsAvailable
+		*out = new(int64)
+		**out = **in
+	}
 	if in.OpsPerSecond != nil {
 		in, out := &in.OpsPerSecond, &out.OpsPerSecond
 		*out = new(OpCounterRates)
@@ -1246,6 +1251,11 @@ func (in *ServerSummary) DeepCopyInto(out *ServerSummary) {
 	if in.MaxCacheDirtyPercent != nil {
 		in, out := &in.MaxCacheDirtyPercent, &out.MaxCacheDirtyPercent
 		*out = new(float64)
+		**out = **in
+	}
+	if in.CacheMaxBytes != nil {
+		in, out := &in.CacheMaxBytes, &out.CacheMaxBytes
+		*out = new(int64)
 		**out = **in
 	}
 	if in.MeanNetInMBps != nil {

@@ -137,7 +137,7 @@ func KnownProperties() []Property {
 			fmt.Sprintf("records between checkpoints (rounded up; the last is at targetrecords; at most %d checkpoints)",
 				results.MaxGrowthCheckpoints)},
 		{contract.PropGrowthInsertMode, DefaultInsertMode,
-			"unacknowledged (insertOne, w:0) | acknowledged (insertOne, w:1 j:true) | batch (ordered insertMany, w:1 j:true)"},
+			"unacknowledged (insertOne, w:0) | acknowledged (insertOne, w:1 j:true) | batch (unordered insertMany, w:1 j:true)"},
 		{contract.PropGrowthBatchSize, i(DefaultBatchSize), "documents per insertMany in batch mode (ignored in the other modes)"},
 		{contract.PropGrowthInsertThreads, i(DefaultInsertThreads), "threads inserting (the study: 1)"},
 		{contract.PropGrowthQueryThreads, i(DefaultQueryThreads), "threads running each query class at a checkpoint"},

@@ -43,7 +43,7 @@
 // insertthreads threads each taking the next record (or batch): in
 // unacknowledged mode with insertOne and w:0; in acknowledged mode with
 // insertOne and w:1, j:true (the study's "safe" inserts); in batch mode
-// with ordered insertMany of batchsize documents, w:1, j:true (sent as
+// with unordered insertMany of batchsize documents, w:1, j:true (sent as
 // insert commands built from the raw documents, up to 16 MiB each; see
 // MongoStore.Insert). The insert mode sets the write concern, whatever the
 // connection string's.

@@ -155,7 +155,8 @@ func (s *MongoStore) EnsureIndexes(ctx context.Context) error {
 }
 
 // Insert writes one document with insertOne, or, in batch mode, any
-// number with ordered insert commands (insertMany's).
+// number with unordered insert commands (insertMany's with ordered:
+// false).
 func (s *MongoStore) Insert(ctx context.Context, docs []bson.Raw) error {
 	ctx, cancel := s.call(ctx)
 	defer cancel()
@@ -178,12 +179,23 @@ const (
 	maxCommandBytes     = 16<<20 - 64<<10
 )
 
-// insertMany is insertMany(docs, ordered) with w:1, j:true, as the insert
-// command the driver would send, but built here from the raw documents:
+// insertMany is insertMany(docs) with ordered: false and w:1, j:true, as
+// the insert command the driver would send, but built here from the raw
+// documents:
 // the driver's InsertMany marshals every document again and decodes each
 // one's _id by reflection, several times this loader's cost of making the
 // document (BenchmarkMongoStoreInsert). A batch larger than one command
-// takes several, in order, as the driver would split it.
+// takes several, one after the other, as the driver would split it.
+//
+// Unordered, as the YCSB load's insertMany: through mongos an ordered
+// batch on a sharded collection is cut into a new sub-batch each time the
+// target shard changes, and the sub-batches are sent one after the other
+// (targetWriteOps and isNewBatchRequiredOrdered in
+// src/mongo/s/write_ops/batch_write_op.cpp, mongodb/mongo), so a batch of
+// 1,000 documents with a hashed _id would become hundreds of small writes
+// in sequence; an unordered one is grouped by shard whatever the order of
+// its documents. A failed document then does not stop the others; the call
+// fails all the same.
 func (s *MongoStore) insertMany(ctx context.Context, docs []bson.Raw) error {
 	buf := s.cmds.Get().(*[]byte)
 	defer s.cmds.Put(buf)
@@ -198,7 +210,7 @@ func (s *MongoStore) insertMany(ctx context.Context, docs []bson.Raw) error {
 	return nil
 }
 
-// appendInsertCommand appends {insert, documents: [...], ordered: true,
+// appendInsertCommand appends {insert, documents: [...], ordered: false,
 // writeConcern: {w: 1, j: true}} with as many of docs as one command
 // holds (at least one), and returns how many.
 func (s *MongoStore) appendInsertCommand(dst []byte, docs []bson.Raw) ([]byte, int) {
@@ -215,7 +227,7 @@ func (s *MongoStore) appendInsertCommand(dst []byte, docs []bson.Raw) ([]byte, i
 	}
 	dst = append(dst, 0)
 	dst = bsoncore.UpdateLength(dst, arr, int32(len(dst))-arr)
-	dst = bsoncore.AppendBooleanElement(dst, "ordered", true)
+	dst = bsoncore.AppendBooleanElement(dst, "ordered", false)
 	dst = append(dst, writeConcernElement...)
 	dst = append(dst, 0)
 	return bsoncore.UpdateLength(dst, idx, int32(len(dst))-idx), n

@@ -39,10 +39,11 @@ import (
 // so the loader goes on with exactly the documents the stopped one would
 // have inserted.
 //
-// Holes: with several insert threads, batches (unordered through mongos)
-// or w:0, documents below the highest _id may be missing when a loader
-// stops: those in flight, or never applied. The records below the last
-// checkpoint were all written (a row is saved after its segment's inserts
+// Holes: with several insert threads, unordered batches (a failed document
+// does not stop the rest, and through mongos each shard applies its part
+// on its own) or w:0, documents below the highest _id may be missing when
+// a loader stops: those in flight, or never applied. The records below the
+// last checkpoint were all written (a row is saved after its segment's inserts
 // returned); above it, the resuming loader counts the _id range (an index
 // count of at most one checkpoint's records), and if documents are
 // missing, reads the range's _ids in order (covered by the _id index) and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -385,5 +386,62 @@ func TestGrowUnacknowledgedOnTheStub(t *testing.T) {
 	}
 	if c := res.Growth.Checkpoints[0]; c.Sizes != nil || c.SizesError == "" {
 		t.Errorf("sizes from a server without statistics: %+v, %q", c.Sizes, c.SizesError)
+	}
+}
+
+// TestBatchInsertIsUnordered: batch mode sends insert commands with
+// ordered: false, as the YCSB load does. Through mongos an ordered batch
+// on a sharded collection is cut into a new sub-batch each time the
+// target shard changes, and the sub-batches run one after the other
+// (targetWriteOps and isNewBatchRequiredOrdered in
+// src/mongo/s/write_ops/batch_write_op.cpp, mongodb/mongo): with a hashed
+// _id, a batch of 1,000 documents would become hundreds of small writes in
+// sequence. mongo-java-server is no mongos, so the command sent is
+// inspected (a CommandMonitor).
+func TestBatchInsertIsUnordered(t *testing.T) {
+	srv := wireserver.Shared(t)
+	name, _ := wireserver.TestDatabase(t, srv)
+	var mu sync.Mutex
+	var inserts []bson.Raw
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		if e.CommandName == "insert" {
+			mu.Lock()
+			inserts = append(inserts, slices.Clone(e.Command))
+			mu.Unlock()
+		}
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	store, err := NewMongoStore(MongoOptions{Client: client, Database: name, Collection: wireCollection,
+		InsertMode: results.InsertBatch, OperationTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []bson.Raw{mustRaw(bson.D{{Key: FieldID, Value: int64(0)}}), mustRaw(bson.D{{Key: FieldID, Value: int64(1)}}),
+		mustRaw(bson.D{{Key: FieldID, Value: int64(2)}})}
+	if err := store.Insert(context.Background(), docs); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(inserts) != 1 {
+		t.Fatalf("%d insert commands, want 1", len(inserts))
+	}
+	cmd := inserts[0]
+	if ordered, ok := cmd.Lookup("ordered").BooleanOK(); !ok || ordered {
+		t.Errorf("insert command with ordered %v (present: %t), want false: %s", ordered, ok, cmd)
+	}
+	if n, _ := cmd.Lookup("documents").Array().Values(); len(n) != 3 {
+		t.Errorf("%d documents in the command, want 3: %s", len(n), cmd)
+	}
+	w, _ := cmd.Lookup("writeConcern", "w").AsInt64OK()
+	if j, _ := cmd.Lookup("writeConcern", "j").BooleanOK(); w != 1 || !j {
+		t.Errorf("write concern w %d, j %t; want w:1, j:true: %s", w, j, cmd)
+	}
+	if n, err := client.Database(name).Collection(wireCollection).CountDocuments(context.Background(), bson.D{}); err != nil || n != 3 {
+		t.Errorf("%d documents stored (%v), want 3", n, err)
 	}
 }

@@ -15,9 +15,9 @@ import (
 // Standalone: wait for the mongod to be writable, read its version, create
 // the collection. Sharded: initiate the config server and every shard as a
 // one-member replica set and wait for their primaries, wait for mongos, add
-// the shards, stop the balancer, shard the collection, pre-split a ranged
-// one (one range per shard, see presplit.go), and report the chunks per
-// shard.
+// the shards, stop the balancer, enable sharding on the database (5.0
+// needs it), shard the collection, pre-split a ranged one (one range per
+// shard, see presplit.go), and report the chunks per shard.
 func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.BootstrapReport, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid topology: %w", err)

@@ -55,7 +55,7 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 		h + ` admin {"serverStatus":1,"repl":0,"metrics":0,"locks":0}`,
 	})
 	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Server: &results.ServerEnvironment{
-		GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
+		Version: "8.0.4", GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
 		StorageEngine: "wiredTiger", Processes: []results.ProcessEnvironment{{Host: h, Options: `{"net": {"port": {"$numberInt":"27017"}}}`,
 			StartupWarnings: []string{`{"msg":"startup warning of ` + h + `"}`}}}}}
 	if !reflect.DeepEqual(report, want) {
@@ -95,6 +95,7 @@ func shardedSetup(n int, keyJSON string) []string {
 		mongosHost+` admin {"balancerStop":1}`,
 		mongosHost+` admin {"balancerStatus":1}`,
 		mongosHost+` config {"find":"collections","filter":{"_id":"ycsb.usertable"}}`,
+		mongosHost+` admin {"enableSharding":"ycsb"}`,
 		mongosHost+` admin {"shardCollection":"ycsb.usertable","key":`+keyJSON+`}`,
 		mongosHost+` config {"find":"collections","filter":{"_id":"ycsb.usertable"}}`,
 	)
@@ -276,6 +277,47 @@ func TestBootstrapRangedOneShard(t *testing.T) {
 	}
 }
 
+// TestBootstrapMongoDB50: MongoDB 5.0 shards a collection only in a
+// database enabled for sharding, and has no moveRange: Bootstrap enables
+// sharding, pre-splits a ranged collection with moveChunk, and a second
+// run changes nothing.
+func TestBootstrapMongoDB50(t *testing.T) {
+	f, topo := newShardedFake(t, 3, ShardKeyRanged)
+	f.setVersion("5.0.28")
+	report, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	var sharding []string
+	for _, m := range f.mutating() {
+		if !strings.Contains(m, "replSetInitiate") && !strings.Contains(m, "addShard") {
+			sharding = append(sharding, m)
+		}
+	}
+	sameLines(t, "sharding commands", sharding, []string{
+		mongosHost + ` admin {"balancerStop":1}`,
+		mongosHost + ` admin {"enableSharding":"ycsb"}`,
+		mongosHost + ` admin {"shardCollection":"ycsb.usertable","key":{"_id":1}}`,
+		splitAt("user3"),
+		splitAt("user6"),
+		moveRangeTo("shard1", `"user3"`, `"user6"`), // 59 CommandNotFound
+		moveChunkTo("shard1", `"user3"`, `"user6"`),
+		moveChunkTo("shard2", `"user6"`, maxKeyJSON),
+	})
+	if report.ServerVersion != "5.0.28" || len(report.Shards) != 3 || report.Shards[2].Chunks != 1 ||
+		!reflect.DeepEqual(report.Shards[2].Range, &results.KeyRange{Min: "user6", Max: results.MaxKeyBound}) {
+		t.Errorf("report %+v", report)
+	}
+
+	f.calls = nil
+	if _, err := Bootstrap(context.Background(), topo, f.options()); err != nil {
+		t.Fatalf("second Bootstrap: %v", err)
+	}
+	if m := f.mutating(); len(m) != 0 {
+		t.Errorf("second Bootstrap sent mutating commands:\n%s", strings.Join(m, "\n"))
+	}
+}
+
 func TestBootstrapRerunSendsNothingMutating(t *testing.T) {
 	for _, key := range []ShardKey{ShardKeyHashed, ShardKeyRanged} {
 		t.Run(string(key), func(t *testing.T) {
@@ -335,6 +377,7 @@ func TestBootstrapPartlyDone(t *testing.T) {
 		mongosHost + ` admin {"addShard":"shard1/` + shardHost(1) + `","name":"shard1"}`,
 		mongosHost + ` admin {"addShard":"shard2/` + shardHost(2) + `","name":"shard2"}`,
 		mongosHost + ` admin {"balancerStop":1}`,
+		mongosHost + ` admin {"enableSharding":"ycsb"}`,
 		mongosHost + ` admin {"shardCollection":"ycsb.usertable","key":{"_id":"hashed"}}`,
 	})
 }
@@ -397,7 +440,7 @@ func checkServerEnvironment(t *testing.T, report *results.BootstrapReport, n int
 	t.Helper()
 	env := report.Server
 	report.Server = nil
-	if env == nil || env.GitVersion == "" || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" ||
+	if env == nil || env.Version != report.ServerVersion || env.GitVersion != "git-"+report.ServerVersion || env.Allocator != "tcmalloc-google" || env.OpenSSL != "OpenSSL 3.0.13" || env.FeatureCompatibilityVersion != "8.0" ||
 		env.StorageEngine != "wiredTiger" {
 		t.Fatalf("server environment %+v", env)
 	}

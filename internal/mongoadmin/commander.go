@@ -17,6 +17,15 @@ type Commander interface {
 	// RunCommand runs cmd on database db and returns the reply; a reply with
 	// ok: 0 is an error that implements mongo.ServerError.
 	RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error)
+	// RunCursor runs a command that opens a cursor (find, aggregate,
+	// listCollections) on database db and returns every document of the
+	// cursor, following it with getMore commands that carry no maxTimeMS:
+	// a server refuses maxTimeMS on the getMore of a cursor that is not
+	// tailable and awaitData (2 BadValue: src/mongo/db/commands/
+	// getmore_cmd.cpp, src/mongo/s/query/cluster_find.cpp in
+	// mongodb/mongo), and the driver's RunCommand adds one whenever ctx has
+	// a deadline.
+	RunCursor(ctx context.Context, db string, cmd bson.D) ([]bson.Raw, error)
 	// Close releases the connection.
 	Close(ctx context.Context) error
 }
@@ -61,6 +70,31 @@ type driverCommander struct{ client *mongo.Client }
 func (d driverCommander) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
 	// runner.run wraps the error with the command and the server.
 	return d.client.Database(db).RunCommand(ctx, cmd).Raw() //nolint:wrapcheck // see above
+}
+
+// getMoreBatchSize is the batch size of a cursor's getMores: the documents
+// read here (config.chunks, config.collections, listCollections) are small.
+const getMoreBatchSize = 1000
+
+// RunCursor reads the cursor through the driver's own cursor, whose
+// getMores omit the maxTimeMS a deadline adds to other commands
+// (x/mongo/driver/batch_cursor.go, getMore: "OmitMaxTimeMS: true"). The
+// first command does get one, as any RunCommand: find and aggregate accept
+// it.
+func (d driverCommander) RunCursor(ctx context.Context, db string, cmd bson.D) ([]bson.Raw, error) {
+	cur, err := d.client.Database(db).RunCommandCursor(ctx, cmd)
+	if err != nil {
+		return nil, err //nolint:wrapcheck // runner.cursorAll wraps it with the command and the server
+	}
+	// getMore's batchSize is optional on a real server; mongo-java-server,
+	// which the tests use, refuses a getMore without one ("Illegal number
+	// to return: 0").
+	cur.SetBatchSize(getMoreBatchSize)
+	var docs []bson.Raw
+	if err := cur.All(ctx, &docs); err != nil { // All closes the cursor
+		return nil, fmt.Errorf("getMore: %w", err)
+	}
+	return docs, nil
 }
 
 func (d driverCommander) Close(ctx context.Context) error {

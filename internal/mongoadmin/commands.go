@@ -25,6 +25,7 @@ const (
 	cmdReplSetInitiate = "replSetInitiate"
 	cmdAddShard        = "addShard"
 	cmdBalancerStop    = "balancerStop"
+	cmdEnableSharding  = "enableSharding"
 	cmdShardCollection = "shardCollection"
 	cmdSplit           = "split"
 	cmdMoveRange       = "moveRange"
@@ -57,6 +58,12 @@ func initiateCommand(rs ReplicaSet, configsvr bool) bson.D {
 // set's hello.hosts.
 func addShardCommand(rs ReplicaSet) bson.D {
 	return bson.D{{Key: cmdAddShard, Value: shardConnString(rs)}, {Key: nameField, Value: rs.Name}}
+}
+
+// enableShardingCommand enables sharding on database db (needed before
+// 6.0; see runner.enableSharding).
+func enableShardingCommand(db string) bson.D {
+	return bson.D{{Key: cmdEnableSharding, Value: db}}
 }
 
 // shardCollectionCommand shards ns with key. numInitialChunks is not sent:
@@ -121,11 +128,6 @@ func moveRangeCommand(ns string, r keyRange, toShard string) bson.D {
 func moveChunkCommand(ns string, r keyRange, toShard string) bson.D {
 	return bson.D{{Key: cmdMoveChunk, Value: ns}, {Key: "bounds", Value: bson.A{r.min.keyDoc(), r.max.keyDoc()}},
 		{Key: "to", Value: toShard}}
-}
-
-// getMoreCommand fetches the next batch of a cursor on collection coll.
-func getMoreCommand(id int64, coll string) bson.D {
-	return bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}}
 }
 
 // listCollectionCommand lists one collection with its options.

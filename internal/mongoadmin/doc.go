@@ -1,6 +1,7 @@
 // Package mongoadmin makes a MongoDB topology ready for a benchmark: it
 // initiates the replica sets of a sharded cluster, adds the shards, stops the
-// balancer, shards the benchmark collection and, for a ranged shard key,
+// balancer, enables sharding on the benchmark database (MongoDB 5.0 requires
+// it), shards the benchmark collection and, for a ranged shard key,
 // splits it into one range per shard and moves each range to its shard
 // (Bootstrap, presplit.go), and installs a schema validator on the
 // collection (ApplyValidator).
@@ -11,9 +12,12 @@
 // is partly or fully bootstrapped, so every step first looks at what is there
 // and only changes what is missing. Transient errors (a member not primary
 // yet, a mongos that cannot reach its config server yet, a refused
-// connection) are retried with a small backoff until an overall deadline,
-// and so are a split or a migration that conflicts with another still
-// running (117 ConflictingOperationInProgress, 46 LockBusy); every command
+// connection, an addShard answered 96 OperationFailed "host did not return
+// a set name" by a shard still initiating) are retried with a small backoff
+// until an overall deadline, and so are a split or a migration that
+// conflicts with another still running (117 ConflictingOperationInProgress,
+// 46 LockBusy); any other 96 fails at once (errors.go and sharding.go list
+// the codes and say why); every command
 // has its own timeout; anything else fails at once with the command, the
 // server's code, code name and message. A split or a migration whose
 // outcome is unknown (an error, a lost reply) is judged by reading

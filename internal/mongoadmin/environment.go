@@ -9,7 +9,10 @@ import (
 	"github.com/mongobench/mongobench/internal/results"
 )
 
-// buildInfo is what the report keeps of buildInfo.
+// buildInfo is what the report keeps of buildInfo: version is the release
+// ("8.0.16"), gitVersion the commit hash it was built from
+// (VersionInfoInterface::appendBuildInfo in src/mongo/util/version.cpp,
+// mongodb/mongo).
 type buildInfo struct {
 	version, gitVersion, allocator, openssl string
 }
@@ -21,7 +24,7 @@ type buildInfo struct {
 // fails the bootstrap: what a server does not answer is recorded as
 // unavailable (mongos has no FCV; mongo-java-server knows none of these).
 func (r *runner) serverEnvironment(ctx context.Context, bi buildInfo, dataHost string, hosts []string) *results.ServerEnvironment {
-	env := &results.ServerEnvironment{GitVersion: bi.gitVersion, Allocator: bi.allocator, OpenSSL: bi.openssl}
+	env := &results.ServerEnvironment{Version: bi.version, GitVersion: bi.gitVersion, Allocator: bi.allocator, OpenSSL: bi.openssl}
 	for _, h := range hosts {
 		pe := results.ProcessEnvironment{Host: h}
 		uri := DirectURI(h)

@@ -23,7 +23,7 @@ const (
 	codeNetworkTimeout                 = 89
 	codeShutdownInProgress             = 91
 	codeNotYetInitialized              = 94
-	codeOperationFailed                = 96 // addShard: "host did not return a set name"
+	codeOperationFailed                = 96 // addShard retries only addShardNoSetName
 	codeConflictingOperationInProgress = 117
 	codeFailedToSatisfyReadPreference  = 133
 	codePrimarySteppedDown             = 189
@@ -35,8 +35,8 @@ const (
 
 // transientCodes mean "not ready yet" while a topology comes up: retry.
 // 13435/13436 are what a member answers between initiate and its election.
-// 96 OperationFailed is generic, so only addShard retries it (its "host did
-// not return a set name" is a shard that has not finished initiating).
+// 96 OperationFailed is generic, so only addShard retries it, and only for
+// a shard that has not finished initiating (addShardNoSetName).
 func transientCodes() []int {
 	return []int{
 		codeHostUnreachable, codeHostNotFound, codeNetworkTimeout, codeShutdownInProgress,

@@ -225,6 +225,43 @@ func TestBootstrapErrorHandling(t *testing.T) {
 			},
 		},
 		{
+			// Any other 96 is a real problem that waiting does not solve
+			// (here one of _validateHostAsShard's, src/mongo/db/s/config/
+			// sharding_catalog_manager_shard_operations.cpp in mongodb/mongo).
+			name: "96 OperationFailed other than \"no set name\" on addShard: fail at once with the server's message",
+			setup: func(f *fakeCluster, _ *Topology) {
+				f.failNext(mongosHost, "addShard", injection{match: `"shard1/`, err: serverError(96, "OperationFailed",
+					"Cannot add shard1/"+shardHost(1)+" as a shard since the cluster-wide write concern is set on the shard and not set on the cluster. "+
+						"Set the CWWC on the cluster to the same CWWC as the shard and try again. The CWWC on the shard is ({ w: \"majority\" }).")})
+			},
+			wantErr: []string{"add shard shard1", "addShard on " + mongosHost, "server error 96 (OperationFailed)",
+				"since the cluster-wide write concern is set on the shard and not set on the cluster"},
+			check: failedAtOnce,
+		},
+		{
+			name: "96 for a set name that differs: fail at once",
+			setup: func(f *fakeCluster, _ *Topology) {
+				f.failNext(mongosHost, "addShard", injection{match: `"shard2/`, err: serverError(96, "OperationFailed",
+					"the provided connection string (shard2/"+shardHost(2)+") does not match the actual set name other")})
+			},
+			wantErr: []string{"add shard shard2", "server error 96 (OperationFailed)", "does not match the actual set name other"},
+			check:   failedAtOnce,
+		},
+		{
+			name: "enableSharding refused: fail at once with the server's message",
+			setup: func(f *fakeCluster, _ *Topology) {
+				f.failNext(mongosHost, "enableSharding", injection{err: serverError(13297, "DatabaseDifferCase",
+					"can't have 2 databases that just differ on case  have: YCSB want to add: ycsb")})
+			},
+			wantErr: []string{"shard collection ycsb.usertable", "enableSharding on " + mongosHost, "server error 13297 (DatabaseDifferCase)"},
+			check: func(t *testing.T, f *fakeCluster, err error) {
+				failedAtOnce(t, f, err)
+				if n := f.count(mongosHost, `{"shardCollection"`); n != 0 {
+					t.Errorf("%d shardCollection after enableSharding failed", n)
+				}
+			},
+		},
+		{
 			name: "addShard reply lost: the retry's re-add is ok",
 			setup: func(f *fakeCluster, _ *Topology) {
 				f.failNext(mongosHost, "addShard", injection{apply: true, err: networkError("connection reset by peer")})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,15 +93,30 @@ type fakeServer struct {
 	// primaryShard gets a new collection's first chunk (default: the
 	// first shard added).
 	primaryShard string
-	// noMoveRange makes moveRange answer 59 CommandNotFound, as servers
-	// before 6.0 do.
-	noMoveRange bool
+	// databases enabled for sharding (enableSharding), or created by
+	// shardCollection from 6.0 on.
+	databases map[string]bool
 
 	// standalone and mongos
 	colls map[string]*fakeColl // by db.coll
 	// dropValidator makes create and collMod accept a validator and keep
 	// none, as mongo-java-server does.
 	dropValidator bool
+}
+
+// before60 tells whether the server is older than MongoDB 6.0 (its
+// version's major number is below 6).
+func (s *fakeServer) before60() bool {
+	major, _, _ := strings.Cut(s.version, ".")
+	n, err := strconv.Atoi(major)
+	return err == nil && n < 6
+}
+
+// setVersion makes every server of the fake run version v.
+func (f *fakeCluster) setVersion(v string) {
+	for _, s := range f.servers {
+		s.version = v
+	}
 }
 
 type fakeSharded struct {
@@ -214,6 +230,7 @@ func (f *fakeCluster) add(s *fakeServer) *fakeServer {
 	if s.role == roleMongos {
 		s.balancer = "full"
 		s.sharded = map[string]fakeSharded{}
+		s.databases = map[string]bool{}
 	}
 	s.colls = map[string]*fakeColl{}
 	f.servers[s.host] = s
@@ -296,7 +313,7 @@ func (f *fakeCluster) mutating() []string {
 	var out []string
 	for _, c := range f.calls {
 		switch c.cmd[0].Key {
-		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod:
+		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdEnableSharding, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod:
 			out = append(out, c.String())
 		}
 	}
@@ -313,7 +330,55 @@ func (c *fakeConn) Close(context.Context) error {
 	return nil
 }
 
+// RunCommand is the driver's Database.RunCommand, which adds maxTimeMS
+// to the command whenever ctx has a deadline (go.mongodb.org/mongo-driver/v2
+// x/mongo/driver/operation.go calculateMaxTimeMS; mongo/database.go sets no
+// OmitMaxTimeMS): here always, since every call has one.
 func (c *fakeConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	c.f.t.Helper()
+	return c.exec(ctx, db, cmd, true)
+}
+
+// RunCursor is the driver's RunCommandCursor read to its end: the first
+// command gets maxTimeMS as any RunCommand, the getMores that follow do not
+// (x/mongo/driver/batch_cursor.go, getMore: "OmitMaxTimeMS: true"), and
+// they are sent as {getMore: <id>, collection: <the cursor's collection>}
+// to the database of the cursor's namespace.
+func (c *fakeConn) RunCursor(ctx context.Context, db string, cmd bson.D) ([]bson.Raw, error) {
+	c.f.t.Helper()
+	reply, err := c.exec(ctx, db, cmd, true)
+	var docs []bson.Raw
+	for batch := "firstBatch"; ; batch = "nextBatch" {
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Cursor struct {
+				ID         int64      `bson:"id"`
+				NS         string     `bson:"ns"`
+				FirstBatch []bson.Raw `bson:"firstBatch"`
+				NextBatch  []bson.Raw `bson:"nextBatch"`
+			} `bson:"cursor"`
+		}
+		if err := bson.Unmarshal(reply, &page); err != nil {
+			return nil, fmt.Errorf("fake: decode cursor: %w", err)
+		}
+		if batch == "firstBatch" {
+			docs = append(docs, page.Cursor.FirstBatch...)
+		} else {
+			docs = append(docs, page.Cursor.NextBatch...)
+		}
+		if page.Cursor.ID == 0 {
+			return docs, nil
+		}
+		cdb, coll, _ := strings.Cut(page.Cursor.NS, ".")
+		reply, err = c.exec(ctx, cdb, bson.D{{Key: "getMore", Value: page.Cursor.ID}, {Key: "collection", Value: coll}}, false)
+	}
+}
+
+// exec runs one command as the server would, maxTimeMS telling whether the
+// driver added one.
+func (c *fakeConn) exec(ctx context.Context, db string, cmd bson.D, maxTimeMS bool) (bson.Raw, error) {
 	f := c.f
 	f.t.Helper()
 	// Every command must carry its own, bounded timeout.
@@ -326,6 +391,16 @@ func (c *fakeConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.
 	s, ok := f.servers[c.host]
 	if !ok {
 		return nil, networkError("dial tcp: lookup " + c.host + ": no such host")
+	}
+	if cmd[0].Key == "getMore" && maxTimeMS {
+		// Every cursor here is a plain one (not tailable, not awaitData),
+		// and a real server refuses maxTimeMS on its getMore: mongod in
+		// src/mongo/db/commands/getmore_cmd.cpp, mongos (same code, other
+		// message) in src/mongo/s/query/cluster_find.cpp (mongodb/mongo).
+		if s.role == roleMongos {
+			return nil, serverError(2, "BadValue", "maxTimeMS can only be used with getMore for tailable, awaitData cursors")
+		}
+		return nil, serverError(2, "BadValue", "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 	}
 	key := c.host + " " + cmd[0].Key
 	if q := f.inject[key]; len(q) > 0 && (q[0].match == "" || strings.Contains(keyJSON(cmd), q[0].match)) && q[0].skip > 0 {
@@ -491,6 +566,16 @@ func (f *fakeCluster) handleMongos(s *fakeServer, db string, cmd bson.D) (reply 
 	case "balancerStop":
 		s.balancer = "off"
 		return nil, nil, true
+	case "enableSharding":
+		// Idempotent: a database already enabled (or, from 6.0, already
+		// created) answers ok (jstests/sharding/enable_sharding.js of 5.0,
+		// jstests/core_sharding/ddl/enable_sharding.js of 8.0: "enableSharding
+		// is idempotent", mongodb/mongo).
+		if db != "admin" {
+			return nil, serverError(13, "Unauthorized", "enableSharding may only be run against the admin database."), true
+		}
+		s.databases[arg.(string)] = true
+		return nil, nil, true
 	case "shardCollection":
 		reply, err := f.shardCollection(s, arg.(string), cmd)
 		return reply, err, true
@@ -556,10 +641,20 @@ func lookupString(cmd bson.D, key string) string {
 }
 
 func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, error) {
+	// As _validateHostAsShard does (src/mongo/db/s/config/
+	// sharding_catalog_manager_shard_operations.cpp, mongodb/mongo 7.0/8.0)
+	// after running hello on the host.
 	set, host, _ := strings.Cut(connString, "/")
 	m, ok := f.servers[host]
-	if !ok || !m.initiated || m.replSet != set {
-		return nil, serverError(96, "OperationFailed", "in seed list "+connString+", host "+host+" does not belong to replica set "+set)
+	switch {
+	case !ok:
+		return nil, serverError(6, "HostUnreachable", "Error running 'hello' against "+connString+" :: caused by :: Connection refused")
+	case !m.initiated:
+		return nil, serverError(96, "OperationFailed",
+			"host did not return a set name; is the replica set still initializing? { isWritablePrimary: false, isreplicaset: true, ok: 1.0 }")
+	case m.replSet != set:
+		return nil, serverError(96, "OperationFailed",
+			"the provided connection string ("+connString+") does not match the actual set name "+m.replSet)
 	}
 	for _, sh := range s.shards {
 		if sh.ID == name && sh.Host == connString {
@@ -585,6 +680,17 @@ func (f *fakeCluster) shardCollection(s *fakeServer, ns string, cmd bson.D) (bso
 	}
 	if len(s.shards) == 0 {
 		return nil, serverError(70, "ShardNotFound", "no shards found")
+	}
+	// Before 6.0 (FCV 6.0) the database must be enabled for sharding
+	// first: CreateCollectionCoordinator::_checkCommandArguments in
+	// src/mongo/db/s/create_collection_coordinator.cpp (mongodb/mongo 5.0).
+	// From 6.0 on shardCollection creates the database.
+	db, _, _ := strings.Cut(ns, ".")
+	if !s.databases[db] {
+		if s.before60() {
+			return nil, serverError(20, "IllegalOperation", "sharding not enabled for db "+db)
+		}
+		s.databases[db] = true
 	}
 	uuid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
 	s.sharded[ns] = fakeSharded{key: key, uuid: uuid}
@@ -662,7 +768,7 @@ func (s *fakeServer) hasShard(name string) bool {
 // already is ok (Balancer::moveRange turns the failed migration into
 // success when the chunk is on the destination).
 func (f *fakeCluster) moveRange(s *fakeServer, ns string, cmd bson.D) (bson.D, error) {
-	if s.noMoveRange {
+	if s.before60() { // moveRange is new in 6.0
 		return nil, serverError(59, "CommandNotFound", "no such command: 'moveRange'")
 	}
 	raw := marshal(f.t, cmd)

@@ -83,6 +83,7 @@ func TestBootstrapRangedPartlyDone(t *testing.T) {
 				f.servers[mongosHost].primaryShard = "shard2"
 			},
 			wantMu: []string{
+				mongosHost + ` admin {"enableSharding":"ycsb"}`,
 				mongosHost + ` admin {"shardCollection":"ycsb.usertable","key":{"_id":1}}`,
 				splitAt("user3"), splitAt("user6"),
 				moveRangeTo("shard0", minKeyJSON, `"user3"`), moveRangeTo("shard1", `"user3"`, `"user6"`),
@@ -198,7 +199,7 @@ func TestBootstrapRangedErrorHandling(t *testing.T) {
 		},
 		{
 			name:  "no moveRange (before 6.0): moveChunk with the chunk's bounds",
-			setup: func(_ *testing.T, f *fakeCluster, _ Topology) { f.servers[mongosHost].noMoveRange = true },
+			setup: func(_ *testing.T, f *fakeCluster, _ Topology) { f.setVersion("5.0.28") },
 			check: func(t *testing.T, f *fakeCluster, _ error) {
 				var moves []string
 				for _, c := range f.callStrings() {
@@ -217,7 +218,7 @@ func TestBootstrapRangedErrorHandling(t *testing.T) {
 		{
 			name: "moveChunk of a range already moved (72, reply lost and chunks unreadable): done",
 			setup: func(_ *testing.T, f *fakeCluster, _ Topology) {
-				f.servers[mongosHost].noMoveRange = true
+				f.setVersion("5.0.28")
 				f.failNext(mongosHost, "moveChunk", lost)
 				// The read after the lost reply fails too (the 3rd chunk read:
 				// after the initial one and the one after the splits), so the

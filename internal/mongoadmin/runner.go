@@ -132,38 +132,19 @@ func (r *runner) giveUp(step string, cause error, attempts int, start time.Time,
 }
 
 // cursorAll runs a command that returns a cursor (find, aggregate,
-// listCollections) and follows getMore until the cursor is exhausted.
+// listCollections) and reads the cursor to its end, within one call
+// timeout (Commander.RunCursor says how its getMores differ from other
+// commands).
 func (r *runner) cursorAll(ctx context.Context, uri, db string, cmd bson.D) ([]bson.Raw, error) {
-	reply, err := r.run(ctx, uri, db, cmd)
+	c, err := r.conn(uri)
 	if err != nil {
 		return nil, err
 	}
-	var page struct {
-		Cursor struct {
-			ID         int64      `bson:"id"`
-			NS         string     `bson:"ns"`
-			FirstBatch []bson.Raw `bson:"firstBatch"`
-			NextBatch  []bson.Raw `bson:"nextBatch"`
-		} `bson:"cursor"`
-	}
-	if err := bson.Unmarshal(reply, &page); err != nil {
-		return nil, fmt.Errorf("%s on %s: decode cursor: %w", cmd[0].Key, redactURI(uri), err)
-	}
-	docs := page.Cursor.FirstBatch
-	for page.Cursor.ID != 0 {
-		_, coll, err := splitNamespace(page.Cursor.NS)
-		if err != nil {
-			return nil, fmt.Errorf("%s on %s: cursor namespace: %w", cmd[0].Key, redactURI(uri), err)
-		}
-		reply, err := r.run(ctx, uri, db, getMoreCommand(page.Cursor.ID, coll))
-		if err != nil {
-			return nil, err
-		}
-		page.Cursor.NextBatch = nil
-		if err := bson.Unmarshal(reply, &page); err != nil {
-			return nil, fmt.Errorf("getMore on %s: decode cursor: %w", redactURI(uri), err)
-		}
-		docs = append(docs, page.Cursor.NextBatch...)
+	cctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
+	defer cancel()
+	docs, err := c.RunCursor(cctx, db, cmd)
+	if err != nil {
+		return nil, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err}
 	}
 	return docs, nil
 }

@@ -11,6 +11,17 @@ import (
 // codeIllegalOperation is addShard's answer to a real conflict.
 const codeIllegalOperation = 20
 
+// addShardNoSetName begins addShard's 96 OperationFailed for a replica set
+// member whose hello has no setName yet (not initiated, or initiating):
+// "host did not return a set name; is the replica set still initializing?
+// <hello reply>" (_validateHostAsShard in src/mongo/db/s/config/
+// sharding_catalog_manager_shard_operations.cpp, 7.0/8.0, and
+// validateHostAsShard in src/mongo/db/s/topology_change_helpers.cpp later,
+// mongodb/mongo). It is the only 96 addShard retries: the others (a set
+// name that differs, a config server, a write concern the shard and the
+// cluster disagree on, a host outside the set) do not pass by waiting.
+const addShardNoSetName = "host did not return a set name"
+
 // shardInfo is one entry of listShards.
 type shardInfo struct {
 	ID   string `bson:"_id"`
@@ -73,8 +84,8 @@ func (r *runner) addShard(ctx context.Context, mongos string, rs ReplicaSet, lis
 		switch {
 		case err == nil:
 			return nil
-		case hasCode(err, codeOperationFailed):
-			// "host did not return a set name": the shard is still starting.
+		case hasCode(err, codeOperationFailed) && strings.Contains(err.Error(), addShardNoSetName):
+			// The shard is still starting; any other 96 is final.
 			return notYet("%v", err)
 		case hasCode(err, codeIllegalOperation):
 			return withHint(err, fmt.Sprintf("the cluster already has a different shard named %s or on %s", rs.Name, rs.Host))
@@ -181,6 +192,9 @@ func (r *runner) shardCollection(ctx context.Context, mongos, ns string, key bso
 			info = cur
 			return nil
 		}
+		if err := r.enableSharding(ctx, mongos, ns); err != nil {
+			return err
+		}
 		_, err = r.runAdmin(ctx, mongos, shardCollectionCommand(ns, key))
 		if hasCode(err, codeAlreadyInitialized) {
 			existing := "unknown"
@@ -202,6 +216,30 @@ func (r *runner) shardCollection(ctx context.Context, mongos, ns string, key bso
 		return nil
 	})
 	return info, err
+}
+
+// enableSharding enables sharding on ns's database. Before 6.0 (more
+// exactly, before featureCompatibilityVersion 6.0) shardCollection
+// refuses a database that is not: 20 IllegalOperation "sharding not
+// enabled for db <db>" (CreateCollectionCoordinator::
+// _checkCommandArguments, src/mongo/db/s/create_collection_coordinator.cpp,
+// mongodb/mongo 5.0). From 6.0 on it only creates the database and picks
+// its primary shard, as shardCollection would. It is idempotent: sent
+// again for a database already enabled it answers ok
+// (jstests/sharding/enable_sharding.js of 5.0, "Attempting to shard
+// already sharded database returns success";
+// jstests/core_sharding/ddl/enable_sharding.js of 8.0, "enableSharding is
+// idempotent").
+func (r *runner) enableSharding(ctx context.Context, mongos, ns string) error {
+	db, _, err := splitNamespace(ns)
+	if err != nil {
+		return err
+	}
+	if _, err := r.runAdmin(ctx, mongos, enableShardingCommand(db)); err != nil {
+		return err
+	}
+	r.log.Info("database enabled for sharding", "database", db)
+	return nil
 }
 
 // sameKey compares key patterns by field names and values; numbers by

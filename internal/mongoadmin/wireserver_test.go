@@ -4,12 +4,14 @@ import (
 	"context"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -57,6 +59,13 @@ func (c recordingCommander) RunCommand(ctx context.Context, db string, cmd bson.
 	c.d.names = append(c.d.names, db+"."+cmd[0].Key)
 	c.d.mu.Unlock()
 	return c.Commander.RunCommand(ctx, db, cmd)
+}
+
+func (c recordingCommander) RunCursor(ctx context.Context, db string, cmd bson.D) ([]bson.Raw, error) {
+	c.d.mu.Lock()
+	c.d.names = append(c.d.names, db+"."+cmd[0].Key)
+	c.d.mu.Unlock()
+	return c.Commander.RunCursor(ctx, db, cmd)
 }
 
 func wireOptions(rec *recordingDialer, log *syncbuf.Buffer) Options {
@@ -229,5 +238,79 @@ func wireEnvironmentDegrades(t *testing.T, report *results.BootstrapReport, host
 		!strings.HasPrefix(p.Unavailable[0], "featureCompatibilityVersion: server error 59 (CommandNotFound)") ||
 		p.Unavailable[1] != "storageEngine: not in serverStatus" || env.StorageEngine != "" {
 		t.Errorf("process environment %+v", p)
+	}
+}
+
+// TestWireServerCursorGetMoreWithoutMaxTimeMS: a cursor read under the call
+// timeout (a context deadline) follows its cursor with getMores that carry
+// no maxTimeMS. The driver adds maxTimeMS from a deadline to every
+// RunCommand (x/mongo/driver/operation.go calculateMaxTimeMS; mongo/
+// database.go sets no OmitMaxTimeMS), and a real mongod or mongos refuses
+// it on the getMore of a non-awaitData cursor with 2 BadValue
+// (src/mongo/db/commands/getmore_cmd.cpp, src/mongo/s/query/cluster_find.cpp
+// in mongodb/mongo). mongo-java-server ignores maxTimeMS, so the commands
+// sent are inspected instead (a CommandMonitor).
+func TestWireServerCursorGetMoreWithoutMaxTimeMS(t *testing.T) {
+	srv := wireserver.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const db, coll, n = "wire_cursor", "docs", 250
+	client := wireClient(t, srv)
+	if err := client.Database(db).Drop(ctx); err != nil {
+		t.Fatalf("drop: %v", err)
+	}
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}}
+	}
+	if _, err := client.Database(db).Collection(coll).InsertMany(ctx, docs); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+
+	var mu sync.Mutex
+	var sent []bson.Raw
+	mon := &event.CommandMonitor{Started: func(_ context.Context, e *event.CommandStartedEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent = append(sent, slices.Clone(e.Command))
+	}}
+	monitored, err := mongo.Connect(options.Client().ApplyURI(srv.URI()).SetMonitor(mon))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Timeout: time.Minute, CallTimeout: 20 * time.Second,
+		Dial: func(string) (Commander, error) { return driverCommander{client: monitored}, nil }}
+	r, rctx, rcancel := newRunner(ctx, opts)
+	defer rcancel()
+	defer r.close()
+
+	got, err := r.cursorAll(rctx, srv.URI(), db, bson.D{{Key: "find", Value: coll}, {Key: "batchSize", Value: int32(10)}})
+	if err != nil {
+		t.Fatalf("cursorAll: %v", err)
+	}
+	if len(got) != n {
+		t.Errorf("%d documents, want %d", len(got), n)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	getMores := 0
+	for _, cmd := range sent {
+		name := cmd.Index(0).Key()
+		_, lookupErr := cmd.LookupErr("maxTimeMS")
+		hasMaxTime := lookupErr == nil
+		switch name {
+		case "find":
+			if !hasMaxTime {
+				t.Errorf("find without maxTimeMS: the call timeout should bound it on the server too: %s", cmd)
+			}
+		case "getMore":
+			getMores++
+			if hasMaxTime {
+				t.Errorf("getMore with maxTimeMS, which a real server refuses (BadValue): %s", cmd)
+			}
+		}
+	}
+	if getMores == 0 {
+		t.Errorf("no getMore sent (batch size 10, %d documents): %d commands", n, len(sent))
 	}
 }

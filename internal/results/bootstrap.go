@@ -8,7 +8,9 @@ import (
 // BootstrapFormatVersion is the version of the bootstrap report encoding.
 // Version 2 added splitPoints and each shard's range (a ranged shard key);
 // version 3 the server environment. DecodeBootstrap still reads versions 1
-// and 2, which lack them.
+// and 2, which lack them. Fields added since (the environment's storage
+// engine and version) are optional within version 3: an older report
+// lacks them, an older decoder ignores them.
 const BootstrapFormatVersion = 3
 
 // oldestBootstrapFormatVersion is the oldest version DecodeBootstrap reads.
@@ -56,8 +58,12 @@ const (
 
 // ServerEnvironment is what the MongoDB servers say about themselves.
 type ServerEnvironment struct {
-	// GitVersion, Allocator and OpenSSL come from buildInfo of the entry
-	// point (gitVersion, allocator, openssl.running).
+	// Version, GitVersion, Allocator and OpenSSL come from buildInfo of the
+	// entry point (version, gitVersion, allocator, openssl.running). Version
+	// is the release, e.g. "8.0.16"; GitVersion is the commit it was built
+	// from (src/mongo/util/version.cpp appendBuildInfo, mongodb/mongo).
+	// Reports from before Version was recorded lack it.
+	Version    string `json:"version,omitempty"`
 	GitVersion string `json:"gitVersion,omitempty"`
 	Allocator  string `json:"allocator,omitempty"`
 	OpenSSL    string `json:"openssl,omitempty"`

@@ -14,7 +14,7 @@ func TestBootstrapReportRoundTrip(t *testing.T) {
 			{Name: "shard1", Host: "shard1/b:1", Chunks: 1, Range: &KeyRange{Min: "user3334", Max: MaxKeyBound}},
 		},
 		SplitPoints: []string{"user3334"},
-		Server: &ServerEnvironment{GitVersion: "abc123", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
+		Server: &ServerEnvironment{Version: "8.0.4", GitVersion: "abc123", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
 			Processes: []ProcessEnvironment{{Host: "a:1", Options: `{"net":{"port":27017}}`, StartupWarnings: []string{"w1"}},
 				{Host: "m:1", Unavailable: []string{"featureCompatibilityVersion: no"}}}},
 	}
@@ -22,7 +22,8 @@ func TestBootstrapReportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"version":3`) || !strings.Contains(string(b), `"allocator":"tcmalloc-google"`) || !strings.Contains(string(b), `"splitPoints":["user3334"]`) ||
+	if !strings.Contains(string(b), `"version":3`) || !strings.Contains(string(b), `"allocator":"tcmalloc-google"`) ||
+		!strings.Contains(string(b), `"server":{"version":"8.0.4","gitVersion":"abc123"`) || !strings.Contains(string(b), `"splitPoints":["user3334"]`) ||
 		!strings.Contains(string(b), `"range":{"min":"$minKey","max":"user3334"}`) {
 		t.Errorf("encoded %s", b)
 	}
@@ -64,5 +65,19 @@ func TestDecodeBootstrapRejects(t *testing.T) {
 		if _, err := DecodeBootstrap([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeBootstrap(%s) = %v, want an error with %q", tc.json, err, tc.want)
 		}
+	}
+}
+
+// TestDecodeBootstrapWithoutBuildVersion: a version 3 report written before
+// the environment recorded buildInfo's version still decodes, without it.
+func TestDecodeBootstrapWithoutBuildVersion(t *testing.T) {
+	old := `{"version":3,"serverVersion":"8.0.4","namespace":"ycsb.usertable","sharded":false,` +
+		`"server":{"gitVersion":"6a56d4b1ee5ce7e4d3d1db3e8d23b9a3e0dc8e23","allocator":"tcmalloc-google","storageEngine":"wiredTiger"}}`
+	r, err := DecodeBootstrap([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Server == nil || r.Server.Version != "" || r.Server.GitVersion != "6a56d4b1ee5ce7e4d3d1db3e8d23b9a3e0dc8e23" {
+		t.Errorf("decoded server environment %+v", r.Server)
 	}
 }

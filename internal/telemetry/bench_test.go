@@ -28,7 +28,7 @@ import (
 // and what ten processes sampled once a second cost, in % of one core.
 
 // realisticServerStatus is the recorded 8.0 reply padded to the size of a
-// real one (serverStatus without repl, metrics and locks is tens of KB,
+// real one (serverStatus without metrics and locks is tens of KB,
 // mostly WiredTiger statistics): the cache section gets 150 statistics with
 // the ones read here among them in alphabetical order, wiredTiger 20 more
 // sections of 30 and the top level 15 more sections of 20.

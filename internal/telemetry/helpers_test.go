@@ -81,3 +81,10 @@ func equalJSON(t *testing.T, what string, got, want any) {
 		t.Errorf("%s\n got %s\nwant %s", what, g, w)
 	}
 }
+
+// withEvictionSource sets what a synthetic sample's app evictions were
+// read from.
+func withEvictionSource(s Sample, from EvictionSource) Sample {
+	s.EvictedByAppFrom = from
+	return s
+}

@@ -45,7 +45,9 @@ type Interval struct {
 //     uptime does not show) counts from zero: its delta is its value in cur,
 //     over the whole interval.
 //   - A counter absent from either sample, or time that did not move
-//     forward, gives no data (Millis 0).
+//     forward, gives no data (Millis 0); so does CounterEvictedByApp read
+//     from other statistics in the two samples without a restart (an
+//     upgrade past 8.1 is one), which are not the same count.
 func Diff(prev, cur *Sample) Interval {
 	var iv Interval
 	wall := cur.Time.Sub(prev.Time).Milliseconds()
@@ -70,6 +72,8 @@ func Diff(prev, cur *Sample) Interval {
 		switch p, ok := prev.Counters[i].Get(); {
 		case iv.Restarted:
 			iv.Deltas[i] = Delta{Count: c, Millis: span}
+		case Counter(i) == CounterEvictedByApp && prev.EvictedByAppFrom != cur.EvictedByAppFrom:
+			// Another count: nothing to compare with.
 		case !ok:
 			// The counter appeared: nothing to compare with.
 		case c < p:

@@ -50,6 +50,24 @@ func TestDiff(t *testing.T) {
 		cur:       sampleAt(t0.Add(sec), 0, c{CounterInsert: 0}, nil),
 		restarted: true,
 	}, {
+		// After an upgrade past 8.1 the app evictions are another count
+		// (attempts − failures): no delta from the old statistic.
+		name: "app evictions read from other statistics: no data for them",
+		prev: withEvictionSource(sampleAt(t0, 10_000, c{CounterInsert: 1, CounterEvictedByApp: 900}, nil), EvictionsPagesEvicted),
+		cur:  withEvictionSource(sampleAt(t0.Add(sec), 11_000, c{CounterInsert: 2, CounterEvictedByApp: 950}, nil), EvictionsAttemptsMinusFailures),
+		want: map[Counter]Delta{CounterInsert: {1, 1000}},
+	}, {
+		name: "app evictions read from the same statistics: counted",
+		prev: withEvictionSource(sampleAt(t0, 10_000, c{CounterEvictedByApp: 900}, nil), EvictionsAttemptsMinusFailures),
+		cur:  withEvictionSource(sampleAt(t0.Add(sec), 11_000, c{CounterEvictedByApp: 950}, nil), EvictionsAttemptsMinusFailures),
+		want: map[Counter]Delta{CounterEvictedByApp: {50, 1000}},
+	}, {
+		name:      "app evictions from other statistics after a restart: counted from the restart",
+		prev:      withEvictionSource(sampleAt(t0, 10_000, c{CounterEvictedByApp: 900}, nil), EvictionsPagesEvicted),
+		cur:       withEvictionSource(sampleAt(t0.Add(sec), 500, c{CounterEvictedByApp: 4}, nil), EvictionsAttemptsMinusFailures),
+		restarted: true,
+		want:      map[Counter]Delta{CounterEvictedByApp: {4, 500}},
+	}, {
 		name: "a counter that goes down without a restart counts from zero",
 		prev: sampleAt(t0, 10_000, c{CounterInsert: 1_000_000, CounterUpdate: 10}, nil),
 		cur:  sampleAt(t0.Add(sec), 11_000, c{CounterInsert: 25, CounterUpdate: 30}, nil),

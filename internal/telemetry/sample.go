@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -39,9 +40,10 @@ const (
 	// CounterNetIn and CounterNetOut are network.bytesIn and bytesOut.
 	CounterNetIn
 	CounterNetOut
-	// CounterEvictedByApp is wiredTiger.cache["pages evicted by application
-	// threads"]: eviction work the cache pushed onto operations because the
-	// eviction threads could not keep up.
+	// CounterEvictedByApp counts the pages application threads evicted:
+	// eviction work the cache pushed onto operations because the eviction
+	// threads could not keep up. It is read from one statistic or two,
+	// depending on the server (see EvictionSource).
 	CounterEvictedByApp
 	// CounterConnectionsCreated is connections.totalCreated.
 	CounterConnectionsCreated
@@ -78,6 +80,14 @@ const (
 	GaugeQueueReaders // globalLock.currentQueue.readers
 	GaugeQueueWriters // globalLock.currentQueue.writers
 	GaugeResidentMiB  // mem.resident, in MiB
+	// GaugeConnectionsAvailable is connections.available: the incoming
+	// connections the process would still accept,
+	// min(maxIncomingConnections, 80% of the file descriptor limit) −
+	// current (SessionManagerCommon::appendStats in
+	// src/mongo/transport/session_manager_common.cpp, mongodb/mongo 8.0;
+	// since SERVER-104811, 8.0.12 and 7.0.23, queued connections count
+	// against it too). 0 means new connections are refused.
+	GaugeConnectionsAvailable
 	// NumGauges is the number of gauges.
 	NumGauges
 )
@@ -90,7 +100,7 @@ var counterNames = [NumCounters]string{
 var gaugeNames = [NumGauges]string{
 	"connections", "cacheBytes", "cacheDirtyBytes", "cacheMaxBytes", "cacheUsedPercent", "cacheDirtyPercent",
 	"readTicketsOut", "readTicketsAvailable", "writeTicketsOut", "writeTicketsAvailable",
-	"queueTotal", "queueReaders", "queueWriters", "residentMiB",
+	"queueTotal", "queueReaders", "queueWriters", "residentMiB", "connectionsAvailable",
 }
 
 // String is the counter's name in series (JSON keys) and tables.
@@ -155,9 +165,38 @@ var counterFields = [NumCounters]field{
 	CounterCommand:            {secOpcounters, []string{"command"}},
 	CounterNetIn:              {secNetwork, []string{"bytesIn"}},
 	CounterNetOut:             {secNetwork, []string{"bytesOut"}},
-	CounterEvictedByApp:       {secCache, []string{"pages evicted by application threads"}},
+	CounterEvictedByApp:       {secCache, []string{statPagesEvictedByApp}},
 	CounterConnectionsCreated: {secConnections, []string{"totalCreated"}},
 }
+
+// EvictionSource names the WiredTiger statistics CounterEvictedByApp was
+// read from. WiredTiger split "pages evicted by application threads" into
+// attempts and failures (WT-8969, wiredtiger/wiredtiger commit 212a7f3c58,
+// dist/stat_data.py: "cache_eviction_app_attempt - cache_eviction_app_fail
+// = page evict successes by application threads"); the split first ships
+// in MongoDB 8.1 (branch mongodb-8.1), 7.0 and 8.0 keep the old statistic.
+type EvictionSource string
+
+// The sources of CounterEvictedByApp.
+const (
+	// EvictionsPagesEvicted is wiredTiger.cache["pages evicted by
+	// application threads"] (MongoDB through 8.0).
+	EvictionsPagesEvicted EvictionSource = "pagesEvicted"
+	// EvictionsAttemptsMinusFailures is wiredTiger.cache["page evict
+	// attempts by application threads"] minus ["page evict failures by
+	// application threads"] (MongoDB 8.1 and later): the evictions that
+	// succeeded.
+	EvictionsAttemptsMinusFailures EvictionSource = "attemptsMinusFailures"
+)
+
+// The WiredTiger statistics of pages evicted by application threads, as
+// serverStatus names them under wiredTiger.cache (src/support/stat.c,
+// "cache: ...", split at the colon by MongoDB).
+const (
+	statPagesEvictedByApp  = "pages evicted by application threads"
+	statEvictAttemptsByApp = "page evict attempts by application threads"
+	statEvictFailuresByApp = "page evict failures by application threads"
+)
 
 // gaugeFields holds the raw gauges; the derived ones have no key.
 var gaugeFields = [NumGauges]field{
@@ -173,6 +212,7 @@ var gaugeFields = [NumGauges]field{
 	GaugeQueueReaders:          {secQueue, []string{"readers"}},
 	GaugeQueueWriters:          {secQueue, []string{"writers"}},
 	GaugeResidentMiB:           {secMem, []string{"resident"}},
+	GaugeConnectionsAvailable:  {secConnections, []string{"available"}},
 }
 
 func (g Gauge) derived() bool { return g == GaugeCacheUsedPercent || g == GaugeCacheDirtyPercent }
@@ -196,6 +236,34 @@ type Sample struct {
 	// ("wiredTiger.concurrentTransactions" or "queues.execution"), "" when
 	// neither was present.
 	TicketsPath string
+	// EvictedByAppFrom is what CounterEvictedByApp was read from, "" when
+	// it is absent.
+	EvictedByAppFrom EvictionSource
+	// Repl is what the process says of its replica set's primary.
+	Repl ReplView
+}
+
+// ReplView is what one serverStatus of a replica set member says of the
+// set's primary. serverStatus.repl is the member's hello reply
+// (ReplicationInfoServerStatus in src/mongo/db/repl/replication_info.cpp,
+// HelloResponse::addToBSON in src/mongo/db/repl/hello_response.cpp,
+// mongodb/mongo); a standalone mongod and a mongos have none.
+type ReplView struct {
+	// Member is set when the sample had repl.isWritablePrimary (ismaster
+	// before 4.9): the process is a replica set member, and the fields
+	// below mean something.
+	Member bool
+	// WritablePrimary is repl.isWritablePrimary: the process is the
+	// primary.
+	WritablePrimary bool
+	// Primary is repl.primary, the member this one sees as primary ("" when
+	// it sees none).
+	Primary string
+	// ElectionID is repl.electionId in hex, reported by the primary only:
+	// ObjectId 7fffffff followed by the election's term
+	// (TopologyCoordinator::fillHelloForReplSet, OID::fromTerm), so a new
+	// election on the same primary changes it.
+	ElectionID string
 }
 
 // TicketsPath returns the serverStatus section that holds the execution
@@ -239,6 +307,8 @@ func Extract(doc bson.Raw, at time.Time) Sample {
 	for c, f := range counterFields {
 		s.Counters[c] = intValue(secs[f.sec], f.key...)
 	}
+	s.Counters[CounterEvictedByApp], s.EvictedByAppFrom = evictedByApp(secs[secCache])
+	s.Repl = replView(subDocument(d, "repl"))
 	for g, f := range gaugeFields {
 		if Gauge(g).derived() {
 			continue
@@ -252,6 +322,96 @@ func Extract(doc bson.Raw, at time.Time) Sample {
 	return s
 }
 
+// replView reads a member's view of its primary from serverStatus.repl;
+// the zero view when there is no such section or no isWritablePrimary.
+func replView(repl bsoncore.Document) ReplView {
+	var r ReplView
+	if repl == nil {
+		return r
+	}
+	for _, key := range []string{"isWritablePrimary", "ismaster"} {
+		if v, err := repl.LookupErr(key); err == nil {
+			if b, ok := v.BooleanOK(); ok {
+				r.Member, r.WritablePrimary = true, b
+				break
+			}
+		}
+	}
+	if !r.Member {
+		return ReplView{}
+	}
+	if v, err := repl.LookupErr("primary"); err == nil {
+		r.Primary, _ = v.StringValueOK()
+	}
+	if v, err := repl.LookupErr("electionId"); err == nil {
+		if id, ok := v.ObjectIDOK(); ok {
+			r.ElectionID = hex.EncodeToString(id[:])
+		}
+	}
+	return r
+}
+
+// changedFrom reports whether the view differs from the last one known of
+// the same process: isWritablePrimary flipped, or another primary, or
+// another election on the primary. A field one of them lacks (no primary
+// in sight, a member that is not primary has no electionId) compares with
+// nothing.
+func (r ReplView) changedFrom(last ReplView) bool {
+	return r.Member && last.Member && (r.WritablePrimary != last.WritablePrimary ||
+		r.Primary != "" && last.Primary != "" && r.Primary != last.Primary ||
+		r.ElectionID != "" && last.ElectionID != "" && r.ElectionID != last.ElectionID)
+}
+
+// update folds the view into the last one known: the fields it has.
+func (r ReplView) update(last *ReplView) {
+	if !r.Member {
+		return
+	}
+	last.Member, last.WritablePrimary = true, r.WritablePrimary
+	if r.Primary != "" {
+		last.Primary = r.Primary
+	}
+	if r.ElectionID != "" {
+		last.ElectionID = r.ElectionID
+	}
+}
+
+// evictedByApp reads the pages evicted by application threads from the
+// cache section: the old statistic when it is there, else attempts minus
+// failures (which only grows, as both are counters of the same events).
+func evictedByApp(cache bsoncore.Document) (Opt[int64], EvictionSource) {
+	if v := intValue(cache, statPagesEvictedByApp); v.Valid {
+		return v, EvictionsPagesEvicted
+	}
+	attempts, failures := intValue(cache, statEvictAttemptsByApp), intValue(cache, statEvictFailuresByApp)
+	if !attempts.Valid || !failures.Valid || failures.V > attempts.V {
+		return Opt[int64]{}, ""
+	}
+	return some(attempts.V - failures.V), EvictionsAttemptsMinusFailures
+}
+
+// splitEvictionStats tells whether a server version reports the
+// application threads' evictions as attempts and failures (8.1 on); an
+// empty or unparsable version is taken as an older one.
+func splitEvictionStats(version string) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(leadingDigits(parts[1]))
+	return err1 == nil && err2 == nil && (major > 8 || major == 8 && minor >= 1)
+}
+
+// leadingDigits is the digits s starts with ("1" of "1-rc0").
+func leadingDigits(s string) string {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return s[:n]
+}
+
 // Absent lists the serverStatus fields (dotted paths) that the sample lacks.
 // The ticket fields are named by the section the sample's version prefers.
 func (s *Sample) Absent() []string {
@@ -263,7 +423,13 @@ func (s *Sample) Absent() []string {
 		out = append(out, "uptimeMillis")
 	}
 	for c := range NumCounters {
-		if !s.Counters[c].Valid {
+		switch {
+		case s.Counters[c].Valid:
+		case c == CounterEvictedByApp && splitEvictionStats(s.Version):
+			// The statistics this version reports.
+			out = append(out, s.path(field{secCache, []string{statEvictAttemptsByApp}}),
+				s.path(field{secCache, []string{statEvictFailuresByApp}}))
+		default:
 			out = append(out, s.path(counterFields[c]))
 		}
 	}
@@ -271,6 +437,9 @@ func (s *Sample) Absent() []string {
 		if !g.derived() && !s.Gauges[g].Valid {
 			out = append(out, s.path(gaugeFields[g]))
 		}
+	}
+	if !s.Repl.Member {
+		out = append(out, "repl.isWritablePrimary")
 	}
 	return out
 }

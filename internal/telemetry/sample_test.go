@@ -3,6 +3,7 @@ package telemetry
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -20,29 +21,46 @@ func TestExtractRecorded(t *testing.T) {
 		version     string
 		uptime      Opt[int64]
 		ticketsPath string
+		evictedFrom EvictionSource
+		repl        ReplView
 		counters    [NumCounters]Opt[int64]
 		gauges      [NumGauges]Opt[float64]
 		absent      []string
 	}{{
 		file: "serverstatus-6.0.json", version: "6.0.19", uptime: iv(3600123), ticketsPath: "wiredTiger.concurrentTransactions",
+		evictedFrom: EvictionsPagesEvicted, absent: []string{"repl.isWritablePrimary"},
 		counters: all(100000, 12, 250000, 0, 3, 4021, 123456789, 987654321, 17, 310),
 		gauges: [NumGauges]Opt[float64]{
 			fv(25), fv(805306368), fv(41943040), fv(1073741824), fv(75), fv(3.90625),
-			fv(1), fv(127), fv(2), fv(126), fv(3), fv(1), fv(2), fv(812),
+			fv(1), fv(127), fv(2), fv(126), fv(3), fv(1), fv(2), fv(812), fv(838835),
 		},
 	}, {
 		file: "serverstatus-7.0.json", version: "7.0.14", uptime: iv(95042), ticketsPath: "wiredTiger.concurrentTransactions",
+		evictedFrom: EvictionsPagesEvicted, absent: []string{"repl.isWritablePrimary"},
 		counters: all(400000, 4, 0, 0, 191, 20051, 500000000, 41000000, 3012, 88),
 		gauges: [NumGauges]Opt[float64]{
 			fv(71), fv(268435456), fv(107374182), fv(536870912), fv(50), fv(100 * 107374182.0 / 536870912),
-			fv(1), fv(7), fv(5), fv(3), fv(0), fv(0), fv(0), fv(1532),
+			fv(1), fv(7), fv(5), fv(3), fv(0), fv(0), fv(0), fv(1532), fv(838789),
 		},
 	}, {
 		file: "serverstatus-8.0.json", version: "8.0.4", uptime: iv(612345), ticketsPath: "queues.execution",
+		evictedFrom: EvictionsPagesEvicted, absent: []string{"repl.isWritablePrimary"},
 		counters: all(0, 30000000, 1500000, 0, 0, 28610034, 9000000000, 71000000000, 45678, 141),
 		gauges: [NumGauges]Opt[float64]{
 			fv(136), fv(2040109466), fv(21474836), fv(2147483648), fv(100 * 2040109466.0 / 2147483648), fv(100 * 21474836.0 / 2147483648),
-			fv(128), fv(0), fv(30), fv(98), fv(9), fv(7), fv(2), fv(3310),
+			fv(128), fv(0), fv(30), fv(98), fv(9), fv(7), fv(2), fv(3310), fv(838724),
+		},
+	}, {
+		// 8.1 on: the application threads' evictions are attempts and
+		// failures (WT-8969); the counter is their difference, 50000 −
+		// 4322.
+		file: "serverstatus-8.2.json", version: "8.2.1", uptime: iv(612345), ticketsPath: "queues.execution",
+		evictedFrom: EvictionsAttemptsMinusFailures,
+		repl:        ReplView{Member: true, WritablePrimary: true, Primary: "mb-shard0-0.mb-shard0:27018", ElectionID: "7fffffff0000000000000003"},
+		counters:    all(0, 30000000, 1500000, 0, 0, 28610034, 9000000000, 71000000000, 45678, 141),
+		gauges: [NumGauges]Opt[float64]{
+			fv(136), fv(2040109466), fv(21474836), fv(2147483648), fv(100 * 2040109466.0 / 2147483648), fv(100 * 21474836.0 / 2147483648),
+			fv(128), fv(0), fv(30), fv(98), fv(9), fv(7), fv(2), fv(3310), fv(838724),
 		},
 	}, {
 		// Whole sections missing (wiredTiger is a string, no globalLock or
@@ -53,7 +71,7 @@ func TestExtractRecorded(t *testing.T) {
 			CounterQuery: iv(30000000), CounterUpdate: iv(1500000), CounterCommand: iv(30000100),
 			CounterNetIn: iv(71000000000), CounterConnectionsCreated: iv(70),
 		},
-		gauges: [NumGauges]Opt[float64]{GaugeConnections: fv(64)},
+		gauges: [NumGauges]Opt[float64]{GaugeConnections: fv(64), GaugeConnectionsAvailable: fv(838796)},
 		absent: []string{
 			"uptimeMillis", "opcounters.insert", "opcounters.delete", "opcounters.getmore", "network.bytesOut",
 			"wiredTiger.cache.pages evicted by application threads",
@@ -61,6 +79,7 @@ func TestExtractRecorded(t *testing.T) {
 			"wiredTiger.cache.maximum bytes configured",
 			"queues.execution.read.out", "queues.execution.read.available", "queues.execution.write.out", "queues.execution.write.available",
 			"globalLock.currentQueue.total", "globalLock.currentQueue.readers", "globalLock.currentQueue.writers", "mem.resident",
+			"repl.isWritablePrimary",
 		},
 	}, {
 		// Recorded from mongo-java-server: a 6.0 that reports almost nothing.
@@ -74,6 +93,7 @@ func TestExtractRecorded(t *testing.T) {
 			"wiredTiger.concurrentTransactions.read.out", "wiredTiger.concurrentTransactions.read.available",
 			"wiredTiger.concurrentTransactions.write.out", "wiredTiger.concurrentTransactions.write.available",
 			"globalLock.currentQueue.total", "globalLock.currentQueue.readers", "globalLock.currentQueue.writers", "mem.resident",
+			"connections.available", "repl.isWritablePrimary",
 		},
 	}}
 	for _, tt := range tests {
@@ -83,6 +103,12 @@ func TestExtractRecorded(t *testing.T) {
 			if got.Version != want.Version || got.UptimeMillis != want.UptimeMillis || got.TicketsPath != want.TicketsPath || !got.Time.Equal(t0) {
 				t.Errorf("version %q, uptime %v, tickets %q; want %q, %v, %q",
 					got.Version, got.UptimeMillis, got.TicketsPath, want.Version, want.UptimeMillis, want.TicketsPath)
+			}
+			if got.Repl != tt.repl {
+				t.Errorf("repl %+v, want %+v", got.Repl, tt.repl)
+			}
+			if got.EvictedByAppFrom != tt.evictedFrom {
+				t.Errorf("evictions by application threads read from %q, want %q", got.EvictedByAppFrom, tt.evictedFrom)
 			}
 			for c := range NumCounters {
 				if got.Counters[c] != want.Counters[c] {
@@ -233,7 +259,7 @@ func TestExtractGarbage(t *testing.T) {
 				t.Errorf("Extract(%v): %s present", []byte(doc), c)
 			}
 		}
-		if n := len(s.Absent()); n != 2+int(NumCounters)+int(NumGauges)-2 {
+		if n := len(s.Absent()); n != 2+int(NumCounters)+int(NumGauges)-2+1 {
 			t.Errorf("Extract(%v): %d fields absent", []byte(doc), n)
 		}
 	}
@@ -253,7 +279,62 @@ func TestNames(t *testing.T) {
 	if got := Counter(-1).String(); got != "counter(-1)" {
 		t.Errorf("Counter(-1) = %q", got)
 	}
-	if got := NumGauges.String(); got != "gauge(14)" {
+	if got := NumGauges.String(); got != "gauge(15)" {
 		t.Errorf("NumGauges = %q", got)
+	}
+}
+
+// The application threads' evictions: the statistic of 7.0 and 8.0 when
+// it is there, else 8.1's attempts minus failures; anything less is
+// absent, named by what the version reports.
+func TestExtractEvictionsByApp(t *testing.T) {
+	const (
+		old      = "pages evicted by application threads"
+		attempts = "page evict attempts by application threads"
+		failures = "page evict failures by application threads"
+	)
+	for _, tt := range []struct {
+		name    string
+		version string
+		cache   bson.D
+		want    Opt[int64]
+		from    EvictionSource
+		absent  []string
+	}{
+		{"8.0: pages evicted", "8.0.16", bson.D{{Key: old, Value: int64(17)}}, iv(17), EvictionsPagesEvicted, nil},
+		{"8.1: attempts minus failures", "8.1.0", bson.D{{Key: attempts, Value: int64(20)}, {Key: failures, Value: int32(3)}},
+			iv(17), EvictionsAttemptsMinusFailures, nil},
+		{"both: the old statistic", "8.2.1", bson.D{{Key: attempts, Value: int64(20)}, {Key: failures, Value: int64(3)}, {Key: old, Value: int64(9)}},
+			iv(9), EvictionsPagesEvicted, nil},
+		{"attempts without failures: absent", "8.2.1", bson.D{{Key: attempts, Value: int64(20)}}, Opt[int64]{}, "",
+			[]string{"wiredTiger.cache." + attempts, "wiredTiger.cache." + failures}},
+		{"more failures than attempts: absent", "8.2.1", bson.D{{Key: attempts, Value: int64(2)}, {Key: failures, Value: int64(3)}},
+			Opt[int64]{}, "", []string{"wiredTiger.cache." + attempts, "wiredTiger.cache." + failures}},
+		{"none, 8.0: the old statistic named", "8.0.16", bson.D{}, Opt[int64]{}, "", []string{"wiredTiger.cache." + old}},
+		{"none, 8.1 release candidate", "8.1.0-rc0", bson.D{}, Opt[int64]{}, "",
+			[]string{"wiredTiger.cache." + attempts, "wiredTiger.cache." + failures}},
+		{"none, 10.0", "10.0.1", bson.D{}, Opt[int64]{}, "", []string{"wiredTiger.cache." + attempts, "wiredTiger.cache." + failures}},
+		{"none, no version", "", bson.D{}, Opt[int64]{}, "", []string{"wiredTiger.cache." + old}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := bson.Marshal(bson.D{{Key: "version", Value: tt.version},
+				{Key: "wiredTiger", Value: bson.D{{Key: "cache", Value: tt.cache}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := Extract(raw, t0)
+			if got := s.Counters[CounterEvictedByApp]; got != tt.want || s.EvictedByAppFrom != tt.from {
+				t.Errorf("evicted by app = %+v from %q, want %+v from %q", got, s.EvictedByAppFrom, tt.want, tt.from)
+			}
+			var absent []string
+			for _, a := range s.Absent() {
+				if strings.Contains(a, "application threads") {
+					absent = append(absent, a)
+				}
+			}
+			if !reflect.DeepEqual(absent, tt.absent) {
+				t.Errorf("absent %q, want %q", absent, tt.absent)
+			}
+		})
 	}
 }

@@ -29,9 +29,11 @@ const (
 // serverStatusCommand leaves out the sections nothing here reads that cost
 // the server the most to build (the example of MongoDB's own serverStatus
 // documentation); a server that does not know an exclusion ignores it.
+// repl is read (ReplView): for a member it is its hello reply, a few
+// hundred bytes for the one-member sets of a benchmark topology, and a
+// standalone mongod or a mongos has none.
 var serverStatusCommand = bson.D{
 	{Key: "serverStatus", Value: 1},
-	{Key: "repl", Value: 0},
 	{Key: "metrics", Value: 0},
 	{Key: "locks", Value: 0},
 }

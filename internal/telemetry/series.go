@@ -77,8 +77,16 @@ type Series struct {
 	Points         []Point   `json:"points"`
 	// Version is the server version of the last sample that reported one.
 	Version string `json:"version,omitempty"`
+	// EvictedByAppFrom is what the evictedByApp counter was read from in
+	// the last sample that had it (see EvictionSource).
+	EvictedByAppFrom EvictionSource `json:"evictedByAppFrom,omitempty"`
 	// Restarts counts the restarts seen (uptime going down).
 	Restarts int `json:"restarts,omitempty"`
+	// PrimaryChanges counts the samples of a replica set member in which
+	// its view of the primary changed from the one before (see
+	// ReplView.changedFrom): an election, a step-down, another primary.
+	// What changes across a restart is the restart's, not counted here.
+	PrimaryChanges int `json:"primaryChanges,omitempty"`
 	// Absent lists the serverStatus fields that no sample held.
 	Absent []string `json:"absent,omitempty"`
 }
@@ -166,6 +174,8 @@ type SeriesBuilder struct {
 	havePrev bool
 	// seen ORs the presence of every field over the samples so far.
 	seen Sample
+	// repl is the last view of the primary known since the last restart.
+	repl ReplView
 }
 
 // NewSeriesBuilder starts a series at start whose smallest interval is
@@ -201,8 +211,13 @@ func (b *SeriesBuilder) Add(s *Sample) {
 		}
 		if iv.Restarted {
 			b.series.Restarts++
+			b.repl = ReplView{}
 		}
 	}
+	if s.Repl.changedFrom(b.repl) {
+		b.series.PrimaryChanges++
+	}
+	s.Repl.update(&b.repl)
 	b.prev, b.havePrev = *s, true
 	b.see(s)
 }
@@ -225,7 +240,11 @@ func (b *SeriesBuilder) see(s *Sample) {
 	if s.TicketsPath != "" {
 		b.seen.TicketsPath = s.TicketsPath
 	}
+	if s.EvictedByAppFrom != "" {
+		b.series.EvictedByAppFrom = s.EvictedByAppFrom
+	}
 	b.seen.UptimeMillis.Valid = b.seen.UptimeMillis.Valid || s.UptimeMillis.Valid
+	b.seen.Repl.Member = b.seen.Repl.Member || s.Repl.Member
 	for i := range s.Counters {
 		b.seen.Counters[i].Valid = b.seen.Counters[i].Valid || s.Counters[i].Valid
 	}

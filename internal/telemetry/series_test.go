@@ -166,13 +166,13 @@ func TestSeriesAbsentAndVersion(t *testing.T) {
 		t.Errorf("empty series %+v", s)
 	}
 	wire := Extract(readDoc(t, "serverstatus-wireserver.json"), t0)
-	full := Extract(readDoc(t, "serverstatus-8.0.json"), t0.Add(time.Second))
+	full := Extract(readDoc(t, "serverstatus-8.2.json"), t0.Add(time.Second))
 	b.Add(&wire)
 	b.Add(&full)
 	s := b.Series()
 	// A field is absent only when no sample had it; the version is the
 	// last one reported.
-	if s.Absent != nil || s.Version != "8.0.4" {
+	if s.Absent != nil || s.Version != "8.2.1" {
 		t.Errorf("absent %q, version %q", s.Absent, s.Version)
 	}
 	b = NewSeriesBuilder(t0, time.Second)

@@ -18,22 +18,38 @@ type Summary struct {
 	Samples int `json:"samples"`
 	// Restarts counts the restarts seen during the phase.
 	Restarts int `json:"restarts,omitempty"`
+	// PrimaryChanges counts the changes of primary the process saw (see
+	// Series.PrimaryChanges); 0 for a process that is no replica set
+	// member (Absent then names repl.isWritablePrimary).
+	PrimaryChanges int `json:"primaryChanges,omitempty"`
 
 	PeakConnections *int64   `json:"peakConnections,omitempty"`
 	MeanConnections *float64 `json:"meanConnections,omitempty"`
+	// MinConnectionsAvailable is the lowest connections.available; 0
+	// means the process refused new connections.
+	MinConnectionsAvailable *int64 `json:"minConnectionsAvailable,omitempty"`
 	// OpsPerSecond are the mean rates of the opcounters over the phase.
 	OpsPerSecond OpRates `json:"opsPerSecond"`
 	// MaxCacheUsedPercent and MaxCacheDirtyPercent are the highest WiredTiger
 	// cache fill and dirty fill, in % of the maximum bytes configured.
 	MaxCacheUsedPercent  *float64 `json:"maxCacheUsedPercent,omitempty"`
 	MaxCacheDirtyPercent *float64 `json:"maxCacheDirtyPercent,omitempty"`
+	// CacheMaxBytes is the WiredTiger cache's configured size
+	// (wiredTiger.cache["maximum bytes configured"]), its highest value in
+	// the phase; CacheMaxBytesChanged is set when it was not the same in
+	// every sample (a runtime reconfiguration, or a restart with another
+	// size).
+	CacheMaxBytes        *int64 `json:"cacheMaxBytes,omitempty"`
+	CacheMaxBytesChanged bool   `json:"cacheMaxBytesChanged,omitempty"`
 	// MeanNetInMBps and MeanNetOutMBps are network.bytesIn/bytesOut in MB
 	// (10^6 bytes) per second.
 	MeanNetInMBps  *float64 `json:"meanNetInMBps,omitempty"`
 	MeanNetOutMBps *float64 `json:"meanNetOutMBps,omitempty"`
 	// EvictionsByAppThreads is the number of pages application threads had
-	// to evict from the cache during the phase.
-	EvictionsByAppThreads *int64 `json:"evictionsByAppThreads,omitempty"`
+	// to evict from the cache during the phase; EvictionsByAppThreadsFrom
+	// says which statistics it was read from (set with it).
+	EvictionsByAppThreads     *int64         `json:"evictionsByAppThreads,omitempty"`
+	EvictionsByAppThreadsFrom EvictionSource `json:"evictionsByAppThreadsFrom,omitempty"`
 	// MinReadTicketsAvailable and MinWriteTicketsAvailable are the lowest
 	// execution tickets left; 0 means operations queued for a ticket.
 	MinReadTicketsAvailable  *int64 `json:"minReadTicketsAvailable,omitempty"`
@@ -59,7 +75,8 @@ type OpRates struct {
 // Rates are total counts over total time (so a downsampled series gives
 // the same answer as the raw one), means are over samples.
 func Summarize(role, pod string, s *Series) Summary {
-	sum := Summary{Role: role, Pod: pod, Version: s.Version, Samples: s.Samples(), Restarts: s.Restarts, Absent: s.Absent}
+	sum := Summary{Role: role, Pod: pod, Version: s.Version, Samples: s.Samples(), Restarts: s.Restarts,
+		PrimaryChanges: s.PrimaryChanges, Absent: s.Absent}
 	rate := func(c Counter, scale float64) *float64 {
 		r, ok := s.Total(c).Rate()
 		if !ok {
@@ -79,6 +96,7 @@ func Summarize(role, pod string, s *Series) Summary {
 	sum.MeanNetOutMBps = rate(CounterNetOut, bytesPerMB)
 	if d := s.Total(CounterEvictedByApp); d.Millis > 0 {
 		sum.EvictionsByAppThreads = ptr(d.Count)
+		sum.EvictionsByAppThreadsFrom = s.EvictedByAppFrom
 	}
 
 	type pick int
@@ -102,6 +120,11 @@ func Summarize(role, pod string, s *Series) Summary {
 	}
 	sum.PeakConnections = whole(gauge(GaugeConnections, highest))
 	sum.MeanConnections = gauge(GaugeConnections, mean)
+	sum.MinConnectionsAvailable = whole(gauge(GaugeConnectionsAvailable, lowest))
+	sum.CacheMaxBytes = whole(gauge(GaugeCacheMaxBytes, highest))
+	if st := s.Gauge(GaugeCacheMaxBytes); st.N > 0 && st.Min != st.Max {
+		sum.CacheMaxBytesChanged = true
+	}
 	sum.MaxCacheUsedPercent = gauge(GaugeCacheUsedPercent, highest)
 	sum.MaxCacheDirtyPercent = gauge(GaugeCacheDirtyPercent, highest)
 	sum.MinReadTicketsAvailable = whole(gauge(GaugeReadTicketsAvailable, lowest))

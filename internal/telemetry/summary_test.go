@@ -36,7 +36,8 @@ func TestSummarize(t *testing.T) {
 	busyAbsent := []string{
 		"wiredTiger.cache.bytes currently in the cache", "wiredTiger.cache.tracked dirty bytes in the cache",
 		"wiredTiger.cache.maximum bytes configured", "queues.execution.read.out", "queues.execution.write.out",
-		"globalLock.currentQueue.readers", "globalLock.currentQueue.writers", "mem.resident",
+		"globalLock.currentQueue.readers", "globalLock.currentQueue.writers", "mem.resident", "connections.available",
+		"repl.isWritablePrimary",
 	}
 	wire := Extract(readDoc(t, "serverstatus-wireserver.json"), t0)
 	for _, tt := range []struct {
@@ -103,5 +104,26 @@ func TestSummarizeDownsampled(t *testing.T) {
 		math.Abs(*got.MeanNetInMBps-1) > 1e-3 {
 		b, _ := json.Marshal(got)
 		t.Errorf("summary %s", b)
+	}
+}
+
+// The summary says which statistics the app evictions were read from, and
+// only when it has them.
+func TestSummarizeEvictionSource(t *testing.T) {
+	type c = map[Counter]int64
+	s := buildSeries(time.Second,
+		withEvictionSource(sampleAt(t0, 1000, c{CounterEvictedByApp: 100}, nil), EvictionsAttemptsMinusFailures),
+		withEvictionSource(sampleAt(t0.Add(time.Second), 2000, c{CounterEvictedByApp: 130}, nil), EvictionsAttemptsMinusFailures))
+	if s.EvictedByAppFrom != EvictionsAttemptsMinusFailures {
+		t.Errorf("series: evictions from %q", s.EvictedByAppFrom)
+	}
+	got := Summarize("shard", "p", &s)
+	if got.EvictionsByAppThreads == nil || *got.EvictionsByAppThreads != 30 || got.EvictionsByAppThreadsFrom != EvictionsAttemptsMinusFailures {
+		t.Errorf("evictions %v from %q, want 30 from %q", got.EvictionsByAppThreads, got.EvictionsByAppThreadsFrom, EvictionsAttemptsMinusFailures)
+	}
+	// One sample: no delta, so neither the count nor its source.
+	one := buildSeries(time.Second, withEvictionSource(sampleAt(t0, 1000, c{CounterEvictedByApp: 100}, nil), EvictionsPagesEvicted))
+	if got := Summarize("shard", "p", &one); got.EvictionsByAppThreads != nil || got.EvictionsByAppThreadsFrom != "" {
+		t.Errorf("one sample: evictions %v from %q", got.EvictionsByAppThreads, got.EvictionsByAppThreadsFrom)
 	}
 }
