@@ -220,6 +220,10 @@ func (r *BenchmarkRunReconciler) succeed(ctx context.Context, s *runState) (bool
 	s.run.Status.CompletionTime = &now
 	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, benchv1.ReasonSucceeded, fmt.Sprintf("all %d phases finished", len(s.run.Spec.Phases)))
 	s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonSucceeded, "the run succeeded")
+	if !judgeValidity(s) && s.run.Spec.Compare != nil {
+		invalidComparison(s)
+		return true, nil
+	}
 	return true, r.compareResults(ctx, s)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -218,6 +219,10 @@ func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 		if ref.Status.Phase != benchv1.RunSucceeded {
 			return nil, fmt.Sprintf("baseline run %s has not succeeded (phase %q)", b.RunRef, ref.Status.Phase), false, nil
 		}
+		if !compare.Usable(ref) {
+			c := meta.FindStatusCondition(ref.Status.Conditions, benchv1.ConditionValid)
+			return nil, fmt.Sprintf("baseline run %s is not valid (%s)", b.RunRef, c.Reason), false, nil
+		}
 		return []*benchv1.BenchmarkRun{ref}, "baseline run " + b.RunRef, false, nil
 	case b.SweepRef != nil:
 		cell := map[string]string{}
@@ -236,7 +241,7 @@ func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 			return nil, "", false, fmt.Errorf("list the runs of sweep %s: %w", b.SweepRef.Name, err)
 		}
 		for i := range list.Items {
-			if list.Items[i].Status.Phase == benchv1.RunSucceeded {
+			if compare.Usable(&list.Items[i]) {
 				runs = append(runs, &list.Items[i])
 			}
 		}
@@ -247,7 +252,7 @@ func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 		sort.Strings(names)
 		basis = fmt.Sprintf("sweep %s cell %s (%d runs)", b.SweepRef.Name, strings.Join(names, ","), len(runs))
 		if len(runs) == 0 {
-			basis = fmt.Sprintf("sweep %s has no succeeded run in cell %s", b.SweepRef.Name, strings.Join(names, ","))
+			basis = fmt.Sprintf("sweep %s has no succeeded, valid run in cell %s", b.SweepRef.Name, strings.Join(names, ","))
 		}
 		return runs, basis, false, nil
 	default:

@@ -368,7 +368,7 @@ func (k *cluster) assertPrinterColumns(run string, want ...string) {
 	}
 	text := readAll(out)
 	header := strings.Fields(strings.SplitN(text, "\n", 2)[0])
-	if strings.Join(header, " ") != "NAME PHASE MODE SHARDS WORKLOAD THREADS OPS/S P99-MICROS REGRESSED AGE" {
+	if strings.Join(header, " ") != "NAME PHASE MODE SHARDS WORKLOAD THREADS OPS/S P99-MICROS REGRESSED VALID AGE" {
 		k.t.Errorf("columns %v", header)
 	}
 	for _, w := range want {

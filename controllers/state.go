@@ -94,6 +94,7 @@ func (s *runState) fail(reason benchv1.Reason, format string, args ...any) {
 	if c := meta.FindStatusCondition(s.run.Status.Conditions, benchv1.ConditionTopologyReady); c == nil || c.Status != metav1.ConditionTrue {
 		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, reason, "the run failed before its topology was ready")
 	}
+	s.setCondition(benchv1.ConditionValid, metav1.ConditionFalse, benchv1.ReasonRunFailed, "the run failed ("+string(reason)+"): it has no complete numbers")
 	now := metav1.NewTime(s.now)
 	s.run.Status.CompletionTime = &now
 	s.warnf(reason, "%s", msg)

@@ -144,8 +144,8 @@ func TestSweepRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, s
 	none := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{SweepRef: &benchv1.SweepCellRef{Name: "nope"}}, Metrics: s2}
 	st = k.runGatedSweep("lonely", none, map[string][]float64{"4": {1, 2, 3}, "32": {1, 2, 3}})
 	if c := sweepCond(st, benchv1.ConditionRegressed); st.Status.Phase != benchv1.SweepSucceeded || c == nil || c.Status != metav1.ConditionUnknown ||
-		c.Message != "no cell could be compared; not compared: cell 4 (sweep nope has no succeeded run in cell threads=4), "+
-			"cell 32 (sweep nope has no succeeded run in cell threads=32)" {
+		c.Message != "no cell could be compared; not compared: cell 4 (sweep nope has no succeeded, valid run in cell threads=4), "+
+			"cell 32 (sweep nope has no succeeded, valid run in cell threads=32)" {
 		t.Errorf("no baseline: %s %+v", st.Status.Phase, c)
 	}
 

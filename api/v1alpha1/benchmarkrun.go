@@ -18,6 +18,7 @@ import (
 // +kubebuilder:printcolumn:name="Ops/s",type=number,JSONPath=`.status.summary.throughput`
 // +kubebuilder:printcolumn:name="P99-Micros",type=integer,JSONPath=`.status.summary.p99Micros`
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
+// +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40",message="metadata.name must be at most 40 characters: it prefixes the names of the run's Pods, Services and Jobs"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'Pending' || self.spec == oldSelf.spec",messageExpression="'spec cannot be changed once the run has started (phase ' + oldSelf.status.phase + '): a benchmark definition must not drift mid-run; create a new BenchmarkRun instead'"

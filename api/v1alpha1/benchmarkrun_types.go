@@ -23,6 +23,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || has(p.maxExecutionTime) || (has(p.workload) && has(p.workload.operationCount) ? p.workload.operationCount : has(self.workload.operationCount) ? self.workload.operationCount : 1000) > 0)",message="a Run phase with operationCount 0 (unlimited) needs maxExecutionTime, or it never ends"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Load' || !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations * 2 <= (has(self.workload.recordCount) ? self.workload.recordCount : 1000))",message="a Load phase's warmup.operations may be at most half of recordCount: the warm-up inserts are records of the data set, the rest is the measurement"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations >= self.loaders)",message="warmup.operations is the total over all loaders: it must be at least loaders, so that every loader warms up"
+// +kubebuilder:validation:XValidation:rule="!has(self.compare) || self.compare.metrics.all(m, m.metric != 'intendedP99' || self.phases.exists(p, p.name == m.phase && (has(p.measurement) && has(p.measurement.interval) ? p.measurement.interval : (has(self.measurement.interval) ? self.measurement.interval : 'op')) != 'op'))",message="an intendedP99 metric needs its phase measured with measurement.interval intended or both"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
@@ -74,6 +75,12 @@ type BenchmarkRunSpec struct {
 	// override it.
 	// +optional
 	Measurement MeasurementSpec `json:"measurement,omitempty"`
+
+	// Validity sets the thresholds of the checks that decide, when the
+	// run ends, whether it measured the database (the Valid condition).
+	// +kubebuilder:default={}
+	// +optional
+	Validity ValiditySpec `json:"validity,omitempty"`
 
 	// Collection optionally applies a schema validator to the benchmark
 	// collection after the Load phase and before the first Run phase, to
@@ -548,6 +555,38 @@ type WarmupSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	Operations *int64 `json:"operations,omitempty"`
+}
+
+// ValiditySpec are the thresholds of the run's validity checks. The other
+// checks have none: a process restart, a primary change, a WiredTiger
+// cache of another size than configured, or a process out of connections
+// always make a run invalid.
+type ValiditySpec struct {
+	// MaxErrorPercent is the share of a phase's operations that may fail,
+	// in %, before the run is invalid (TooManyErrors).
+	// +kubebuilder:default=0.1
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MaxErrorPercent *float64 `json:"maxErrorPercent,omitempty"`
+
+	// MaxLoaderCPUPercent is the share of the CPU it may use (its CPU
+	// limit, else its node's CPUs) that a loader may use over a phase's
+	// measured window, in %, before the run is invalid (LoaderSaturated).
+	// +kubebuilder:default=90
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MaxLoaderCPUPercent *float64 `json:"maxLoaderCPUPercent,omitempty"`
+
+	// MaxLoaderThrottledPercent is the share of a phase's measured window
+	// that a loader's CPU quota may throttle it, in %, before the run is
+	// invalid (LoaderSaturated).
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MaxLoaderThrottledPercent *float64 `json:"maxLoaderThrottledPercent,omitempty"`
 }
 
 // MeasurementInterval is YCSB's measurement.interval: op, intended or both.

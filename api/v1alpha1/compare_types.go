@@ -110,8 +110,8 @@ type HistoryBaseline struct {
 }
 
 // CompareMetricKind is what is compared.
-// +kubebuilder:validation:Enum=throughput;p99;p999;mean
-// +kubebuilder:validation:MaxLength=10
+// +kubebuilder:validation:Enum=throughput;p99;p999;mean;intendedP99
+// +kubebuilder:validation:MaxLength=11
 type CompareMetricKind string
 
 // Metric kinds.
@@ -120,6 +120,9 @@ const (
 	MetricP99        CompareMetricKind = "p99"
 	MetricP999       CompareMetricKind = "p999"
 	MetricMean       CompareMetricKind = "mean"
+	// MetricIntendedP99 is the p99 of intended latencies (the phase's, or
+	// an operation's), kept with measurement.interval intended or both.
+	MetricIntendedP99 CompareMetricKind = "intendedP99"
 )
 
 // CompareDirection says which way a metric gets better.
@@ -147,7 +150,9 @@ type CompareMetric struct {
 	// +kubebuilder:validation:MaxLength=32
 	// +optional
 	Operation string `json:"operation,omitempty"`
-	// Metric is throughput (ops/s), p99, p999 or mean (latency, µs).
+	// Metric is throughput (ops/s), p99, p999, mean or intendedP99
+	// (latency, µs; intendedP99 needs measurement.interval intended or
+	// both on the phase).
 	Metric CompareMetricKind `json:"metric"`
 	// Direction is which way is better; default HigherIsBetter for
 	// throughput, LowerIsBetter for latencies.
@@ -188,6 +193,10 @@ const (
 	VerdictUnchanged    CompareVerdict = "Unchanged"
 	VerdictRegressed    CompareVerdict = "Regressed"
 	VerdictAcknowledged CompareVerdict = "Acknowledged"
+	// VerdictInvalid: the gated run is not Valid (its Valid condition
+	// says why): its numbers are not compared, it neither passes nor
+	// regresses.
+	VerdictInvalid CompareVerdict = "Invalid"
 )
 
 // MetricComparison is one metric's verdict.
@@ -202,7 +211,7 @@ type MetricComparison struct {
 	// PValue of the history test; absent for thresholds.
 	// +optional
 	PValue *float64 `json:"pValue,omitempty"`
-	// Verdict is Improved, Unchanged, Regressed or Acknowledged.
+	// Verdict is Improved, Unchanged, Regressed, Acknowledged or Invalid.
 	Verdict CompareVerdict `json:"verdict"`
 	// Basis says what the run was compared with ("baseline run x",
 	// "28-run history", "thresholds: history has 3 of 5 runs").

@@ -25,7 +25,46 @@ const (
 	// none did, Unknown when no comparison could be made. The message is
 	// a one-line summary.
 	ConditionRegressed = "Regressed"
+	// ConditionValid is set when a run ends: True when what it measured is
+	// the database under the run's settings, False with the first
+	// invalidating reason (the Reason* validity constants below) and a
+	// message listing every one. A Succeeded run can be invalid: its
+	// numbers are kept but left out of sweeps' aggregates and regression
+	// histories, and gating it gives the verdict Invalid.
+	ConditionValid = "Valid"
 )
+
+// Reasons of the Valid condition (ReasonValid when True).
+const (
+	// ReasonTooManyErrors: a phase's failed operations exceeded
+	// spec.validity.maxErrorPercent.
+	ReasonTooManyErrors Reason = "TooManyErrors"
+	// ReasonProcessRestarted: a MongoDB process restarted during a phase
+	// (its uptime went down).
+	ReasonProcessRestarted Reason = "ProcessRestarted"
+	// ReasonPrimaryChanged: a replica set's primary changed during a
+	// phase (an election, a stepdown).
+	ReasonPrimaryChanged Reason = "PrimaryChanged"
+	// ReasonCacheSizeMismatch: a mongod's WiredTiger cache was not the
+	// size the run configured (serverStatus "maximum bytes configured").
+	ReasonCacheSizeMismatch Reason = "CacheSizeMismatch"
+	// ReasonConnectionLimit: a MongoDB process ran out of connections
+	// (connections.available reached 0).
+	ReasonConnectionLimit Reason = "ConnectionLimitReached"
+	// ReasonLoaderSaturated: a loader used more than
+	// spec.validity.maxLoaderCPUPercent of the CPU it may use, or its CPU
+	// quota throttled it more than maxLoaderThrottledPercent of the time:
+	// the client may have set the pace, not MongoDB.
+	ReasonLoaderSaturated Reason = "LoaderSaturated"
+	// ReasonRunFailed (also a sweep's reason) marks a failed run invalid.
+)
+
+// ValidityReasons lists the reasons a Valid condition that is False may
+// carry.
+func ValidityReasons() []Reason {
+	return []Reason{ReasonTooManyErrors, ReasonProcessRestarted, ReasonPrimaryChanged, ReasonCacheSizeMismatch,
+		ReasonConnectionLimit, ReasonLoaderSaturated, ReasonRunFailed}
+}
 
 // Reasons of the Regressed condition.
 const (
@@ -36,6 +75,9 @@ const (
 	// ReasonBaselineUnavailable: the baseline (run, sweep cell or history)
 	// has no results to compare with; the message says why.
 	ReasonBaselineUnavailable Reason = "BaselineUnavailable"
+	// ReasonRunInvalid: the gated run is not Valid; its metrics' verdicts
+	// are Invalid.
+	ReasonRunInvalid Reason = "RunInvalid"
 )
 
 // Reason is the machine-readable reason of a condition, and of the event

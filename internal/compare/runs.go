@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"math"
 	"sort"
 
@@ -81,15 +82,23 @@ func RunHistorySelector(run *benchv1.BenchmarkRun) (labels.Selector, error) {
 	return HistorySelector(run.Spec.Compare.Baseline.History, fp, hash, nil)
 }
 
+// Usable reports whether a run's numbers may serve as a baseline or in a
+// history, a sweep's aggregates included: it succeeded, and its Valid
+// condition is not False (runs from before the condition existed have
+// none, and count).
+func Usable(run *benchv1.BenchmarkRun) bool {
+	return run.Status.Phase == benchv1.RunSucceeded && !meta.IsStatusConditionFalse(run.Status.Conditions, benchv1.ConditionValid)
+}
+
 // History picks a history among candidates (the runs HistorySelector
-// selects): the Succeeded runs that completed and that exclude (if any)
+// selects): the Usable runs that completed and that exclude (if any)
 // keeps, oldest first, the latest window of them (window ≤ 0: all). The
 // result points into candidates.
 func History(candidates []benchv1.BenchmarkRun, exclude func(*benchv1.BenchmarkRun) bool, window int) []*benchv1.BenchmarkRun {
 	var runs []*benchv1.BenchmarkRun
 	for i := range candidates {
 		o := &candidates[i]
-		if o.Status.Phase == benchv1.RunSucceeded && o.Status.CompletionTime != nil && (exclude == nil || !exclude(o)) {
+		if Usable(o) && o.Status.CompletionTime != nil && (exclude == nil || !exclude(o)) {
 			runs = append(runs, o)
 		}
 	}
@@ -151,6 +160,11 @@ func MetricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, b
 			return float64(res.P99Micros), true
 		case benchv1.MetricMean:
 			return sweep.MeanLatency(res)
+		case benchv1.MetricIntendedP99:
+			if res.IntendedP99Micros == nil {
+				return 0, false
+			}
+			return float64(*res.IntendedP99Micros), true
 		}
 		return 0, false
 	}
@@ -170,6 +184,11 @@ func MetricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, b
 			return float64(op.P999Micros), true
 		case benchv1.MetricMean:
 			return op.AverageMicros, true
+		case benchv1.MetricIntendedP99:
+			if op.Intended == nil {
+				return 0, false
+			}
+			return float64(op.Intended.P99Micros), true
 		}
 	}
 	return 0, false

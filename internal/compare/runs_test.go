@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"k8s.io/utils/ptr"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -39,6 +40,7 @@ func TestHistoryRuns(t *testing.T) {
 		doneRun("running", benchv1.RunRunning, nil),
 		doneRun("h2", benchv1.RunSucceeded, at(2)),
 		doneRun("no-time", benchv1.RunSucceeded, nil),
+		invalid(doneRun("invalid", benchv1.RunSucceeded, at(4))),
 		run, // itself
 	}
 	names := func(rs []*benchv1.BenchmarkRun) []string {
@@ -63,6 +65,31 @@ func TestHistoryRuns(t *testing.T) {
 	unfinished := doneRun("unfinished", benchv1.RunRunning, nil)
 	if got := HistoryRuns(&unfinished, cands, 0); len(got) != 0 {
 		t.Errorf("a run that has not completed has a history: %v", names(got))
+	}
+}
+
+// invalid marks a run's Valid condition False.
+func invalid(r benchv1.BenchmarkRun) benchv1.BenchmarkRun {
+	r.Status.Conditions = append(r.Status.Conditions, metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionFalse,
+		Reason: string(benchv1.ReasonTooManyErrors)})
+	return r
+}
+
+func TestUsable(t *testing.T) {
+	valid := doneRun("v", benchv1.RunSucceeded, at(1))
+	valid.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue}}
+	for _, c := range []struct {
+		run  benchv1.BenchmarkRun
+		want bool
+	}{
+		{valid, true},
+		{doneRun("before-the-condition", benchv1.RunSucceeded, at(1)), true},
+		{invalid(doneRun("i", benchv1.RunSucceeded, at(1))), false},
+		{doneRun("f", benchv1.RunFailed, at(1)), false},
+	} {
+		if got := Usable(&c.run); got != c.want {
+			t.Errorf("%s: usable %v", c.run.Name, got)
+		}
 	}
 }
 
@@ -112,9 +139,11 @@ func TestMetricValue(t *testing.T) {
 	run.Status.Results = []benchv1.PhaseResult{{
 		Name: "S3", Throughput: 1500, P99Micros: 900, RuntimeMillis: 2000,
 		OperationStats: []benchv1.OperationResult{
-			{Name: "READ", Count: 2000, AverageMicros: 300, P99Micros: 800, P999Micros: 1200},
+			{Name: "READ", Count: 2000, AverageMicros: 300, P99Micros: 800, P999Micros: 1200,
+				Intended: &benchv1.IntendedLatency{P99Micros: 45_000}},
 			{Name: "UPDATE", Count: 1000, AverageMicros: 600, P99Micros: 1000, P999Micros: 2000},
 		},
+		IntendedP99Micros: ptr.To[int64](50_000),
 	}}
 	for _, tc := range []struct {
 		m    benchv1.CompareMetric
@@ -130,6 +159,9 @@ func TestMetricValue(t *testing.T) {
 		{benchv1.CompareMetric{Phase: "S3", Operation: "UPDATE", Metric: benchv1.MetricP999}, 2000, true, "S3 UPDATE p999", LowerIsBetter},
 		{benchv1.CompareMetric{Phase: "S3", Operation: "READ", Metric: benchv1.MetricMean, Direction: benchv1.HigherIsBetter}, 300, true, "S3 READ mean", HigherIsBetter},
 		{benchv1.CompareMetric{Phase: "S3", Operation: "SCAN", Metric: benchv1.MetricP99}, 0, false, "S3 SCAN p99", LowerIsBetter},
+		{benchv1.CompareMetric{Phase: "S3", Metric: benchv1.MetricIntendedP99}, 50_000, true, "S3 intendedP99", LowerIsBetter},
+		{benchv1.CompareMetric{Phase: "S3", Operation: "READ", Metric: benchv1.MetricIntendedP99}, 45_000, true, "S3 READ intendedP99", LowerIsBetter},
+		{benchv1.CompareMetric{Phase: "S3", Operation: "UPDATE", Metric: benchv1.MetricIntendedP99}, 0, false, "S3 UPDATE intendedP99", LowerIsBetter},
 		{benchv1.CompareMetric{Phase: "S4", Metric: benchv1.MetricThroughput}, 0, false, "S4 throughput", HigherIsBetter},
 	} {
 		v, ok := MetricValue(run, tc.m)

@@ -1,0 +1,197 @@
+// Package validity decides whether a finished run measured what it says:
+// the database under the run's settings, and not a restarted process, an
+// election, a cache of another size, a server out of connections, or its
+// own loaders. It is pure: a run's spec and status in, problems out. The
+// run reconciler turns them into the Valid condition; sweeps and the
+// regression gate read that condition.
+package validity
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// Defaults of spec.validity (its +kubebuilder:default markers say the
+// same, for a run the API server has not defaulted).
+const (
+	DefaultMaxErrorPercent           = 0.1
+	DefaultMaxLoaderCPUPercent       = 90.0
+	DefaultMaxLoaderThrottledPercent = 5.0
+)
+
+// Problem is one reason a run is invalid.
+type Problem struct {
+	Reason benchv1.Reason
+	// Phase names the phase it was found in.
+	Phase string
+	// Message says what was found, for a person.
+	Message string
+}
+
+// Check runs every check on a run's results, in a fixed order (phases in
+// order; in each: errors, process restarts, primary changes, cache sizes,
+// connection limits, loaders), and returns what it found. A check whose
+// figures are absent (telemetry off, an old loader) finds nothing; Unchecked
+// says which.
+func Check(run *benchv1.BenchmarkRun) []Problem {
+	var out []Problem
+	v := run.Spec.Validity
+	maxErr := orDefault(v.MaxErrorPercent, DefaultMaxErrorPercent)
+	maxCPU := orDefault(v.MaxLoaderCPUPercent, DefaultMaxLoaderCPUPercent)
+	maxThrottled := orDefault(v.MaxLoaderThrottledPercent, DefaultMaxLoaderThrottledPercent)
+	wantCache := expectedCacheBytes(run)
+	for i := range run.Status.Results {
+		res := &run.Status.Results[i]
+		add := func(reason benchv1.Reason, format string, args ...any) {
+			out = append(out, Problem{Reason: reason, Phase: res.Name, Message: "phase " + res.Name + ": " + fmt.Sprintf(format, args...)})
+		}
+		var errs, ops int64
+		for _, o := range res.OperationStats {
+			if o.Name == "CLEANUP" || o.Name == "VERIFY" || o.Name == "READ-MODIFY-WRITE" {
+				// Not calls of the workload (CLEANUP, VERIFY), or calls
+				// counted already (READ-MODIFY-WRITE's READ and UPDATE).
+				continue
+			}
+			errs += o.Errors
+			ops += o.Count
+		}
+		if ops > 0 {
+			if pct := float64(errs) * 100 / float64(ops); pct > maxErr {
+				add(benchv1.ReasonTooManyErrors, "%s%% of the database calls failed (%d of %d), above validity.maxErrorPercent %s%%",
+					pctString(pct), errs, ops, pctString(maxErr))
+			}
+		}
+		for _, srv := range res.Server {
+			if srv.Restarts > 0 {
+				add(benchv1.ReasonProcessRestarted, "%s %s restarted %d time(s)", srv.Role, srv.Pod, srv.Restarts)
+			}
+		}
+		for _, srv := range res.Server {
+			if srv.PrimaryChanges > 0 {
+				add(benchv1.ReasonPrimaryChanged, "%s %s saw its replica set's primary change %d time(s)", srv.Role, srv.Pod, srv.PrimaryChanges)
+			}
+		}
+		for _, srv := range res.Server {
+			want, ok := wantCache[srv.Role]
+			if !ok || srv.CacheMaxBytes == nil {
+				continue
+			}
+			switch {
+			case srv.CacheMaxBytesChanged:
+				add(benchv1.ReasonCacheSizeMismatch, "%s %s's WiredTiger cache changed size during the phase (up to %s)",
+					srv.Role, srv.Pod, mib(*srv.CacheMaxBytes))
+			case *srv.CacheMaxBytes != want:
+				add(benchv1.ReasonCacheSizeMismatch, "%s %s's WiredTiger cache is %s, the run configured %s",
+					srv.Role, srv.Pod, mib(*srv.CacheMaxBytes), mib(want))
+			}
+		}
+		for _, srv := range res.Server {
+			if srv.MinConnectionsAvailable != nil && *srv.MinConnectionsAvailable <= 0 {
+				add(benchv1.ReasonConnectionLimit, "%s %s ran out of connections (connections.available reached 0)", srv.Role, srv.Pod)
+			}
+		}
+		for _, l := range res.LoaderStats {
+			name := "loader " + strconv.Itoa(int(l.Index))
+			if l.Pod != "" {
+				name += " (" + l.Pod + ")"
+			}
+			if l.CPUPercent != nil && *l.CPUPercent > maxCPU {
+				add(benchv1.ReasonLoaderSaturated, "%s used %s%% of the CPU it may use (%s), above validity.maxLoaderCPUPercent %s%%",
+					name, pctString(*l.CPUPercent), l.CPULimit, pctString(maxCPU))
+			}
+			if l.ThrottledPercent != nil && *l.ThrottledPercent > maxThrottled {
+				add(benchv1.ReasonLoaderSaturated, "%s was CPU-throttled %s%% of the measured window, above validity.maxLoaderThrottledPercent %s%%",
+					name, pctString(*l.ThrottledPercent), pctString(maxThrottled))
+			}
+		}
+	}
+	return out
+}
+
+// Unchecked names the checks that had no figures to look at: with
+// telemetry off, or a phase without it, the server-side checks.
+func Unchecked(run *benchv1.BenchmarkRun) []string {
+	var noServer, noLoaders []string
+	for _, res := range run.Status.Results {
+		if len(res.Server) == 0 {
+			noServer = append(noServer, res.Name)
+		}
+		if len(res.LoaderStats) == 0 {
+			noLoaders = append(noLoaders, res.Name)
+		}
+	}
+	var out []string
+	if len(noServer) > 0 {
+		out = append(out, "restarts, elections, cache size and connection limit (no telemetry in phase "+strings.Join(noServer, ", ")+")")
+	}
+	if len(noLoaders) > 0 {
+		out = append(out, "loader CPU (not reported in phase "+strings.Join(noLoaders, ", ")+")")
+	}
+	return out
+}
+
+// expectedCacheBytes is the WiredTiger cache each data-bearing role was
+// started with, as mongod sizes it: floor(1024 × wiredTigerCacheSizeGB)
+// MiB (WiredTigerUtil::getCacheSizeMB, src/mongo/db/storage/wiredtiger/
+// wiredtiger_util.cpp, passed to WiredTiger as "cache_size=<MB>M"), which
+// serverStatus reports as wiredTiger.cache["maximum bytes configured"].
+// mongos has no cache.
+func expectedCacheBytes(run *benchv1.BenchmarkRun) map[benchv1.ProcessRole]int64 {
+	out := map[benchv1.ProcessRole]int64{}
+	gb := run.Spec.Topology.WiredTigerCacheSizeGB
+	if gb == "" {
+		gb = "1"
+	}
+	if b, ok := cacheBytes(gb); ok {
+		out[benchv1.RoleStandalone], out[benchv1.RoleShard] = b, b
+	}
+	if b, ok := cacheBytes(topology.ConfigServerCacheGB); ok {
+		out[benchv1.RoleConfigServer] = b
+	}
+	return out
+}
+
+func cacheBytes(gb string) (int64, bool) {
+	v, err := strconv.ParseFloat(gb, 64)
+	if err != nil || v <= 0 {
+		return 0, false
+	}
+	return int64(math.Floor(1024*v)) << 20, true
+}
+
+// Summary is the Valid condition's message for the problems found: each
+// problem, and then what could not be checked.
+func Summary(problems []Problem, unchecked []string) string {
+	var parts []string
+	for _, p := range problems {
+		parts = append(parts, p.Message)
+	}
+	if len(problems) == 0 {
+		parts = append(parts, "no check failed: errors, process restarts, elections, cache size, connection limit, loader CPU")
+	}
+	if len(unchecked) > 0 {
+		parts = append(parts, "not checked: "+strings.Join(unchecked, "; "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orDefault(p *float64, def float64) float64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// pctString writes a percentage with up to three decimals.
+func pctString(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1000)/1000, 'f', -1, 64)
+}
+
+func mib(b int64) string {
+	return strconv.FormatInt(b>>20, 10) + " MiB"
+}
