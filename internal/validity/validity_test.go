@@ -77,7 +77,9 @@ func TestEachCheck(t *testing.T) {
 			[]benchv1.Reason{benchv1.ReasonCacheSizeMismatch}, "configsvr r-cfg's WiredTiger cache is 512 MiB, the run configured 256 MiB"},
 		{"a cache that changed", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].Server[2].CacheMaxBytesChanged = true },
 			[]benchv1.Reason{benchv1.ReasonCacheSizeMismatch}, "changed size during the phase"},
-		{"out of connections", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].Server[3].MinConnectionsAvailable = ptr.To[int64](0) },
+		{"out of connections", func(r *benchv1.BenchmarkRun) {
+			r.Status.Results[0].Server[3].MinConnectionsAvailable = ptr.To[int64](0)
+		},
 			[]benchv1.Reason{benchv1.ReasonConnectionLimit}, "mongos r-mongos ran out of connections"},
 		{"a busy loader", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].LoaderStats[1].CPUPercent = ptr.To(93.2) },
 			[]benchv1.Reason{benchv1.ReasonLoaderSaturated}, "loader 1 (r-s2-1-x) used 93.2% of the CPU it may use (8 (cpus))"},
