@@ -541,6 +541,18 @@ type DriverSpec struct {
 	// +kubebuilder:validation:Maximum=10000
 	// +optional
 	MaxPoolSize *int32 `json:"maxPoolSize,omitempty"`
+
+	// RetryWrites turns on the driver's retryable writes (default false).
+	// The Go driver turns them on by default, and only against replica
+	// sets and mongos: every sharded insert, update and insertMany then
+	// carries a session and a transaction number that each shard records
+	// in config.transactions, while a standalone's writes never do. Off,
+	// standalone and sharded runs do the same work per write and compare
+	// fairly; on, sharded writes pay for that bookkeeping (a standalone
+	// ignores it). Part of the fingerprint for sharded runs.
+	// +kubebuilder:default=false
+	// +optional
+	RetryWrites bool `json:"retryWrites,omitempty"`
 }
 
 // CollectionSpec configures the benchmark collection after loading.

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
 )
 
@@ -119,6 +120,8 @@ func TestDefaults(t *testing.T) {
 		{"exclusive", s.Placement.Exclusive != nil && *s.Placement.Exclusive, true},
 		{"writeConcern", s.Driver.WriteConcern, "1"},
 		{"readPreference", s.Driver.ReadPreference, "primary"},
+		// The API's default is the loader's, for a URL that does not say.
+		{"retryWrites", s.Driver.RetryWrites, mongodb.DefaultRetryWrites},
 		{"cleanup", s.Cleanup, benchv1.CleanupDelete},
 		{"timeout", s.Timeout.Duration, 2 * time.Hour},
 		{"telemetry.enabled", s.Telemetry.Enabled != nil && *s.Telemetry.Enabled, true},

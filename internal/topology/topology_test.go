@@ -238,7 +238,7 @@ func issueExample() *benchv1.BenchmarkRun {
 
 func TestLoaderArgs(t *testing.T) {
 	run := issueExample()
-	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary&maxPoolSize=0"
+	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary&maxPoolSize=0&retryWrites=false"
 	load := strings.Join(LoaderArgs(run, &run.Spec.Phases[0], "cluster.local"), " ")
 	wantLoad := "load -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p maxscanlength=100 -p batchsize=1 " +
 		"-p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
@@ -264,6 +264,31 @@ func TestLoaderArgs(t *testing.T) {
 	run.Spec.Phases[1].Target = ptr.To[int64](0)
 	if a := LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"); slices.Contains(a, "-target") {
 		t.Errorf("unthrottled phase passes -target: %v", a)
+	}
+}
+
+// TestMongoURLSaysRetryWrites: every URL the Jobs get says retryWrites
+// explicitly, false unless spec.driver.retryWrites: the driver's own
+// default (true) would make sharded writes retryable and standalone ones
+// not.
+func TestMongoURLSaysRetryWrites(t *testing.T) {
+	for _, retry := range []bool{false, true} {
+		run := issueExample()
+		run.Spec.Driver.RetryWrites = retry
+		want := fmt.Sprintf("retryWrites=%t", retry)
+		if u := MongoURL(run, "cluster.local"); !strings.HasSuffix(u, "&"+want) {
+			t.Errorf("retryWrites %t: url %s", retry, u)
+		}
+		for i := range run.Spec.Phases {
+			ph := &run.Spec.Phases[i]
+			if args := strings.Join(LoaderArgs(run, ph, "cluster.local"), " "); !strings.Contains(args, want+" ") {
+				t.Errorf("retryWrites %t: phase %s args %s", retry, ph.Name, args)
+			}
+		}
+		run.Spec.Collection = &benchv1.CollectionSpec{Validator: runtime.RawExtension{Raw: []byte(`{}`)}}
+		if args := strings.Join(ValidatorJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, want+" ") {
+			t.Errorf("retryWrites %t: validator args %s", retry, args)
+		}
 	}
 }
 
@@ -375,7 +400,7 @@ func TestValidatorJob(t *testing.T) {
 	run := standalone()
 	run.Spec.Collection = &benchv1.CollectionSpec{Validator: runtime.RawExtension{Raw: []byte(`{"$jsonSchema":{"required":["field0"]}}`)}, ValidationLevel: "strict", ValidationAction: "warn"}
 	args := strings.Join(ValidatorJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " ")
-	want := `collmod --uri mongodb://sa-mongo.bench.svc.cluster.local:27017/ycsb?w=1&readPreference=primary --namespace ycsb.usertable --validator {"$jsonSchema":{"required":["field0"]}} --validation-level strict --validation-action warn`
+	want := `collmod --uri mongodb://sa-mongo.bench.svc.cluster.local:27017/ycsb?w=1&readPreference=primary&retryWrites=false --namespace ycsb.usertable --validator {"$jsonSchema":{"required":["field0"]}} --validation-level strict --validation-action warn`
 	if !strings.HasPrefix(args, want) {
 		t.Errorf("validator args:\n got %s\nwant %s", args, want)
 	}

@@ -9,6 +9,7 @@
 // isMaster):
 //
 //	hello / isMaster  MongoDB 6.0, wire version 17, a writable standalone
+//	                  (a mongos with AsMongos)
 //	insert            {n: <documents in the request>, ok: 1}
 //	update            {n: k, nModified: k, ok: 1}, k = statements in the request
 //	delete            {n: k, ok: 1}, k = statements in the request
@@ -22,6 +23,11 @@
 // Requests with the moreToCome flag (w:0 writes) are counted and not answered,
 // as the protocol requires. A request is parsed only as far as needed: the
 // command name (the first key of the body) and, for find, "limit".
+//
+// With Record, the server keeps a copy of every OP_MSG command body it
+// receives (Commands), so a test can see what the driver put on the wire:
+// lsid, txnNumber, writeConcern (an insert's documents travel in a document
+// sequence, outside the body).
 //
 // The server can run in the test process (Start) or, so that the client's
 // rusage excludes it, in a child process that re-executes the test binary
@@ -122,17 +128,38 @@ type Server struct {
 	counts [numKinds]paddedCounter
 	docs   paddedCounter
 
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	mongos bool
+	record bool
+
+	mu       sync.Mutex
+	conns    map[net.Conn]struct{}
+	closed   bool
+	wg       sync.WaitGroup
+	commands []bson.Raw // with Record; guarded by mu
 }
+
+// Option changes what a server started by Start or Listen answers.
+type Option func(*Server)
+
+// AsMongos makes the server answer hello as a mongos: msg "isdbgrid",
+// which is how the driver tells one apart
+// (go.mongodb.org/mongo-driver/v2 internal/driverutil/description.go:
+// `case msg == "isdbgrid": desc.Kind = description.ServerKindMongos`).
+// With the session timeout every reply carries, the driver then treats
+// writes as retryable unless retryWrites=false, as against a real mongos
+// (x/mongo/driver/operation.go, retryWritesSupported: a session timeout
+// and a kind other than Standalone).
+func AsMongos() Option { return func(s *Server) { s.mongos = true } }
+
+// Record keeps a copy of every OP_MSG command body received (Commands).
+// It costs an allocation per command: not for benchmarks.
+func Record() Option { return func(s *Server) { s.record = true } }
 
 // Start starts a server in this process on 127.0.0.1 and a free port; it is
 // closed when the test ends.
-func Start(tb testing.TB) *Server {
+func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", opts...)
 	if err != nil {
 		tb.Fatalf("stubmongo: %v", err)
 	}
@@ -145,12 +172,15 @@ func Start(tb testing.TB) *Server {
 }
 
 // Listen starts a server on addr ("host:port"; port 0 picks a free one).
-func Listen(addr string) (*Server, error) {
+func Listen(addr string, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &Server{ln: ln, conns: make(map[net.Conn]struct{})}
+	for _, o := range opts {
+		o(s)
+	}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -162,6 +192,14 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // URI returns a connection string for driver v2: a direct connection to one
 // standalone server.
 func (s *Server) URI() string { return "mongodb://" + s.Addr() + "/?directConnection=true" }
+
+// Commands returns copies of the command bodies received so far, in order
+// of arrival (only with Record).
+func (s *Server) Commands() []bson.Raw {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]bson.Raw(nil), s.commands...)
+}
 
 // Counts returns the commands served so far.
 func (s *Server) Counts() Counts {
@@ -327,6 +365,11 @@ func (h *handler) handleMsg(out, msg []byte, requestID uint32) ([]byte, error) {
 	if body == nil {
 		return out, errors.New("OP_MSG without a body section")
 	}
+	if h.s.record {
+		h.s.mu.Lock()
+		h.s.commands = append(h.s.commands, bson.Raw(bytes.Clone(body)))
+		h.s.mu.Unlock()
+	}
 
 	reply := h.command(body, seqDocs)
 	if flags&flagMoreToCome != 0 {
@@ -448,9 +491,15 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 		return reply{kind: replyFind, n: int32(findCount(body))}
 	case "hello":
 		c[KindHandshake].Add(1)
+		if h.s.mongos {
+			return reply{doc: mongosHelloReply}
+		}
 		return reply{doc: helloReply}
 	case "isMaster", "ismaster":
 		c[KindHandshake].Add(1)
+		if h.s.mongos {
+			return reply{doc: mongosLegacyHelloReply}
+		}
 		return reply{doc: legacyHelloReply}
 	case "buildInfo", "buildinfo":
 		c[KindHandshake].Add(1)
@@ -554,8 +603,10 @@ var (
 				AppendInt32(6).AppendInt32(0).AppendInt32(0).AppendInt32(0).Build()).
 			AppendInt32("maxBsonObjectSize", 16*1024*1024).
 			AppendDouble("ok", 1).Build()
-	helloReply       = handshakeReply("isWritablePrimary")
-	legacyHelloReply = handshakeReply("ismaster")
+	helloReply             = handshakeReply("isWritablePrimary", false)
+	legacyHelloReply       = handshakeReply("ismaster", false)
+	mongosHelloReply       = handshakeReply("isWritablePrimary", true)
+	mongosLegacyHelloReply = handshakeReply("ismaster", true)
 )
 
 // handshakeReply is what the driver needs to see a writable standalone
@@ -563,9 +614,14 @@ var (
 // (without it driver v2 considers sessions unsupported, which is not what a
 // loader meets in production: it would skip the lsid it otherwise sends with
 // every command). No topologyVersion, so the driver polls instead of
-// streaming awaitable hellos, and no compressors.
-func handshakeReply(primaryKey string) []byte {
-	return bsoncore.NewDocumentBuilder().
+// streaming awaitable hellos, and no compressors. A mongos's reply also
+// has msg: "isdbgrid" (what a real mongos's hello adds).
+func handshakeReply(primaryKey string, mongos bool) []byte {
+	b := bsoncore.NewDocumentBuilder()
+	if mongos {
+		b.AppendString("msg", "isdbgrid")
+	}
+	return b.
 		AppendBoolean("helloOk", true).
 		AppendBoolean(primaryKey, true).
 		AppendInt32("maxBsonObjectSize", 16*1024*1024).
