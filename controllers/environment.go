@@ -200,8 +200,13 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	// x/mongo/driver/operation.go, retryWritesSupported: Kind !=
 	// ServerKindStandalone), so there it does not set runs apart.
 	f.Driver.RetryWrites = false
+	// The oplog likewise: every member of a sharded topology has one of
+	// this size (topology.OplogSizeMB, the default when unset), a
+	// standalone has none.
+	f.Topology.OplogSizeMB = 0
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
 		f.RetryWrites = ptr.To(run.Spec.Driver.RetryWrites)
+		f.Topology.OplogSizeMB = topology.OplogSizeMB(run)
 	}
 	// The server version is buildInfo's version, which the bootstrap
 	// records twice from the same reply: status.environment.mongodb.version,

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // TestFingerprint: what must match for two runs to be comparable changes
@@ -102,6 +103,10 @@ func TestFingerprint(t *testing.T) {
 		{"another loader count", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Loaders = 4 }, false},
 		// mongodb.url, which carries retryWrites to the loaders, is left
 		// out of the phases: the setting itself must count.
+		{"another oplog size", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Topology.OplogSizeMB = 2048 }, false},
+		{"the default oplog size, said", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Topology.OplogSizeMB = topology.DefaultOplogSizeMB
+		}, true},
 		{"retryable writes", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
 			r.Spec.Driver.RetryWrites = true
 			for i := range r.Spec.Phases {
@@ -149,5 +154,11 @@ func TestFingerprintOfAStandalone(t *testing.T) {
 	run.Spec.Driver.RetryWrites = true
 	if got := fp(run); got != want {
 		t.Errorf("retryWrites set a standalone run apart: %s, base %s", got, want)
+	}
+	// A standalone has no oplog.
+	run = base()
+	run.Spec.Topology.OplogSizeMB = 4096
+	if got := fp(run); got != want {
+		t.Errorf("oplogSizeMB set a standalone run apart: %s, base %s", got, want)
 	}
 }

@@ -234,6 +234,23 @@ type TopologySpec struct {
 	// +optional
 	Storage StorageSpec `json:"storage,omitempty"`
 
+	// OplogSizeMB is the oplog of every replica-set member, each shard and
+	// the config server, in MiB (mongod's --oplogSize; default 1024).
+	// Without it mongod sizes each oplog at 5% of the free space of the
+	// filesystem holding its data, between 990 MB and 50 GB: on a Disk
+	// emptyDir that is the node's disk, so the oplog would change with the
+	// node and could outgrow the volume. Each shard's volume is
+	// storage.size plus this; the config server's is this plus 2 GiB. A
+	// standalone has no replica set, hence no oplog, and ignores it. The
+	// oplog's size decides when mongod starts truncating it and how much
+	// of the disk a run writes: it is part of the fingerprint of a sharded
+	// run. 990 is the smallest size replSetResizeOplog accepts.
+	// +kubebuilder:default=1024
+	// +kubebuilder:validation:Minimum=990
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	OplogSizeMB int32 `json:"oplogSizeMB,omitempty"`
+
 	// ShardKey of the benchmark collection, on _id: Hashed spreads inserts
 	// over all shards, Ranged keeps key order. Sharded only; default Hashed.
 	// +optional
@@ -250,7 +267,10 @@ type StorageSpec struct {
 	// +optional
 	Medium StorageMedium `json:"medium,omitempty"`
 
-	// Size is the emptyDir size limit or the claim's requested size.
+	// Size is the room for the data of each data-bearing mongod: the
+	// emptyDir size limit or the claim's requested size of a standalone.
+	// A shard's volume also holds its oplog: it is this plus
+	// topology.oplogSizeMB.
 	// +kubebuilder:default="10Gi"
 	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="storage size must be greater than zero"
 	// +optional

@@ -174,7 +174,8 @@ type SweepAxis struct {
 	Values []SweepValue `json:"values,omitempty"`
 
 	// Topologies replaces the template's topology mode, shard count and
-	// shard key (image, resources and storage stay the template's). A
+	// shard key (image, resources, storage and oplog size stay the
+	// template's). A
 	// value is called standalone, 1-shard or <n>-shards unless it has a
 	// name; on charts standalone is 1 and a sharded topology its number
 	// of shards.

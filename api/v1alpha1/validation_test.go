@@ -20,6 +20,7 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 var env *kube.Env
@@ -116,6 +117,8 @@ func TestDefaults(t *testing.T) {
 		{"image", s.Topology.Image, "mongo:8.0.16"},
 		{"cache", s.Topology.WiredTigerCacheSizeGB, "1"},
 		{"storage", string(s.Topology.Storage.Medium) + "/" + s.Topology.Storage.Size.String(), "Disk/10Gi"},
+		// The API's default is the builders' (topology.OplogSizeMB).
+		{"oplogSizeMB", s.Topology.OplogSizeMB, topology.DefaultOplogSizeMB},
 		{"loaderPlacement", s.Placement.LoaderPlacement, benchv1.LoaderPreferOtherNode},
 		{"exclusive", s.Placement.Exclusive != nil && *s.Placement.Exclusive, true},
 		{"writeConcern", s.Driver.WriteConcern, "1"},
@@ -266,6 +269,10 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"unknown cleanup", `  topology: {mode: Standalone}
   cleanup: Never
 `, `Unsupported value: "Never"`},
+		{"oplog below replSetResizeOplog's minimum", `  topology: {mode: Sharded, shards: 2, oplogSizeMB: 989}
+`, "should be greater than or equal to 990"},
+		{"oplog above 1 TiB", `  topology: {mode: Sharded, shards: 2, oplogSizeMB: 1048577}
+`, "should be less than or equal to 1048576"},
 		{"unknown storage medium", `  topology: {mode: Standalone, storage: {medium: Tape}}
 `, `Unsupported value: "Tape"`},
 		{"storage class without a volume", `  topology: {mode: Standalone, storage: {medium: Disk, storageClassName: fast}}
