@@ -515,6 +515,7 @@ type SweepKnee struct {
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 32",message="metadata.name of a sweep must be at most 32 characters: its runs are named <sweep>-<cell>-r<repetition> within the 40-character limit of a run's name"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name of a sweep must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, no '.'): its runs are named <sweep>-<cell>-r<repetition>, and a run's name must be one"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'Pending' || self.spec == oldSelf.spec",messageExpression="'spec cannot be changed once the sweep has started (phase ' + oldSelf.status.phase + '): its runs would no longer describe one study; create a new BenchmarkSweep instead'"
 type BenchmarkSweep struct {
 	metav1.TypeMeta   `json:",inline"`

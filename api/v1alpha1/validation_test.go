@@ -355,6 +355,31 @@ func TestBadManifestsAreRejected(t *testing.T) {
 	})
 }
 
+// TestRunNamesAreDNSLabels: a run's name prefixes its Services' names,
+// which must be DNS-1035 labels. A name the API server would otherwise
+// accept (a dot, a leading digit) used to fail only when the controller
+// created the Service ("must not contain dots"), retried until the run's
+// timeout; it is now refused at admission.
+func TestRunNamesAreDNSLabels(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	for _, name := range []string{"bench.v2", "Bench", "2bench", "bench-"} {
+		_, err := create(t, c, ns, minimal(name))
+		if err == nil {
+			t.Errorf("%q accepted", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), "metadata.name must be a DNS-1035 label") {
+			t.Errorf("%q: error %v", name, err)
+		}
+	}
+	for _, name := range []string{"bench-v2", "b", "b2", strings.Repeat("b", 40)} {
+		if _, err := create(t, c, ns, minimal(name)); err != nil {
+			t.Errorf("%q rejected: %v", name, err)
+		}
+	}
+}
+
 func itoa(i int) string {
 	const digits = "0123456789"
 	if i < 10 {
