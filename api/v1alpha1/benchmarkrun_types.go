@@ -7,6 +7,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// The write-concern rule of BenchmarkRunSpec (its last XValidation): w must
+// not exceed the data-bearing members of a replica set. A replica set fails
+// every such write with UnsatisfiableWriteConcern "Not enough data-bearing
+// nodes" (mongodb/mongo src/mongo/db/repl/repl_set_config.cpp,
+// ReplSetConfig::checkIfWriteConcernCanBeSatisfied), which the loader counts
+// as lost writes; a standalone takes w 0, 1 and majority and refuses w 2
+// (mongodb/mongo jstests, the standalone write_concern test); mongos passes
+// w on to each shard. The bound is 1 for a standalone and the members of
+// each shard for Sharded, 1 today: a shardMembers (or members) field
+// replaces the Sharded branch's 1, e.g. with
+// `has(self.topology.shardMembers) ? self.topology.shardMembers : 1`.
+
 // BenchmarkRunSpec defines one benchmark: a MongoDB topology on one node, a
 // YCSB workload, and the phases to run against it.
 //
@@ -22,6 +34,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || int(((has(p.workload) && has(p.workload.readProportion) ? p.workload.readProportion : (has(self.workload.readProportion) ? self.workload.readProportion : {'none': 0.95, 'a': 0.5, 'b': 0.95, 'c': 1.0, 'd': 0.95, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.updateProportion) ? p.workload.updateProportion : (has(self.workload.updateProportion) ? self.workload.updateProportion : {'none': 0.05, 'a': 0.5, 'b': 0.05, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.insertProportion) ? p.workload.insertProportion : (has(self.workload.insertProportion) ? self.workload.insertProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.05, 'e': 0.05, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.scanProportion) ? p.workload.scanProportion : (has(self.workload.scanProportion) ? self.workload.scanProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.95, 'f': 0.0}[has(self.workload.preset) ? self.workload.preset : 'none'])) + (has(p.workload) && has(p.workload.readModifyWriteProportion) ? p.workload.readModifyWriteProportion : (has(self.workload.readModifyWriteProportion) ? self.workload.readModifyWriteProportion : {'none': 0.0, 'a': 0.0, 'b': 0.0, 'c': 0.0, 'd': 0.0, 'e': 0.0, 'f': 0.5}[has(self.workload.preset) ? self.workload.preset : 'none']))) * 1000000.0 + 0.5) == 1000000)",message="in every Run phase, readProportion + updateProportion + insertProportion + scanProportion + readModifyWriteProportion must sum to 1 after applying the preset, spec.workload and the phase's workload overrides"
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, p.type != 'Run' || has(p.maxExecutionTime) || (has(p.workload) && has(p.workload.operationCount) ? p.workload.operationCount : has(self.workload.operationCount) ? self.workload.operationCount : 1000) > 0)",message="a Run phase with operationCount 0 (unlimited) needs maxExecutionTime, or it never ends"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
+// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'Sharded' ? 1 : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? 'each shard (a one-member replica set)' : 'a standalone') + ' has: use 0, 1 or majority; the server would fail every write (Not enough data-bearing nodes)'"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
 	// or co-located micro-shards (one-member replica sets) behind a mongos
@@ -536,7 +549,9 @@ type PhaseSpec struct {
 // +kubebuilder:validation:XValidation:rule="!(self.writeConcern == '0' && has(self.journal) && self.journal)",message="journal: true needs an acknowledged write concern (writeConcern other than 0)"
 type DriverSpec struct {
 	// WriteConcern is the w of every write: a number of members or
-	// "majority" (default "1", acknowledged).
+	// "majority" (default "1", acknowledged). It may not exceed the
+	// data-bearing members of a replica set: a standalone and today's
+	// one-member shards take 0, 1 or majority.
 	// +kubebuilder:default="1"
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:Pattern=`^(majority|[0-9]{1,2})$`

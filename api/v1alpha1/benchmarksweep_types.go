@@ -205,7 +205,9 @@ type SweepAxis struct {
 	MaxPoolSize []int32 `json:"maxPoolSize,omitempty"`
 
 	// WriteConcern sets driver.writeConcern (a number of members or
-	// majority); w=0 also unsets driver.journal.
+	// majority); w=0 also unsets driver.journal. A value above the
+	// members of the cell's replica sets (1 for a standalone and today's
+	// shards) fails the sweep, naming the cell, before any run exists.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:items:MaxLength=8

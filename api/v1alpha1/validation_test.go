@@ -301,6 +301,12 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"bad write concern", `  topology: {mode: Standalone}
   driver: {writeConcern: "all"}
 `, "should match"},
+		{"write concern above a standalone", `  topology: {mode: Standalone}
+  driver: {writeConcern: "3"}
+`, "driver.writeConcern 3 asks for more members than a standalone has: use 0, 1 or majority"},
+		{"write concern above one-member shards", `  topology: {mode: Sharded, shards: 2}
+  driver: {writeConcern: "2"}
+`, "driver.writeConcern 2 asks for more members than each shard (a one-member replica set) has"},
 		{"negative target", `  topology: {mode: Standalone}
   target: -1
 `, "should be greater than or equal to 0"},
@@ -338,6 +344,15 @@ func TestBadManifestsAreRejected(t *testing.T) {
 `
 		if _, err := create(t, c, ns, run("cache-bound-"+itoa(i), spec)); err != nil {
 			t.Errorf("wiredTigerCacheSizeGB %s rejected: %v", cache, err)
+		}
+	}
+	// Every write concern a standalone or one-member shards satisfy.
+	for i, w := range []string{"0", "1", "majority", "01"} {
+		for name, topo := range map[string]string{"sa": "{mode: Standalone}", "sh": "{mode: Sharded, shards: 2}"} {
+			spec := "  topology: " + topo + "\n  workload: {preset: a}\n  driver: {writeConcern: \"" + w + "\"}\n"
+			if _, err := create(t, c, ns, run("w-ok-"+itoa(i)+"-"+name, spec)); err != nil {
+				t.Errorf("writeConcern %s on %s rejected: %v", w, topo, err)
+			}
 		}
 	}
 	// The telemetry interval's bounds are accepted, and so is telemetry off.
