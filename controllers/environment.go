@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -170,6 +171,7 @@ type fingerprintFields struct {
 	ServerVersion string                       `json:"serverVersion"`
 	Topology      benchv1.TopologySpec         `json:"topology"`
 	Driver        benchv1.DriverSpec           `json:"driver"`
+	RetryWrites   *bool                        `json:"retryWrites,omitempty"`
 	Loaders       int32                        `json:"loaders"`
 	LoaderPlace   benchv1.LoaderPlacement      `json:"loaderPlacement"`
 	LoaderImage   string                       `json:"loaderImage"`
@@ -190,6 +192,21 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 		LoaderImage:   env.LoaderImage,
 		DriverVersion: env.DriverVersion,
 		LoaderRes:     run.Spec.LoaderResources,
+	}
+	// retryWrites reaches the loaders in mongodb.url, which is left out of
+	// the phases below (it names the run's hosts): it goes in on its own,
+	// and only where the driver uses it. Against a standalone the driver
+	// never makes a write retryable (go.mongodb.org/mongo-driver/v2
+	// x/mongo/driver/operation.go, retryWritesSupported: Kind !=
+	// ServerKindStandalone), so there it does not set runs apart.
+	f.Driver.RetryWrites = false
+	// The oplog likewise: every member of a sharded topology has one of
+	// this size (topology.OplogSizeMB, the default when unset), a
+	// standalone has none.
+	f.Topology.OplogSizeMB = 0
+	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+		f.RetryWrites = ptr.To(run.Spec.Driver.RetryWrites)
+		f.Topology.OplogSizeMB = topology.OplogSizeMB(run)
 	}
 	// The server version is buildInfo's version, which the bootstrap
 	// records twice from the same reply: status.environment.mongodb.version,

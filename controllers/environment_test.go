@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // TestFingerprint: what must match for two runs to be comparable changes
@@ -100,11 +101,64 @@ func TestFingerprint(t *testing.T) {
 			e.Phases[1].Properties["threadcount"] = "16"
 		}, false},
 		{"another loader count", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Loaders = 4 }, false},
+		// mongodb.url, which carries retryWrites to the loaders, is left
+		// out of the phases: the setting itself must count.
+		{"another oplog size", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Topology.OplogSizeMB = 2048 }, false},
+		{"the default oplog size, said", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Topology.OplogSizeMB = topology.DefaultOplogSizeMB
+		}, true},
+		{"retryable writes", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Driver.RetryWrites = true
+			for i := range r.Spec.Phases {
+				e.Phases[i].Properties = phaseProperties(r, &r.Spec.Phases[i], "cluster.local")
+			}
+		}, false},
 	} {
 		r, e := base()
 		tc.mutate(r, e)
 		if got := fp(r, e); (got == want) != tc.same {
 			t.Errorf("%s: fingerprint %s, base %s; same = %v, want %v", tc.name, got, want, got == want, tc.same)
 		}
+	}
+}
+
+// TestFingerprintOfAStandalone: settings a standalone ignores do not set
+// two standalone runs apart; the same settings do set sharded runs apart
+// (TestFingerprint).
+func TestFingerprintOfAStandalone(t *testing.T) {
+	base := func() *benchv1.BenchmarkRun {
+		return &benchv1.BenchmarkRun{
+			ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns1"},
+			Spec: benchv1.BenchmarkRunSpec{
+				Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone, Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "1"},
+				Phases:   []benchv1.PhaseSpec{{Name: "load", Type: benchv1.PhaseLoad}},
+			},
+		}
+	}
+	fp := func(run *benchv1.BenchmarkRun) string {
+		t.Helper()
+		env := &benchv1.EnvironmentStatus{}
+		for i := range run.Spec.Phases {
+			env.Phases = append(env.Phases, benchv1.PhaseEnvironment{Name: run.Spec.Phases[i].Name,
+				Properties: phaseProperties(run, &run.Spec.Phases[i], "cluster.local")})
+		}
+		f, err := fingerprint(run, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	want := fp(base())
+	// The driver never makes a write to a standalone retryable.
+	run := base()
+	run.Spec.Driver.RetryWrites = true
+	if got := fp(run); got != want {
+		t.Errorf("retryWrites set a standalone run apart: %s, base %s", got, want)
+	}
+	// A standalone has no oplog.
+	run = base()
+	run.Spec.Topology.OplogSizeMB = 4096
+	if got := fp(run); got != want {
+		t.Errorf("oplogSizeMB set a standalone run apart: %s, base %s", got, want)
 	}
 }

@@ -26,6 +26,17 @@ import (
 // fails the run at once when no node is big enough, and otherwise
 // restricts the anchor pod to the nodes that are (s.candidates).
 //
+// It counts what the scheduler counts, the containers' requests, and so
+// predicts its verdict. The data volumes' sizes (storage.size, plus the
+// oplog for replica-set members: topology.DataVolumeSize) are limits, not
+// requests: the scheduler places a pod whatever its emptyDir sizeLimit
+// (kubernetes/kubernetes pkg/scheduler/framework/plugins/noderesources
+// fits container requests only), and the kubelet evicts a pod whose
+// emptyDir outgrows its sizeLimit (pkg/kubelet/eviction/eviction_manager.go,
+// signalEmptyDirFsLimit). Adding them here would fail runs the scheduler
+// places and that never fill their volumes; a Memory emptyDir's pages are
+// charged to the pod's memory limit, which the requests already hold.
+//
 // It reads Nodes uncached, and only until the anchor pod exists.
 func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bool, error) {
 	run := s.run

@@ -354,6 +354,19 @@ func TestSweepRejectsAnInvalidCell(t *testing.T) {
 		t.Errorf("%d runs created", n)
 	}
 
+	// A write concern the topology cannot satisfy is such a cell.
+	sw = newSweep("invalid-w", benchv1.SweepAxis{Name: "w", WriteConcern: []string{"1", "majority", "2"}})
+	k.createSweep(sw)
+	st = k.waitSweep("invalid-w", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	if c := sweepCond(st, benchv1.ConditionFailed); c == nil || c.Reason != string(benchv1.ReasonInvalidCell) ||
+		!strings.HasPrefix(c.Message, "cell 2 (w=2) is not a valid BenchmarkRun; nothing was created: ") ||
+		!strings.Contains(c.Message, "driver.writeConcern 2 asks for more members than a standalone has") {
+		t.Errorf("Failed = %+v", c)
+	}
+	if n := len(k.children("invalid-w")); n != 0 {
+		t.Errorf("%d runs created", n)
+	}
+
 	// What the controller finds before asking the API server.
 	for name, edit := range map[string]func(*benchv1.BenchmarkSweep) string{
 		"typo": func(s *benchv1.BenchmarkSweep) string {

@@ -21,6 +21,7 @@ import (
 // +kubebuilder:printcolumn:name="Valid",type=string,JSONPath=`.status.conditions[?(@.type=="Valid")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40",message="metadata.name must be at most 40 characters: it prefixes the names of the run's Pods, Services and Jobs"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, no '.'): it prefixes the names of the run's Services (<run>-mongo, <run>-db), which must be one"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'Pending' || self.spec == oldSelf.spec",messageExpression="'spec cannot be changed once the run has started (phase ' + oldSelf.status.phase + '): a benchmark definition must not drift mid-run; create a new BenchmarkRun instead'"
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`

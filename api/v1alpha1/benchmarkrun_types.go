@@ -7,6 +7,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
+// The write-concern rule of BenchmarkRunSpec (its last XValidation): w must
+// not exceed the data-bearing members of a replica set. A replica set fails
+// every such write with UnsatisfiableWriteConcern "Not enough data-bearing
+// nodes" (mongodb/mongo src/mongo/db/repl/repl_set_config.cpp,
+// ReplSetConfig::checkIfWriteConcernCanBeSatisfied), which the loader counts
+// as lost writes; a standalone takes w 0, 1 and majority and refuses w 2
+// (mongodb/mongo jstests, the standalone write_concern test); mongos passes
+// w on to each shard. The bound is 1 for a standalone and the members of
+// each shard for Sharded, 1 today: a shardMembers (or members) field
+// replaces the Sharded branch's 1, e.g. with
+// `has(self.topology.shardMembers) ? self.topology.shardMembers : 1`.
+
 // BenchmarkRunSpec defines one benchmark: a MongoDB topology on one node, a
 // YCSB workload, and the phases to run against it.
 //
@@ -25,6 +37,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations >= self.loaders)",message="warmup.operations is the total over all loaders: it must be at least loaders, so that every loader warms up"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || self.compare.metrics.all(m, m.metric != 'intendedP99' || self.phases.exists(p, p.name == m.phase && (has(p.measurement) && has(p.measurement.interval) ? p.measurement.interval : (has(self.measurement.interval) ? self.measurement.interval : 'op')) != 'op'))",message="an intendedP99 metric needs its phase measured with measurement.interval intended or both"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
+// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'Sharded' ? 1 : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? 'each shard (a one-member replica set)' : 'a standalone') + ' has: use 0, 1 or majority; the server would fail every write (Not enough data-bearing nodes)'"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
 	// or co-located micro-shards (one-member replica sets) behind a mongos
@@ -248,6 +261,23 @@ type TopologySpec struct {
 	// +optional
 	Storage StorageSpec `json:"storage,omitempty"`
 
+	// OplogSizeMB is the oplog of every replica-set member, each shard and
+	// the config server, in MiB (mongod's --oplogSize; default 1024).
+	// Without it mongod sizes each oplog at 5% of the free space of the
+	// filesystem holding its data, between 990 MB and 50 GB: on a Disk
+	// emptyDir that is the node's disk, so the oplog would change with the
+	// node and could outgrow the volume. Each shard's volume is
+	// storage.size plus this; the config server's is this plus 2 GiB. A
+	// standalone has no replica set, hence no oplog, and ignores it. The
+	// oplog's size decides when mongod starts truncating it and how much
+	// of the disk a run writes: it is part of the fingerprint of a sharded
+	// run. 990 is the smallest size replSetResizeOplog accepts.
+	// +kubebuilder:default=1024
+	// +kubebuilder:validation:Minimum=990
+	// +kubebuilder:validation:Maximum=1048576
+	// +optional
+	OplogSizeMB int32 `json:"oplogSizeMB,omitempty"`
+
 	// ShardKey of the benchmark collection, on _id: Hashed spreads inserts
 	// over all shards, Ranged keeps key order. Sharded only; default Hashed.
 	// +optional
@@ -264,7 +294,10 @@ type StorageSpec struct {
 	// +optional
 	Medium StorageMedium `json:"medium,omitempty"`
 
-	// Size is the emptyDir size limit or the claim's requested size.
+	// Size is the room for the data of each data-bearing mongod: the
+	// emptyDir size limit or the claim's requested size of a standalone.
+	// A shard's volume also holds its oplog: it is this plus
+	// topology.oplogSizeMB.
 	// +kubebuilder:default="10Gi"
 	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="storage size must be greater than zero"
 	// +optional
@@ -626,7 +659,9 @@ type MeasurementSpec struct {
 // +kubebuilder:validation:XValidation:rule="!(self.writeConcern == '0' && has(self.journal) && self.journal)",message="journal: true needs an acknowledged write concern (writeConcern other than 0)"
 type DriverSpec struct {
 	// WriteConcern is the w of every write: a number of members or
-	// "majority" (default "1", acknowledged).
+	// "majority" (default "1", acknowledged). It may not exceed the
+	// data-bearing members of a replica set: a standalone and today's
+	// one-member shards take 0, 1 or majority.
 	// +kubebuilder:default="1"
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:Pattern=`^(majority|[0-9]{1,2})$`
@@ -651,6 +686,18 @@ type DriverSpec struct {
 	// +kubebuilder:validation:Maximum=10000
 	// +optional
 	MaxPoolSize *int32 `json:"maxPoolSize,omitempty"`
+
+	// RetryWrites turns on the driver's retryable writes (default false).
+	// The Go driver turns them on by default, and only against replica
+	// sets and mongos: every sharded insert, update and insertMany then
+	// carries a session and a transaction number that each shard records
+	// in config.transactions, while a standalone's writes never do. Off,
+	// standalone and sharded runs do the same work per write and compare
+	// fairly; on, sharded writes pay for that bookkeeping (a standalone
+	// ignores it). Part of the fingerprint for sharded runs.
+	// +kubebuilder:default=false
+	// +optional
+	RetryWrites bool `json:"retryWrites,omitempty"`
 }
 
 // CollectionSpec configures the benchmark collection after loading.

@@ -174,7 +174,8 @@ type SweepAxis struct {
 	Values []SweepValue `json:"values,omitempty"`
 
 	// Topologies replaces the template's topology mode, shard count and
-	// shard key (image, resources and storage stay the template's). A
+	// shard key (image, resources, storage and oplog size stay the
+	// template's). A
 	// value is called standalone, 1-shard or <n>-shards unless it has a
 	// name; on charts standalone is 1 and a sharded topology its number
 	// of shards.
@@ -204,7 +205,9 @@ type SweepAxis struct {
 	MaxPoolSize []int32 `json:"maxPoolSize,omitempty"`
 
 	// WriteConcern sets driver.writeConcern (a number of members or
-	// majority); w=0 also unsets driver.journal.
+	// majority); w=0 also unsets driver.journal. A value above the
+	// members of the cell's replica sets (1 for a standalone and today's
+	// shards) fails the sweep, naming the cell, before any run exists.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:items:MaxLength=8
@@ -514,6 +517,7 @@ type SweepKnee struct {
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 32",message="metadata.name of a sweep must be at most 32 characters: its runs are named <sweep>-<cell>-r<repetition> within the 40-character limit of a run's name"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name of a sweep must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, no '.'): its runs are named <sweep>-<cell>-r<repetition>, and a run's name must be one"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase == 'Pending' || self.spec == oldSelf.spec",messageExpression="'spec cannot be changed once the sweep has started (phase ' + oldSelf.status.phase + '): its runs would no longer describe one study; create a new BenchmarkSweep instead'"
 type BenchmarkSweep struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -20,7 +20,10 @@ type EnvironmentStatus struct {
 	// (buildInfo's version, mongodb.version), build (mongodb.gitVersion,
 	// allocator, featureCompatibilityVersion and storageEngine) and image,
 	// the driver version, the topology (mode, shards, shard key, WiredTiger
-	// cache, storage, resources, env), the driver settings and loaders, the
+	// cache, storage, resources, env, and the oplog size of a sharded run:
+	// a standalone has no oplog), the driver settings (write concern,
+	// journal, read preference, pool size, and retryWrites of a sharded
+	// run: the driver ignores it against a standalone) and loaders, the
 	// node's kernel, OS image, container runtime, architecture, instance
 	// type and allocatable CPU and memory, the loader image, and every
 	// phase's YCSB properties (without mongodb.url, which names this run's

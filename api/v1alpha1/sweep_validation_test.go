@@ -108,6 +108,16 @@ spec:
 `, "shards can only be set when mode is Sharded"},
 		{"name too long", sweepManifest(strings.Repeat("s", 33), `  axes: [{name: threads, threads: [1]}]
 `), "at most 32 characters"},
+		// Its runs are <sweep>-<cell>-r<k>: the sweep's name must make
+		// them DNS-1035 labels, as a run's name must be.
+		{"name with a dot", sweepManifest("study.v2", `  axes: [{name: threads, threads: [1]}]
+`), "metadata.name of a sweep must be a DNS-1035 label"},
+		{"name with a leading digit", sweepManifest("2study", `  axes: [{name: threads, threads: [1]}]
+`), "metadata.name of a sweep must be a DNS-1035 label"},
+		{"uppercase name", sweepManifest("Study", `  axes: [{name: threads, threads: [1]}]
+`), "metadata.name of a sweep must be a DNS-1035 label"},
+		{"name ending with a digit", sweepManifest("study2", `  axes: [{name: threads, threads: [1]}]
+`), ""},
 		{"no axes", sweepManifest("no-axes", `  axes: []
 `), "should have at least 1 items"},
 		{"two kinds in one axis", sweepManifest("two-kinds", `  axes: [{name: x, threads: [1], loaders: [2]}]

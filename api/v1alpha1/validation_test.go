@@ -18,7 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 var env *kube.Env
@@ -115,10 +117,14 @@ func TestDefaults(t *testing.T) {
 		{"image", s.Topology.Image, "mongo:8.0.16"},
 		{"cache", s.Topology.WiredTigerCacheSizeGB, "1"},
 		{"storage", string(s.Topology.Storage.Medium) + "/" + s.Topology.Storage.Size.String(), "Disk/10Gi"},
+		// The API's default is the builders' (topology.OplogSizeMB).
+		{"oplogSizeMB", s.Topology.OplogSizeMB, topology.DefaultOplogSizeMB},
 		{"loaderPlacement", s.Placement.LoaderPlacement, benchv1.LoaderPreferOtherNode},
 		{"exclusive", s.Placement.Exclusive != nil && *s.Placement.Exclusive, true},
 		{"writeConcern", s.Driver.WriteConcern, "1"},
 		{"readPreference", s.Driver.ReadPreference, "primary"},
+		// The API's default is the loader's, for a URL that does not say.
+		{"retryWrites", s.Driver.RetryWrites, mongodb.DefaultRetryWrites},
 		{"cleanup", s.Cleanup, benchv1.CleanupDelete},
 		{"timeout", s.Timeout.Duration, 2 * time.Hour},
 		{"telemetry.enabled", s.Telemetry.Enabled != nil && *s.Telemetry.Enabled, true},
@@ -263,6 +269,10 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"unknown cleanup", `  topology: {mode: Standalone}
   cleanup: Never
 `, `Unsupported value: "Never"`},
+		{"oplog below replSetResizeOplog's minimum", `  topology: {mode: Sharded, shards: 2, oplogSizeMB: 989}
+`, "should be greater than or equal to 990"},
+		{"oplog above 1 TiB", `  topology: {mode: Sharded, shards: 2, oplogSizeMB: 1048577}
+`, "should be less than or equal to 1048576"},
 		{"unknown storage medium", `  topology: {mode: Standalone, storage: {medium: Tape}}
 `, `Unsupported value: "Tape"`},
 		{"storage class without a volume", `  topology: {mode: Standalone, storage: {medium: Disk, storageClassName: fast}}
@@ -291,6 +301,12 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"bad write concern", `  topology: {mode: Standalone}
   driver: {writeConcern: "all"}
 `, "should match"},
+		{"write concern above a standalone", `  topology: {mode: Standalone}
+  driver: {writeConcern: "3"}
+`, "driver.writeConcern 3 asks for more members than a standalone has: use 0, 1 or majority"},
+		{"write concern above one-member shards", `  topology: {mode: Sharded, shards: 2}
+  driver: {writeConcern: "2"}
+`, "driver.writeConcern 2 asks for more members than each shard (a one-member replica set) has"},
 		{"negative target", `  topology: {mode: Standalone}
   target: -1
 `, "should be greater than or equal to 0"},
@@ -330,6 +346,15 @@ func TestBadManifestsAreRejected(t *testing.T) {
 			t.Errorf("wiredTigerCacheSizeGB %s rejected: %v", cache, err)
 		}
 	}
+	// Every write concern a standalone or one-member shards satisfy.
+	for i, w := range []string{"0", "1", "majority", "01"} {
+		for name, topo := range map[string]string{"sa": "{mode: Standalone}", "sh": "{mode: Sharded, shards: 2}"} {
+			spec := "  topology: " + topo + "\n  workload: {preset: a}\n  driver: {writeConcern: \"" + w + "\"}\n"
+			if _, err := create(t, c, ns, run("w-ok-"+itoa(i)+"-"+name, spec)); err != nil {
+				t.Errorf("writeConcern %s on %s rejected: %v", w, topo, err)
+			}
+		}
+	}
 	// The telemetry interval's bounds are accepted, and so is telemetry off.
 	for i, tel := range []string{"{interval: 1s}", "{interval: 1m}", "{interval: 2.5s}", "{enabled: false}"} {
 		spec := "  topology: {mode: Standalone}\n  workload: {preset: a}\n  telemetry: " + tel + "\n"
@@ -343,6 +368,31 @@ func TestBadManifestsAreRejected(t *testing.T) {
 			t.Fatalf("error %v", err)
 		}
 	})
+}
+
+// TestRunNamesAreDNSLabels: a run's name prefixes its Services' names,
+// which must be DNS-1035 labels. A name the API server would otherwise
+// accept (a dot, a leading digit) used to fail only when the controller
+// created the Service ("must not contain dots"), retried until the run's
+// timeout; it is now refused at admission.
+func TestRunNamesAreDNSLabels(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	for _, name := range []string{"bench.v2", "Bench", "2bench", "bench-"} {
+		_, err := create(t, c, ns, minimal(name))
+		if err == nil {
+			t.Errorf("%q accepted", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), "metadata.name must be a DNS-1035 label") {
+			t.Errorf("%q: error %v", name, err)
+		}
+	}
+	for _, name := range []string{"bench-v2", "b", "b2", strings.Repeat("b", 40)} {
+		if _, err := create(t, c, ns, minimal(name)); err != nil {
+			t.Errorf("%q rejected: %v", name, err)
+		}
+	}
 }
 
 func itoa(i int) string {

@@ -112,6 +112,10 @@ func directURI(addr, db string) string {
 	q.Set("connectTimeoutMS", ms)
 	q.Set("serverSelectionTimeoutMS", ms)
 	q.Set("socketTimeoutMS", ms)
+	// Explicit, as in every URL mongobench builds: the driver's default is
+	// true (go.mongodb.org/mongo-driver/v2 mongo/client.go). The sampler
+	// only reads, so it changes nothing on the wire.
+	q.Set("retryWrites", "false")
 	return "mongodb://" + addr + "/" + db + "?" + q.Encode()
 }
 

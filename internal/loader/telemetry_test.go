@@ -35,6 +35,10 @@ func TestDirectURI(t *testing.T) {
 		opts.ConnectTimeout == nil || *opts.ConnectTimeout != telemetryTimeout {
 		t.Errorf("%s: timeouts %v, %v", uri, opts.ServerSelectionTimeout, opts.ConnectTimeout)
 	}
+	// Explicit, never the driver's default.
+	if opts.RetryWrites == nil || *opts.RetryWrites {
+		t.Errorf("%s: retryWrites %v, want an explicit false", uri, opts.RetryWrites)
+	}
 	u, err := url.Parse(directURI("h:1", "ycsb"))
 	if err != nil || u.Path != "/ycsb" {
 		t.Errorf("with a database: %v, %v", u, err)

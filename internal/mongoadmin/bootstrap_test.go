@@ -61,7 +61,7 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 	if !reflect.DeepEqual(report, want) {
 		t.Errorf("report = %+v, want %+v", report, want)
 	}
-	if f.closes != len(f.dials) || !reflect.DeepEqual(f.dials, []string{"mongodb://" + h + "/?directConnection=true"}) {
+	if f.closes != len(f.dials) || !reflect.DeepEqual(f.dials, []string{"mongodb://" + h + "/?directConnection=true&retryWrites=false"}) {
 		t.Errorf("dialed %v and closed %d, want one direct connection, closed", f.dials, f.closes)
 	}
 }
@@ -198,8 +198,8 @@ func TestBootstrapShardedHashedCommands(t *testing.T) {
 	}
 
 	for _, uri := range f.dials {
-		if !strings.HasSuffix(uri, "/?directConnection=true") {
-			t.Errorf("dialed %q: want a direct connection", uri)
+		if !strings.HasSuffix(uri, "/?directConnection=true&retryWrites=false") {
+			t.Errorf("dialed %q: want a direct connection that says retryWrites=false", uri)
 		}
 	}
 	if len(f.dials) != 5 || f.closes != 5 {

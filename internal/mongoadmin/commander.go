@@ -37,9 +37,14 @@ type Commander interface {
 type Dialer func(uri string) (Commander, error)
 
 // DirectURI is the connection string of one server, used as is: a replica
-// set member that is not initiated yet cannot be selected otherwise.
+// set member that is not initiated yet cannot be selected otherwise. It
+// says retryWrites=false so that no connection of mongobench relies on the
+// driver's default (true, go.mongodb.org/mongo-driver/v2 mongo/client.go);
+// the admin commands go through RunCommand, which never makes a write
+// retryable (x/mongo/driver/operation.go: its Operation has no Type Write
+// and no RetryMode), so this changes nothing on the wire today.
 func DirectURI(hostPort string) string {
-	return "mongodb://" + hostPort + "/?directConnection=true"
+	return "mongodb://" + hostPort + "/?directConnection=true&retryWrites=false"
 }
 
 // Timeouts of the driver's own that stay below Options.CallTimeout, so a

@@ -53,7 +53,7 @@ func nightlySpec() benchv1.BenchmarkRunSpec {
 	until := metav1.NewTime(time.Date(2026, 12, 31, 0, 0, 0, 0, time.UTC))
 	return benchv1.BenchmarkRunSpec{
 		Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone, Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "0.25",
-			Storage: benchv1.StorageSpec{Medium: benchv1.StorageDisk, Size: ptr.To(resource.MustParse("10Gi"))}},
+			Storage: benchv1.StorageSpec{Medium: benchv1.StorageDisk, Size: ptr.To(resource.MustParse("10Gi"))}, OplogSizeMB: 1024},
 		Placement: benchv1.PlacementSpec{LoaderPlacement: benchv1.LoaderPreferOtherNode, Exclusive: ptr.To(true)},
 		Workload: benchv1.WorkloadSpec{Preset: "a", RecordCount: ptr.To[int64](10000),
 			WorkloadParameters: benchv1.WorkloadParameters{OperationCount: ptr.To[int64](20000)}},

@@ -252,7 +252,13 @@ func TestRunNamesAndLabelsAreValid(t *testing.T) {
 	if len(name) > 40 {
 		t.Errorf("%s is %d characters", name, len(name))
 	}
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+	// Any sweep name the API accepts (at most 32 characters, a DNS-1035
+	// label) gives run names the API accepts (at most 40, DNS-1035
+	// labels: they prefix the runs' Service names).
+	if errs := validation.IsDNS1035Label(name); len(errs) > 0 {
+		t.Error(errs)
+	}
+	if errs := validation.IsDNS1035Label(RunName("s9", 0, 1)); len(errs) > 0 {
 		t.Error(errs)
 	}
 	for _, n := range []string{"s-1-r1", "s-0-r10", "s-x-r1", "s-01-r1", "s-1-r0", "t-1-r1", "s-1"} {

@@ -412,7 +412,13 @@ func overlay(base, o benchv1.WorkloadParameters) benchv1.WorkloadParameters {
 }
 
 // MongoURL is the connection string loaders use: the entry Service, the
-// benchmark database, and spec.driver's settings.
+// benchmark database, and spec.driver's settings. retryWrites is always
+// explicit: go.mongodb.org/mongo-driver/v2 defaults it to true
+// (mongo/client.go: `client.retryWrites = true // retry writes on by
+// default`), which against mongos adds a txnNumber to every insert and
+// updateOne (x/mongo/driver/operation.go, addSession) and makes each shard
+// record the write in config.transactions; never against a standalone
+// (retryWritesSupported: Kind != ServerKindStandalone).
 func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
 	d := run.Spec.Driver
 	q := []string{"w=" + orDefault(d.WriteConcern, "1")}
@@ -424,6 +430,7 @@ func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
 	if d.MaxPoolSize != nil {
 		q = append(q, fmt.Sprintf("maxPoolSize=%d", *d.MaxPoolSize))
 	}
+	q = append(q, fmt.Sprintf("retryWrites=%t", d.RetryWrites))
 	return fmt.Sprintf("mongodb://%s/%s?%s", EntryAddress(run, clusterDomain), Database, strings.Join(q, "&"))
 }
 

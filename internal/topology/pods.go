@@ -27,6 +27,23 @@ const (
 // DefaultStorageSize is used when a run's storage size is unset.
 var DefaultStorageSize = resource.MustParse("10Gi")
 
+// DefaultOplogSizeMB is the oplog of each replica-set member when a run's
+// topology.oplogSizeMB is unset (its +kubebuilder:default says the same).
+const DefaultOplogSizeMB int32 = 1024
+
+// ConfigServerHeadroom is what the config server's volume holds besides
+// its oplog: the WiredTiger journal, whose files are 100 MB each
+// (wiredtiger dist/api_data.py: log file_max default '100MB'; mongod's
+// "log=(enabled=true,remove=true,path=journal,compressor=snappy)" keeps
+// that size) with one preallocated beyond the current one and more kept
+// until the next checkpoint; diagnostic.data, which mongod caps at
+// diagnosticDataCollectionDirectorySizeMB (250 MiB in current sources,
+// src/mongo/db/ftdc/config.h kMaxDirectorySizeBytesDefault; 200 in older
+// releases); and the config database itself, a few MiB for a handful of
+// shards and one sharded collection. 2 GiB holds a 500 MiB journal, a full
+// diagnostic.data and the catalog with more than half of it to spare.
+var ConfigServerHeadroom = resource.MustParse("2Gi")
+
 // NodePlacement is where the controller lets a database pod go.
 type NodePlacement struct {
 	// Hostname, when not empty, pins the pod with a kubernetes.io/hostname
@@ -173,19 +190,28 @@ func Requests(run *benchv1.BenchmarkRun, p Process) corev1.ResourceList {
 // entrypoint. --bind_ip_all is always explicit (the entrypoint adds it to
 // mongod only, never to mongos), the WiredTiger cache is always explicit (the
 // default would let every co-located mongod claim half the node), and
-// --journal/--nojournal are never passed (7.0/8.0 refuse them).
+// --journal/--nojournal are never passed (7.0/8.0 refuse them). Every
+// replica-set member (shards, config server) gets --oplogSize: without it
+// mongod sizes the oplog at 5% of the free space of its dbpath's
+// filesystem, clamped to [990 MB, 50 GB] (src/mongo/db/repl/oplog.cpp,
+// getNewOplogSizeBytes), i.e. from the node's disk, not from the volume.
+// The value is in MiB (src/mongo/db/mongod_options.cpp:
+// setOplogSizeBytes(x * 1024 * 1024)) and applies when the oplog is
+// created, which for these fresh volumes is at the first start.
 func Args(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
 	port := strconv.Itoa(int(p.Port))
 	cache := run.Spec.Topology.WiredTigerCacheSizeGB
 	if cache == "" {
 		cache = "1"
 	}
+	oplog := strconv.Itoa(int(OplogSizeMB(run)))
 	switch p.Role {
 	case benchv1.RoleConfigServer:
 		return []string{"mongod", "--configsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/configdb", "--bind_ip_all",
-			"--wiredTigerCacheSizeGB", ConfigServerCacheGB}
+			"--wiredTigerCacheSizeGB", ConfigServerCacheGB, "--oplogSize", oplog}
 	case benchv1.RoleShard:
-		return []string{"mongod", "--shardsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all", "--wiredTigerCacheSizeGB", cache}
+		return []string{"mongod", "--shardsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all",
+			"--wiredTigerCacheSizeGB", cache, "--oplogSize", oplog}
 	case benchv1.RoleMongos:
 		cfg := Processes(run)[0]
 		return []string{"mongos", "--configdb", ConfigReplSet + "/" + Address(run, cfg, clusterDomain), "--bind_ip_all", "--port", port}
@@ -211,15 +237,52 @@ func processResources(run *benchv1.BenchmarkRun, p Process) corev1.ResourceRequi
 	return topo.Resources
 }
 
+// OplogSizeMB is the oplog of each replica-set member of the run, in MiB
+// (topology.oplogSizeMB, default DefaultOplogSizeMB).
+func OplogSizeMB(run *benchv1.BenchmarkRun) int32 {
+	if n := run.Spec.Topology.OplogSizeMB; n > 0 {
+		return n
+	}
+	return DefaultOplogSizeMB
+}
+
+// oplogQuantity is the oplog's size as a quantity (MiB, as mongod counts).
+func oplogQuantity(run *benchv1.BenchmarkRun) resource.Quantity {
+	return *resource.NewQuantity(int64(OplogSizeMB(run))<<20, resource.BinarySI)
+}
+
+// DataVolumeSize is the size of process p's data volume (its emptyDir
+// size limit or its claim's request): storage.size for a standalone,
+// storage.size plus the oplog for a shard, the oplog plus
+// ConfigServerHeadroom for the config server. Zero for mongos, which has
+// none.
+func DataVolumeSize(run *benchv1.BenchmarkRun, p Process) resource.Quantity {
+	size := DefaultStorageSize.DeepCopy()
+	if s := run.Spec.Topology.Storage.Size; s != nil {
+		size = s.DeepCopy()
+	}
+	switch p.Role {
+	case benchv1.RoleStandalone:
+		return size
+	case benchv1.RoleShard:
+		size.Add(oplogQuantity(run))
+		return size
+	case benchv1.RoleConfigServer:
+		size = ConfigServerHeadroom.DeepCopy()
+		size.Add(oplogQuantity(run))
+		return size
+	default:
+		return resource.Quantity{}
+	}
+}
+
 func dataVolumeSource(run *benchv1.BenchmarkRun, p Process) corev1.VolumeSource {
 	st := run.Spec.Topology.Storage
-	size := DefaultStorageSize
-	if st.Size != nil {
-		size = *st.Size
-	}
+	size := DataVolumeSize(run, p)
 	if p.Role == benchv1.RoleConfigServer {
-		// Metadata only: a small emptyDir whatever the data storage is.
-		return corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}}
+		// Metadata, its oplog and journal: an emptyDir on the node's disk
+		// whatever the data storage is.
+		return corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &size}}
 	}
 	switch st.Medium {
 	case benchv1.StorageMemory:
@@ -240,10 +303,7 @@ func NeedsClaim(run *benchv1.BenchmarkRun, p Process) bool {
 // DataClaim builds the PersistentVolumeClaim of process p.
 func DataClaim(run *benchv1.BenchmarkRun, p Process) *corev1.PersistentVolumeClaim {
 	st := run.Spec.Topology.Storage
-	size := DefaultStorageSize
-	if st.Size != nil {
-		size = *st.Size
-	}
+	size := DataVolumeSize(run, p)
 	return &corev1.PersistentVolumeClaim{
 		ObjectMeta: objectMeta(run, DataClaimName(p), ProcessLabels(run, p)),
 		Spec: corev1.PersistentVolumeClaimSpec{

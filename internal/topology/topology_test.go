@@ -64,8 +64,8 @@ func TestArgs(t *testing.T) {
 		want string
 	}{
 		{Processes(standalone())[0], "mongod --port 27017 --dbpath /data/db --bind_ip_all --wiredTigerCacheSizeGB 1.5"},
-		{ps[0], "mongod --configsvr --replSet cfg --port 27019 --dbpath /data/configdb --bind_ip_all --wiredTigerCacheSizeGB 0.25"},
-		{ps[2], "mongod --shardsvr --replSet shard1 --port 27018 --dbpath /data/db --bind_ip_all --wiredTigerCacheSizeGB 1.5"},
+		{ps[0], "mongod --configsvr --replSet cfg --port 27019 --dbpath /data/configdb --bind_ip_all --wiredTigerCacheSizeGB 0.25 --oplogSize 1024"},
+		{ps[2], "mongod --shardsvr --replSet shard1 --port 27018 --dbpath /data/db --bind_ip_all --wiredTigerCacheSizeGB 1.5 --oplogSize 1024"},
 		{ps[3], "mongos --configdb cfg/ms-cfg.ms-db.bench.svc.cluster.local:27019 --bind_ip_all --port 27017"},
 	}
 	for _, c := range cases {
@@ -162,8 +162,8 @@ func TestStorage(t *testing.T) {
 		tmpfs     bool
 		sizeLimit string
 	}{
-		{benchv1.StorageDisk, false, false, "20Gi"},
-		{benchv1.StorageMemory, false, true, "20Gi"},
+		{benchv1.StorageDisk, false, false, "21Gi"}, // 20Gi of data, the default 1Gi oplog
+		{benchv1.StorageMemory, false, true, "21Gi"},
 		{benchv1.StoragePersistentVolume, true, false, ""},
 	}
 	for _, c := range cases {
@@ -182,7 +182,7 @@ func TestStorage(t *testing.T) {
 		}
 		if c.claim {
 			pvc := DataClaim(run, shard)
-			if data.PersistentVolumeClaim.ClaimName != pvc.Name || pvc.Spec.Resources.Requests.Storage().String() != "20Gi" || *pvc.Spec.StorageClassName != "fast" {
+			if data.PersistentVolumeClaim.ClaimName != pvc.Name || pvc.Spec.Resources.Requests.Storage().String() != "21Gi" || *pvc.Spec.StorageClassName != "fast" {
 				t.Errorf("claim %+v", pvc.Spec)
 			}
 			checkOwner(t, pvc)
@@ -193,6 +193,75 @@ func TestStorage(t *testing.T) {
 		}
 		if NeedsClaim(run, Processes(run)[0]) {
 			t.Errorf("%s: the config server never gets a claim", c.medium)
+		}
+	}
+}
+
+// TestOplogSizesTheVolumes ties every replica-set member's --oplogSize
+// and data volume to topology.oplogSizeMB: a shard's volume is the data's
+// room plus its oplog, the config server's its oplog plus
+// ConfigServerHeadroom (2Gi), whatever the medium; a standalone (no
+// replica set, no oplog) and mongos (no data) get neither.
+func TestOplogSizesTheVolumes(t *testing.T) {
+	size := resource.MustParse("10Gi")
+	cases := []struct {
+		oplog  int32 // topology.oplogSizeMB; 0 = unset
+		medium benchv1.StorageMedium
+		// --oplogSize, shard volume, config server volume
+		arg, shard, cfgsvr string
+	}{
+		{0, benchv1.StorageDisk, "1024", "11Gi", "3Gi"},
+		{990, benchv1.StorageDisk, "990", "11230Mi", "3038Mi"},
+		{4096, benchv1.StorageMemory, "4096", "14Gi", "6Gi"},
+		{1048576, benchv1.StoragePersistentVolume, "1048576", "1034Gi", "1026Gi"},
+	}
+	volume := func(run *benchv1.BenchmarkRun, p Process) (string, *corev1.Volume) {
+		for _, v := range Pod(run, p, NodePlacement{Hostname: "n"}, cfg).Spec.Volumes {
+			if v.Name != dataVolume {
+				continue
+			}
+			switch {
+			case v.EmptyDir != nil:
+				return v.EmptyDir.SizeLimit.String(), &v
+			case v.PersistentVolumeClaim != nil:
+				return DataClaim(run, p).Spec.Resources.Requests.Storage().String(), &v
+			}
+		}
+		return "", nil
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("oplog %d, %s", c.oplog, c.medium)
+		run := sharded(2)
+		run.Spec.Topology.OplogSizeMB = c.oplog
+		run.Spec.Topology.Storage = benchv1.StorageSpec{Medium: c.medium, Size: &size}
+		for _, p := range Processes(run) {
+			args := Args(run, p, "cluster.local")
+			i := slices.Index(args, "--oplogSize")
+			got, v := volume(run, p)
+			switch p.Role {
+			case benchv1.RoleShard:
+				if i < 0 || args[i+1] != c.arg || got != c.shard {
+					t.Errorf("%s: %s: --oplogSize at %d of %v, volume %q; want %s and %s", name, p.Name, i, args, got, c.arg, c.shard)
+				}
+			case benchv1.RoleConfigServer:
+				if i < 0 || args[i+1] != c.arg || got != c.cfgsvr || v.EmptyDir == nil || v.EmptyDir.Medium != "" {
+					t.Errorf("%s: %s: --oplogSize at %d of %v, volume %q %+v; want %s and a %s emptyDir on disk", name, p.Name, i, args, got, v, c.arg, c.cfgsvr)
+				}
+			case benchv1.RoleMongos:
+				if i >= 0 || v != nil {
+					t.Errorf("%s: mongos has no oplog and no data: %v, %+v", name, args, v)
+				}
+			}
+			if sz := DataVolumeSize(run, p); p.Role != benchv1.RoleMongos && sz.String() != got {
+				t.Errorf("%s: %s: DataVolumeSize %s, volume %s", name, p.Name, sz.String(), got)
+			}
+		}
+		sa := standalone()
+		sa.Spec.Topology.OplogSizeMB = c.oplog
+		sa.Spec.Topology.Storage = run.Spec.Topology.Storage
+		p := Processes(sa)[0]
+		if got, _ := volume(sa, p); slices.Contains(Args(sa, p, "cluster.local"), "--oplogSize") || got != "10Gi" {
+			t.Errorf("%s: standalone args %v, volume %s; want no oplog and the data's 10Gi", name, Args(sa, p, "cluster.local"), got)
 		}
 	}
 }
@@ -238,7 +307,7 @@ func issueExample() *benchv1.BenchmarkRun {
 
 func TestLoaderArgs(t *testing.T) {
 	run := issueExample()
-	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary&maxPoolSize=0"
+	url := "mongodb://microshard-4-mongo.bench.svc.cluster.local:27017/ycsb?w=1&journal=false&readPreference=primary&maxPoolSize=0&retryWrites=false"
 	load := strings.Join(LoaderArgs(run, &run.Spec.Phases[0], "cluster.local"), " ")
 	wantLoad := "load -P workloada -p recordcount=100000 -p fieldcount=10 -p fieldlength=100 -p insertorder=hashed -p maxscanlength=100 -p batchsize=1 " +
 		"-p measurement.interval=op -p mongodb.url=" + url + " -p loader.count=3 -p status.interval=10 -threads 32 -target 30000 -s"
@@ -279,6 +348,31 @@ func TestLoaderArgs(t *testing.T) {
 	run.Spec.Phases[1].Target = ptr.To[int64](0)
 	if a := LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"); slices.Contains(a, "-target") {
 		t.Errorf("unthrottled phase passes -target: %v", a)
+	}
+}
+
+// TestMongoURLSaysRetryWrites: every URL the Jobs get says retryWrites
+// explicitly, false unless spec.driver.retryWrites: the driver's own
+// default (true) would make sharded writes retryable and standalone ones
+// not.
+func TestMongoURLSaysRetryWrites(t *testing.T) {
+	for _, retry := range []bool{false, true} {
+		run := issueExample()
+		run.Spec.Driver.RetryWrites = retry
+		want := fmt.Sprintf("retryWrites=%t", retry)
+		if u := MongoURL(run, "cluster.local"); !strings.HasSuffix(u, "&"+want) {
+			t.Errorf("retryWrites %t: url %s", retry, u)
+		}
+		for i := range run.Spec.Phases {
+			ph := &run.Spec.Phases[i]
+			if args := strings.Join(LoaderArgs(run, ph, "cluster.local"), " "); !strings.Contains(args, want+" ") {
+				t.Errorf("retryWrites %t: phase %s args %s", retry, ph.Name, args)
+			}
+		}
+		run.Spec.Collection = &benchv1.CollectionSpec{Validator: runtime.RawExtension{Raw: []byte(`{}`)}}
+		if args := strings.Join(ValidatorJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, want+" ") {
+			t.Errorf("retryWrites %t: validator args %s", retry, args)
+		}
 	}
 }
 
@@ -390,7 +484,7 @@ func TestValidatorJob(t *testing.T) {
 	run := standalone()
 	run.Spec.Collection = &benchv1.CollectionSpec{Validator: runtime.RawExtension{Raw: []byte(`{"$jsonSchema":{"required":["field0"]}}`)}, ValidationLevel: "strict", ValidationAction: "warn"}
 	args := strings.Join(ValidatorJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " ")
-	want := `collmod --uri mongodb://sa-mongo.bench.svc.cluster.local:27017/ycsb?w=1&readPreference=primary --namespace ycsb.usertable --validator {"$jsonSchema":{"required":["field0"]}} --validation-level strict --validation-action warn`
+	want := `collmod --uri mongodb://sa-mongo.bench.svc.cluster.local:27017/ycsb?w=1&readPreference=primary&retryWrites=false --namespace ycsb.usertable --validator {"$jsonSchema":{"required":["field0"]}} --validation-level strict --validation-action warn`
 	if !strings.HasPrefix(args, want) {
 		t.Errorf("validator args:\n got %s\nwant %s", args, want)
 	}

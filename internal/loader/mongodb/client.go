@@ -53,7 +53,14 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 	if log == nil {
 		log = io.Discard
 	}
-	opts := options.Client().SetAppName(appName).ApplyURI(cfg.URL)
+	// retryWrites is false unless the URL says otherwise (ApplyURI sets
+	// it only when the URL has the option: mongo/options/clientoptions.go,
+	// `if connString.RetryWritesSet`): YCSB 0.17.0's binding, on Java
+	// driver 3.8.0, wrote without retryable writes (they became the
+	// drivers' default in Java 3.11.0, JAVA-3198, and Go 1.1.0,
+	// GODRIVER-822), and with them every write through mongos carries a
+	// txnNumber that a standalone's never does (see DefaultRetryWrites).
+	opts := options.Client().SetAppName(appName).SetRetryWrites(DefaultRetryWrites).ApplyURI(cfg.URL)
 	if n := cfg.PoolConnections(opts.MaxPoolSize); n > 0 && !urlOptionKeys(cfg.URL)["minpoolsize"] {
 		// The connections HoldConnections opens stay open; a bigger
 		// minPoolSize would have the driver open more, 10 every 10 s,
@@ -90,8 +97,8 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		return nil, connectError(cfg, opts.ServerSelectionTimeout, time.Since(start), err)
 	}
 	// YCSB prints "mongo client connection created with <url>".
-	_, _ = fmt.Fprintf(log, "mongodb: connected with %s (database %s, batchsize %d, upsert %t, operation timeout %v)\n",
-		redactURL(cfg.URL), cfg.Database, cfg.BatchSize, cfg.Upsert, cfg.OperationTimeout)
+	_, _ = fmt.Fprintf(log, "mongodb: connected with %s (database %s, batchsize %d, upsert %t, retryWrites %t, operation timeout %v)\n",
+		redactURL(cfg.URL), cfg.Database, cfg.BatchSize, cfg.Upsert, *opts.RetryWrites, cfg.OperationTimeout)
 	return c, nil
 }
 

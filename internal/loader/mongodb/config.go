@@ -34,6 +34,18 @@ const (
 	DefaultOperationTimeout = 30 * time.Second
 )
 
+// DefaultRetryWrites is the loader's retryWrites when mongodb.url does not
+// set the option. The Go driver's own default is true, and it uses it only
+// against replica sets and mongos (x/mongo/driver/operation.go:
+// retryWritesSupported requires a session timeout and a server kind other
+// than Standalone): every insert, insertMany and updateOne through mongos
+// would carry lsid and txnNumber, and each shard would record it in
+// config.transactions, while the same write to a standalone carries no
+// txnNumber. False keeps both topologies doing the same work per write, as
+// YCSB 0.17.0's binding did (Java driver 3.8.0, before retryable writes
+// became the default).
+const DefaultRetryWrites = false
+
 // Config is the binding's configuration, read from YCSB properties.
 type Config struct {
 	// URL is mongodb.url with the legacy properties (mongodb.writeConcern,

@@ -50,6 +50,11 @@
 // option. An unknown writeConcern or readPreference is an error (YCSB warns
 // and ignores it).
 //
+// Retryable writes are off unless mongodb.url sets retryWrites=true
+// (DefaultRetryWrites): the Go driver turns them on by default, which
+// against mongos (never against a standalone) adds a txnNumber to every
+// insert and updateOne.
+//
 // mongodb.url is checked before anything connects, by the driver's own
 // connection-string parser plus a check that every host has a name (the
 // driver dials ":27017" as this machine): a URL it rejects is an error

@@ -17,7 +17,7 @@ const Group ycsb.Group = "MongoDB binding"
 func KnownProperties() []ycsb.Property {
 	return []ycsb.Property{
 		{Name: PropURL, Default: DefaultURL, Group: Group,
-			Meaning: "connection string; the database is its path (none or admin: " + DefaultDatabase + ")"},
+			Meaning: "connection string; the database is its path (none or admin: " + DefaultDatabase + "); retryWrites=false unless it says otherwise"},
 		{Name: PropWriteConcern, Group: Group,
 			Meaning: "errors_ignored|unacknowledged|acknowledged|journaled|replica_acknowledged|majority: w or journal, unless the URL sets it"},
 		{Name: PropReadPreference, Group: Group,

@@ -8,10 +8,11 @@
 // What it answers (OP_MSG, plus legacy OP_QUERY for the driver's first
 // isMaster):
 //
-//	hello / isMaster  MongoDB 6.0, wire version 17, a writable standalone,
-//	                  with its connectionId and topologyVersion; an awaitable
-//	                  hello (topologyVersion + maxAwaitTimeMS) is held like a
-//	                  real server holds it (see awaitHello)
+//	hello / isMaster  MongoDB 6.0, wire version 17, a writable standalone
+//	                  (a mongos with AsMongos), with its connectionId and
+//	                  topologyVersion; an awaitable hello (topologyVersion +
+//	                  maxAwaitTimeMS) is held like a real server holds it
+//	                  (see awaitHello)
 //	insert            {n: <documents in the request>, ok: 1}
 //	update            {n: k, nModified: k, ok: 1}, k = statements in the request
 //	delete            {n: k, ok: 1}, k = statements in the request
@@ -25,6 +26,11 @@
 // Requests with the moreToCome flag (w:0 writes) are counted and not answered,
 // as the protocol requires. A request is parsed only as far as needed: the
 // command name (the first key of the body) and, for find, "limit".
+//
+// With Record, the server keeps a copy of every OP_MSG command body it
+// receives (Commands), so a test can see what the driver put on the wire:
+// lsid, txnNumber, writeConcern (an insert's documents travel in a document
+// sequence, outside the body).
 //
 // The server can run in the test process (Start) or, so that the client's
 // rusage excludes it, in a child process that re-executes the test binary
@@ -125,10 +131,14 @@ type Server struct {
 	counts [numKinds]paddedCounter
 	docs   paddedCounter
 
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
+	mongos bool
+	record bool
+
+	mu       sync.Mutex
+	conns    map[net.Conn]struct{}
+	closed   bool
+	wg       sync.WaitGroup
+	commands []bson.Raw // with Record; guarded by mu
 
 	// processID is the topologyVersion's processId; connections numbers
 	// the connections (hello's connectionId); closing ends held hellos.
@@ -137,11 +147,28 @@ type Server struct {
 	closing     chan struct{}
 }
 
+// Option changes what a server started by Start or Listen answers.
+type Option func(*Server)
+
+// AsMongos makes the server answer hello as a mongos: msg "isdbgrid",
+// which is how the driver tells one apart
+// (go.mongodb.org/mongo-driver/v2 internal/driverutil/description.go:
+// `case msg == "isdbgrid": desc.Kind = description.ServerKindMongos`).
+// With the session timeout every reply carries, the driver then treats
+// writes as retryable unless retryWrites=false, as against a real mongos
+// (x/mongo/driver/operation.go, retryWritesSupported: a session timeout
+// and a kind other than Standalone).
+func AsMongos() Option { return func(s *Server) { s.mongos = true } }
+
+// Record keeps a copy of every OP_MSG command body received (Commands).
+// It costs an allocation per command: not for benchmarks.
+func Record() Option { return func(s *Server) { s.record = true } }
+
 // Start starts a server in this process on 127.0.0.1 and a free port; it is
 // closed when the test ends.
-func Start(tb testing.TB) *Server {
+func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s, err := Listen("127.0.0.1:0")
+	s, err := Listen("127.0.0.1:0", opts...)
 	if err != nil {
 		tb.Fatalf("stubmongo: %v", err)
 	}
@@ -154,12 +181,15 @@ func Start(tb testing.TB) *Server {
 }
 
 // Listen starts a server on addr ("host:port"; port 0 picks a free one).
-func Listen(addr string) (*Server, error) {
+func Listen(addr string, opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s := &Server{ln: ln, conns: make(map[net.Conn]struct{}), processID: bson.NewObjectID(), closing: make(chan struct{})}
+	for _, o := range opts {
+		o(s)
+	}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -171,6 +201,14 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // URI returns a connection string for driver v2: a direct connection to one
 // standalone server.
 func (s *Server) URI() string { return "mongodb://" + s.Addr() + "/?directConnection=true" }
+
+// Commands returns copies of the command bodies received so far, in order
+// of arrival (only with Record).
+func (s *Server) Commands() []bson.Raw {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]bson.Raw(nil), s.commands...)
+}
 
 // Counts returns the commands served so far.
 func (s *Server) Counts() Counts {
@@ -242,7 +280,8 @@ func (s *Server) serve(c net.Conn) {
 		_ = tc.SetNoDelay(true)
 	}
 	h := handler{s: s, id: s.connections.Add(1)}
-	h.hello, h.legacyHello = handshakeReply("isWritablePrimary", h.id, s.processID), handshakeReply("ismaster", h.id, s.processID)
+	h.hello = handshakeReply("isWritablePrimary", h.id, s.processID, s.mongos)
+	h.legacyHello = handshakeReply("ismaster", h.id, s.processID, s.mongos)
 	r := bufio.NewReaderSize(c, 64<<10)
 	var in, out []byte
 	for {
@@ -340,6 +379,11 @@ func (h *handler) handleMsg(out, msg []byte, requestID uint32) ([]byte, error) {
 	}
 	if body == nil {
 		return out, errors.New("OP_MSG without a body section")
+	}
+	if h.s.record {
+		h.s.mu.Lock()
+		h.s.commands = append(h.s.commands, bson.Raw(bytes.Clone(body)))
+		h.s.mu.Unlock()
 	}
 
 	reply := h.command(body, seqDocs)
@@ -623,8 +667,14 @@ var (
 // loader meets in production: it would skip the lsid it otherwise sends with
 // every command), the connection's id and the server's topologyVersion
 // (counter 0: a standalone's topology does not change), and no compressors.
-func handshakeReply(primaryKey string, connectionID int64, processID bson.ObjectID) []byte {
-	return bsoncore.NewDocumentBuilder().
+// A mongos's reply also has msg: "isdbgrid" (what a real mongos's hello
+// adds).
+func handshakeReply(primaryKey string, connectionID int64, processID bson.ObjectID, mongos bool) []byte {
+	b := bsoncore.NewDocumentBuilder()
+	if mongos {
+		b.AppendString("msg", "isdbgrid")
+	}
+	return b.
 		AppendBoolean("helloOk", true).
 		AppendBoolean(primaryKey, true).
 		AppendDocument("topologyVersion", bsoncore.NewDocumentBuilder().
