@@ -5,7 +5,8 @@ import (
 )
 
 // LabelSpecHash is the label the controller puts on every run with a hash
-// of what it measures (the spec without compare, cleanup and timeout): with
+// of what it measures (the spec without compare, cleanup, timeout and
+// validity): with
 // the fingerprint label it selects a run's comparable history.
 const LabelSpecHash = "bench.mongobench.io/spec-hash"
 

@@ -23,12 +23,14 @@ import (
 // so the two always agree on what the gate saw.
 
 // SpecHash hashes what a run measures: its spec without compare (the
-// gate, not the benchmark), cleanup and timeout. Runs with the same hash
+// gate, not the benchmark), cleanup, timeout and validity. Runs with the same hash
 // and fingerprint make a comparable history (the controller labels each
 // run with it, benchv1.LabelSpecHash).
 func SpecHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
 	s := spec.DeepCopy()
-	s.Compare, s.Cleanup, s.Timeout = nil, "", nil
+	// The gate, the cleanup, the timeout and the validity thresholds
+	// judge or bound a run; they do not change what it measures.
+	s.Compare, s.Cleanup, s.Timeout, s.Validity = nil, "", nil, benchv1.ValiditySpec{}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("hash the spec: %w", err)
