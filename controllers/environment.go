@@ -55,11 +55,13 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 	if run.Status.Environment != nil {
 		env.MongoDB = run.Status.Environment.MongoDB // recorded by the bootstrap
 	}
+	var node *corev1.Node
 	if run.Status.NodeName != "" {
-		node := &corev1.Node{}
-		err := r.APIReader.Get(ctx, client.ObjectKey{Name: run.Status.NodeName}, node)
+		n := &corev1.Node{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Name: run.Status.NodeName}, n)
 		switch {
 		case err == nil:
+			node = n
 			env.Node = nodeEnvironment(node)
 		case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
 			// A namespace-scoped install may not read Nodes.
@@ -69,6 +71,11 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 		}
 	}
 	var warnings, notGuaranteed []string
+	if node != nil {
+		if w := diskRoomFor(run, node); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
 	for _, p := range topology.Processes(run) {
 		pod := s.pods[p.Name]
 		if pod == nil {

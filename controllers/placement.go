@@ -35,7 +35,12 @@ import (
 // emptyDir outgrows its sizeLimit (pkg/kubelet/eviction/eviction_manager.go,
 // signalEmptyDirFsLimit). Adding them here would fail runs the scheduler
 // places and that never fill their volumes; a Memory emptyDir's pages are
-// charged to the pod's memory limit, which the requests already hold.
+// charged to the pod's memory limit, which the requests already hold. What
+// the volumes on the node's disk may grow to together
+// (topology.NodeDiskVolumes) is counted another way: among the nodes that
+// fit, the anchor goes to those whose allocatable ephemeral storage holds
+// it, if any does; when none does, the run goes on and its Warnings
+// condition says so (recordEnvironment).
 //
 // It reads Nodes uncached, and only until the anchor pod exists.
 func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bool, error) {
@@ -66,6 +71,8 @@ func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bo
 	case len(fit.candidates) == 0:
 		s.fail(benchv1.ReasonInsufficientResources, "%s", fit.explain(len(procs), need))
 		return false, nil
+	case len(fit.roomy) > 0 && len(fit.roomy) < len(fit.candidates):
+		s.candidates = fit.roomy
 	case len(fit.candidates) < fit.eligible:
 		s.candidates = fit.candidates
 	}
@@ -81,6 +88,9 @@ type fitResult struct {
 	// candidates are the kubernetes.io/hostname labels of the eligible nodes
 	// with enough allocatable resources, sorted.
 	candidates []string
+	// roomy are the candidates whose allocatable ephemeral storage holds
+	// the run's disk volumes (or that do not say), sorted.
+	roomy []string
 	// largest is the eligible node closest to fitting.
 	largest *corev1.Node
 }
@@ -107,10 +117,28 @@ func checkFit(run *benchv1.BenchmarkRun, nodes []corev1.Node, need corev1.Resour
 		}
 		if score >= 1 {
 			res.candidates = append(res.candidates, hostnameOf(n))
+			if diskRoomFor(run, n) == "" {
+				res.roomy = append(res.roomy, hostnameOf(n))
+			}
 		}
 	}
 	sort.Strings(res.candidates)
+	sort.Strings(res.roomy)
 	return res
+}
+
+// diskRoomFor says, when node n's allocatable ephemeral storage is smaller
+// than what the run's volumes on its disk may grow to, how much smaller;
+// "" when it is big enough or the node does not say.
+func diskRoomFor(run *benchv1.BenchmarkRun, n *corev1.Node) string {
+	alloc, ok := n.Status.Allocatable[corev1.ResourceEphemeralStorage]
+	need := topology.NodeDiskVolumes(run)
+	if !ok || alloc.Cmp(need) >= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the data volumes on node %s's disk may grow to %s (storage.size, plus the oplog of every replica-set member and "+
+		"the config server's volume), and it has %s of allocatable ephemeral storage: a phase that fills them gets its pods evicted",
+		n.Name, need.String(), alloc.String())
 }
 
 // explain says why no node fits.

@@ -168,3 +168,49 @@ func (k *cluster) holdRun(name string, window time.Duration, bad func(*benchv1.B
 		time.Sleep(50 * time.Millisecond) // observation interval
 	}
 }
+
+// TestPreflightCountsTheDisk: a 2-shard run's volumes on the node's disk
+// may grow to 25 GiB (2 × (10 GiB + a 1 GiB oplog) + the config server's
+// 3 GiB). Of two nodes that fit its requests, the anchor goes to the one
+// whose allocatable ephemeral storage holds that; on a pool where none
+// does, the run goes on and its Warnings condition says why.
+func TestPreflightCountsTheDisk(t *testing.T) {
+	k := newCluster(t)
+	withDisk := func(disk string) corev1.ResourceList {
+		r := kube.Resources("32", "128Gi")
+		r[corev1.ResourceEphemeralStorage] = resource.MustParse(disk)
+		return r
+	}
+	ensureNode(t, k.c, "node-disk-small", map[string]string{topology.HostnameLabel: "host-disk-small", "pool": "disk"}, withDisk("20Gi"))
+	ensureNode(t, k.c, "node-disk-big", map[string]string{topology.HostnameLabel: "host-disk-big", "pool": "disk"}, withDisk("100Gi"))
+	ensureNode(t, k.c, "node-tiny-disk", map[string]string{topology.HostnameLabel: "host-tiny-disk", "pool": "tiny"}, withDisk("8Gi"))
+	startManager(t, &counters{}, testLimits)
+	if got := topology.NodeDiskVolumes(newRun("x", benchv1.TopologySharded, 2, 1)); got.Cmp(resource.MustParse("25Gi")) != 0 {
+		t.Fatalf("disk volumes of 2 shards: %s", got.String())
+	}
+
+	run := newRun("disky", benchv1.TopologySharded, 2, 1)
+	run.Spec.Placement.NodeSelector = map[string]string{"pool": "disk"}
+	k.create(run)
+	a := k.pod("disky-cfg").Spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		t.Fatalf("anchor affinity %+v: want the node with the disk", a)
+	}
+	if req := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions[0]; len(req.Values) != 1 ||
+		req.Values[0] != "host-disk-big" {
+		t.Errorf("anchor node affinity %+v", req)
+	}
+
+	small := newRun("small-disk", benchv1.TopologyStandalone, 0, 1)
+	small.Spec.Placement.NodeSelector = map[string]string{"pool": "tiny"}
+	k.create(small)
+	k.schedule(k.pod("small-disk-mongod"), "node-tiny-disk")
+	k.markRunning("small-disk-mongod", true, 0)
+	k.finishBootstrap(small)
+	r := k.waitRun("small-disk", "its environment recorded", func(r *benchv1.BenchmarkRun) bool { return cond(r, benchv1.ConditionWarnings) != nil })
+	if c := cond(r, benchv1.ConditionWarnings); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "the data volumes on node node-tiny-disk's disk may grow to 10Gi") ||
+		!strings.Contains(c.Message, "it has 8Gi of allocatable ephemeral storage") {
+		t.Errorf("warnings: %+v", c)
+	}
+}

@@ -276,6 +276,23 @@ func DataVolumeSize(run *benchv1.BenchmarkRun, p Process) resource.Quantity {
 	}
 }
 
+// NodeDiskVolumes is what the run's emptyDir data volumes on the node's
+// disk may grow to, together: the config server's always, the standalone's
+// or each shard's with storage.medium Disk. The kubelet evicts a pod whose
+// emptyDir outgrows its sizeLimit, and a node whose disk fills evicts pods
+// too, so the node should have this much allocatable ephemeral storage.
+func NodeDiskVolumes(run *benchv1.BenchmarkRun) resource.Quantity {
+	var total resource.Quantity
+	onDisk := run.Spec.Topology.Storage.Medium == "" || run.Spec.Topology.Storage.Medium == benchv1.StorageDisk
+	for _, p := range Processes(run) {
+		switch {
+		case p.Role == benchv1.RoleConfigServer, onDisk && (p.Role == benchv1.RoleStandalone || p.Role == benchv1.RoleShard):
+			total.Add(DataVolumeSize(run, p))
+		}
+	}
+	return total
+}
+
 func dataVolumeSource(run *benchv1.BenchmarkRun, p Process) corev1.VolumeSource {
 	st := run.Spec.Topology.Storage
 	size := DataVolumeSize(run, p)
