@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,6 +176,45 @@ func (s *suite) checkResults(run *benchv1.BenchmarkRun) {
 	}
 	s.checkTelemetry(run)
 	s.checkEnvironment(run)
+	s.checkValidity(run)
+}
+
+// checkValidity: against real servers the run is Valid, and the figures
+// its checks read are what the run configured. The WiredTiger cache of
+// every mongod is ⌊1024 × 0.25⌋ MiB (smallRun's wiredTigerCacheSizeGB, and
+// the config server's), which proves internal/validity's arithmetic
+// against the server's own; each loader opened a connection per thread
+// before its clock started, and the two loaders started together.
+func (s *suite) checkValidity(run *benchv1.BenchmarkRun) {
+	s.t.Helper()
+	c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionValid)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		s.t.Errorf("Valid condition %+v", c)
+	}
+	for i, r := range run.Status.Results {
+		ph := run.Spec.Phases[i]
+		for _, sv := range r.Server {
+			if sv.Role == benchv1.RoleMongos {
+				continue
+			}
+			if sv.CacheMaxBytes == nil || *sv.CacheMaxBytes != 256<<20 || sv.CacheMaxBytesChanged || sv.Restarts != 0 || sv.PrimaryChanges != 0 {
+				s.t.Errorf("%s: %s %s: cache %v (changed %v), restarts %d, primary changes %d", r.Name, sv.Role, sv.Pod,
+					sv.CacheMaxBytes, sv.CacheMaxBytesChanged, sv.Restarts, sv.PrimaryChanges)
+			}
+			if sv.MinConnectionsAvailable == nil || *sv.MinConnectionsAvailable <= 0 {
+				s.t.Errorf("%s: %s %s: connections available down to %v", r.Name, sv.Role, sv.Pod, sv.MinConnectionsAvailable)
+			}
+		}
+		if len(r.LoaderStats) != int(run.Spec.Loaders) || r.StartSkewMillis == nil || *r.StartSkewMillis > 1000 {
+			s.t.Errorf("%s: loader stats %+v, start skew %v", r.Name, r.LoaderStats, r.StartSkewMillis)
+			continue
+		}
+		for _, l := range r.LoaderStats {
+			if l.Connections != max(ph.Threads, 1) || l.CPUPercent == nil {
+				s.t.Errorf("%s: loader %d opened %d connections for %d threads, CPU %v", r.Name, l.Index, l.Connections, ph.Threads, l.CPUPercent)
+			}
+		}
+	}
 }
 
 // checkEnvironment: the real servers described themselves and the run
@@ -191,6 +231,18 @@ func (s *suite) checkEnvironment(run *benchv1.BenchmarkRun) {
 	if m == nil || m.GitVersion == "" || !strings.HasPrefix(m.Allocator, "tcmalloc") || m.StorageEngine != "wiredTiger" ||
 		m.FeatureCompatibilityVersion == "" || len(m.Processes) == 0 || m.Processes[0].Options == "" {
 		s.t.Errorf("mongodb environment %+v", m)
+		return
+	}
+	// Every replica-set member (the shards, the config server) runs with
+	// the run's oplog size: getCmdLineOpts' parsed
+	// replication.oplogSizeMB, an int32 (Extended JSON as bson.Raw writes
+	// it, or relaxed).
+	oplog := regexp.MustCompile(`"oplogSizeMB":\s*(\{"\$numberInt":\s*"1024"\}|1024\b)`)
+	for _, p := range m.Processes {
+		replSet := strings.Contains(p.Options, `"replSet"`) || strings.Contains(p.Options, `"replSetName"`)
+		if replSet && !oplog.MatchString(p.Options) {
+			s.t.Errorf("%s runs without --oplogSize 1024: %s", p.Host, p.Options)
+		}
 	}
 }
 
@@ -400,6 +452,21 @@ func TestShardedRanged(t *testing.T) {
 	}
 	if total != records {
 		t.Errorf("the shards hold %d records, want %d", total, records)
+	}
+
+	// Without retryable writes (driver.retryWrites false, the default) the
+	// loads through mongos wrote nothing to the shards' config.transactions:
+	// serverStatus.transactions.transactionsCollectionWriteCount counts
+	// those writes (MongoDB's serverStatus reference). With the driver's
+	// default every one of the 10,000 inserts would have.
+	for _, p := range topology.Processes(done) {
+		if p.Role != benchv1.RoleShard {
+			continue
+		}
+		out := s.mongosh(kubectl, p.Name, string(p.Role), p.Port, `db.serverStatus().transactions.transactionsCollectionWriteCount`)
+		if n, err := strconv.Atoi(out); err != nil || n > 100 {
+			t.Errorf("%s: %q writes to config.transactions (%v): the loaders' writes were retryable", p.Name, out, err)
+		}
 	}
 }
 
