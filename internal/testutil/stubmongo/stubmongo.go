@@ -145,6 +145,8 @@ type Server struct {
 	processID   bson.ObjectID
 	connections atomic.Int64
 	closing     chan struct{}
+	// stall is StallNext's pending stall, in nanoseconds.
+	stall atomic.Int64
 }
 
 // Option changes what a server started by Start or Listen answers.
@@ -488,6 +490,11 @@ var okElement = [...]byte{byte(bsoncore.TypeDouble), 'o', 'k', 0, 0, 0, 0, 0, 0,
 func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 	name := firstKey(body)
 	c := &h.s.counts
+	if h.s.stall.Load() != 0 && isWorkload(name) {
+		if d := time.Duration(h.s.stall.Swap(0)); d > 0 {
+			time.Sleep(d) // StallNext: the server stops for a moment
+		}
+	}
 	// switch on string(bytes) compiles to comparisons without allocating.
 	switch string(name) {
 	case "insert":
@@ -574,6 +581,22 @@ func errorReply(code int32, msg string) reply {
 	return reply{doc: bsoncore.NewDocumentBuilder().AppendDouble("ok", 0).AppendString("errmsg", msg).
 		AppendInt32("code", code).Build()}
 }
+
+// isWorkload reports whether a command is one of a workload's (find and
+// the writes), which StallNext holds.
+func isWorkload(name []byte) bool {
+	switch string(name) {
+	case "find", "insert", "update", "delete":
+		return true
+	}
+	return false
+}
+
+// StallNext makes the next workload command (find, insert, update,
+// delete) wait d before it is answered, as a server that stalls does
+// (a checkpoint, a lock, a GC pause of its own): the calls behind it on
+// other connections are answered at once, those of the same thread wait.
+func (s *Server) StallNext(d time.Duration) { s.stall.Store(int64(d)) }
 
 // statements is the number of statements of a write command: the documents
 // of its OP_MSG document sequence, or else of its inline array field.
