@@ -648,19 +648,21 @@ func (c *client) report(start time.Time, reporting chan<- struct{}) {
 	// measureNow switches to the measured window once it started: what
 	// the warm-up left is collected, and the series' intervals are
 	// counted from the window's start.
-	measureNow := func() {
+	measureNow := func() bool {
 		select {
 		case <-measuring:
 		default:
-			return
+			return false
 		}
 		measuring = nil
-		if warming {
-			warming = false
-			c.col.collectWarm()
-			last = c.measureStart
-			ticker.Reset(max(seriesInterval-time.Since(last), time.Millisecond))
+		if !warming {
+			return false
 		}
+		warming = false
+		c.col.collectWarm()
+		last = c.measureStart
+		ticker.Reset(max(seriesInterval-time.Since(last), time.Millisecond))
+		return true
 	}
 	if len(c.col.warm) == 0 {
 		// No warm-up: the window started with the threads.
@@ -672,7 +674,12 @@ func (c *client) report(start time.Time, reporting chan<- struct{}) {
 			measureNow()
 			n-- // not a tick
 		case t := <-ticker.C:
-			measureNow()
+			if measureNow() {
+				// The window started since the last tick: its first
+				// interval ends a whole interval after its start.
+				n--
+				continue
+			}
 			if warming {
 				c.col.collectWarm()
 			} else if t.After(last) {
