@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/growth"
@@ -183,6 +184,11 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	planned := int(growth.Checkpoints(gc.cfg.TargetRecords, gc.cfg.CheckpointEvery))
 	var reportErr error
 	sampler := startTelemetry(ctx, gc.telemetry, 0)
+	// The loader's CPU over its part of the phase (a resumed phase's
+	// result holds the last pod's): a saturated loader makes the run
+	// invalid as in the YCSB phases.
+	cpu := newCPUMeter("/")
+	cpuStart := cpu.snapshot(time.Now())
 	res, runErr := growth.Run(ctx, gc.cfg, store, growth.Options{
 		Hostname: hostname(env), Log: env.Stderr, StopGrace: StopGrace,
 		OnCheckpoint: func(row *results.GrowthCheckpoint, earlier bool) {
@@ -191,6 +197,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 			}
 		},
 	})
+	cpuEnd := cpu.snapshot(time.Now())
 	tel := stopTelemetry(sampler, env)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	_ = client.Close(cctx) // the results are in; a failed disconnect changes nothing
@@ -201,6 +208,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 		}
 		return fmt.Errorf("grow phase: %w", runErr)
 	}
+	res.Loaders = []results.LoaderStats{{Index: 0, Hostname: hostname(env), Start: cpuStart.at, CPU: cpu.usage(cpuStart, cpuEnd)}}
 	var errs []error
 	if reportErr != nil {
 		errs = append(errs, reportErr)
