@@ -148,6 +148,20 @@ spec:
 }
 
 // run builds a manifest from a spec body (YAML, indented by two spaces).
+// expectAdmission checks the API server's answer to a create: accepted
+// when want is "", else refused with an error that contains want.
+func expectAdmission(t *testing.T, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("rejected: %v", err)
+	case want != "" && err == nil:
+		t.Fatalf("accepted, want %q", want)
+	case want != "" && !strings.Contains(err.Error(), want):
+		t.Fatalf("error %q does not contain %q", err, want)
+	}
+}
+
 func run(name, spec string) string {
 	return `apiVersion: bench.mongobench.io/v1alpha1
 kind: BenchmarkRun
