@@ -251,23 +251,8 @@ func (r *Result) Validate() error {
 	if r.Version != FormatVersion {
 		return fmt.Errorf("result format version %d, want %d", r.Version, FormatVersion)
 	}
-	switch r.Kind {
-	case KindLoad, KindRun:
-		if r.Growth != nil {
-			return fmt.Errorf("a %s result with growth checkpoints", r.Kind)
-		}
-	case KindGrow:
-		if r.Growth == nil {
-			return fmt.Errorf("a %s result without its growth", r.Kind)
-		}
-		if r.Loader.Count != 1 {
-			return fmt.Errorf("a %s phase has one loader, not %d", r.Kind, r.Loader.Count)
-		}
-		if err := r.Growth.validate(); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("unknown result kind %q", r.Kind)
+	if err := r.validateKind(); err != nil {
+		return err
 	}
 	if r.Loader.Count < 1 || r.Loader.Index < 0 || r.Loader.Index >= r.Loader.Count {
 		return fmt.Errorf("loader index %d of %d is out of range", r.Loader.Index, r.Loader.Count)
@@ -306,6 +291,30 @@ func (r *Result) Validate() error {
 		}
 	}
 	return r.Series.Validate()
+}
+
+// validateKind checks what the result's kind asks for: a Grow phase's
+// growth, of one loader; none for YCSB's phases.
+func (r *Result) validateKind() error {
+	switch r.Kind {
+	case KindLoad, KindRun:
+		if r.Growth != nil {
+			return fmt.Errorf("a %s result with growth checkpoints", r.Kind)
+		}
+	case KindGrow:
+		if r.Growth == nil {
+			return fmt.Errorf("a %s result without its growth", r.Kind)
+		}
+		if r.Loader.Count != 1 {
+			return fmt.Errorf("a %s phase has one loader, not %d", r.Kind, r.Loader.Count)
+		}
+		if err := r.Growth.validate(); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown result kind %q", r.Kind)
+	}
+	return nil
 }
 
 // validateOps checks that each operation's histograms hold as many samples
