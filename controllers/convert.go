@@ -96,7 +96,7 @@ func operationStats(ops []results.OpResult) []benchv1.OperationResult {
 		}
 		if op.Intended.Count() > 0 {
 			it := op.Intended.Stats()
-			row.Intended = &benchv1.IntendedLatency{AverageMicros: round2(it.Mean), MaxMicros: it.Max, P50Micros: it.P50,
+			row.Intended = &benchv1.IntendedLatency{AverageMicros: round2(it.Mean), MinMicros: it.Min, MaxMicros: it.Max, P50Micros: it.P50,
 				P95Micros: it.P95, P99Micros: it.P99, P999Micros: it.P999}
 		}
 		out = append(out, row)
