@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -91,8 +92,9 @@ spec:
 					continue // the first subtest's
 				}
 				st := succeededStatus()
-				st.Conditions = append(st.Conditions,
-					cond(benchv1.ConditionValid, metav1.ConditionFalse, "LoaderSaturated", "phase run: loader 0 used 97.5% of its CPU"),
+				meta.SetStatusCondition(&st.Conditions,
+					cond(benchv1.ConditionValid, metav1.ConditionFalse, "LoaderSaturated", "phase run: loader 0 used 97.5% of its CPU"))
+				meta.SetStatusCondition(&st.Conditions,
 					cond(benchv1.ConditionRegressed, metav1.ConditionUnknown, "RunInvalid", "not compared: the run is not valid (see its Valid condition)"))
 				st.Comparison = []benchv1.MetricComparison{{Metric: "run throughput", Current: 751.5, Verdict: benchv1.VerdictInvalid,
 					Basis: "not compared: the run is not valid (see its Valid condition)"}}

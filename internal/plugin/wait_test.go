@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -126,7 +127,7 @@ func TestWaitInvalid(t *testing.T) {
 			inv := start(t, adminKubeconfig(t), []string{"wait", "run/" + tc.name, "-n", ns, "--timeout=2m"})
 			steps := lifecycle()
 			last := &steps[len(steps)-1]
-			last.status.Conditions = append(last.status.Conditions, cond(benchv1.ConditionValid, metav1.ConditionFalse, "LoaderSaturated", msg))
+			meta.SetStatusCondition(&last.status.Conditions, cond(benchv1.ConditionValid, metav1.ConditionFalse, "LoaderSaturated", msg))
 			if tc.regressed {
 				last.status.Conditions = append(last.status.Conditions, cond(benchv1.ConditionRegressed, metav1.ConditionTrue, "Regression",
 					"run throughput -12.4% vs 30-run history (p=2e-05)"))
