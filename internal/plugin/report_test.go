@@ -176,8 +176,8 @@ func TestReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(string(b), "<svg"); n != 9 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
-			t.Errorf("%s: %d charts, want 9", path, n)
+		if n := strings.Count(string(b), "<svg"); n != 10 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+			t.Errorf("%s: %d charts, want 10 (5 against topology, intended p99 among them, and 5 over time)", path, n)
 		}
 		_, stdout, _ = runPlugin(t, kc, "report", "sweep/microsharding", "-n", ns, "-o", "html")
 		if stdout != string(b) {

@@ -6,6 +6,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/sweep"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // comparabilityNote warns, once, when a study compares a Standalone cell
@@ -25,7 +26,7 @@ func (s *Study) comparabilityNote() string {
 			standalone = append(standalone, c.Name)
 		case benchv1.TopologySharded:
 			sharded = append(sharded, c.Name)
-			oplog[spec.Topology.OplogSizeMB] = true
+			oplog[topology.OplogSizeMB(&benchv1.BenchmarkRun{Spec: *spec})] = true
 			retry = retry || spec.Driver.RetryWrites
 		}
 	}
@@ -35,9 +36,7 @@ func (s *Study) comparabilityNote() string {
 	size := "spec.topology.oplogSizeMB"
 	if len(oplog) == 1 {
 		for mb := range oplog {
-			if mb > 0 {
-				size += fmt.Sprintf(": %d MiB", mb)
-			}
+			size += fmt.Sprintf(": %d MiB", mb)
 		}
 	}
 	note := fmt.Sprintf("Comparability: %s a standalone mongod, which has no oplog and whose writes never carry a retryable-write "+
