@@ -182,7 +182,7 @@ func newResultsDoc(run *benchv1.BenchmarkRun) *resultsDoc {
 // operationDocs are the rows of a phase's (or its warm-up's) operations;
 // ops/s is count / runtimeMillis.
 func operationDocs(ops []benchv1.OperationResult, runtimeMillis int64) []operationDoc {
-	out := []operationDoc{}
+	out := make([]operationDoc, 0, len(ops))
 	for _, op := range ops {
 		statuses := make(map[string]int64, len(op.Statuses))
 		for k, v := range op.Statuses {

@@ -83,7 +83,7 @@ func ycsbSummary(r *benchv1.PhaseResult, percentiles []float64) *ycsb.Summary {
 // intended report (none succeeded) gets an empty block, as the loader's
 // writer prints an empty histogram.
 func opSummaries(ops []benchv1.OperationResult, percentiles []float64, intended bool) []ycsb.OpSummary {
-	var out []ycsb.OpSummary
+	out := make([]ycsb.OpSummary, 0, len(ops))
 	for i := range ops {
 		o := &ops[i]
 		ok := ycsb.LatencySummary{Operations: o.Count - o.Errors, AverageMicros: o.AverageMicros, MinMicros: o.MinMicros, MaxMicros: o.MaxMicros}
