@@ -33,7 +33,7 @@ import (
 // the start instant, and no loader starts measuring before it. The
 // phase's window, and so its throughput, holds no stretch where only some
 // loaders ran; its status says how far apart they started.
-func TestStartBarrier(t *testing.T) {
+func TestStartBarrier(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	limits := testLimits
 	limits.StartLead, limits.StartBarrier = time.Second, time.Minute

@@ -77,7 +77,7 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 // operationStats are the status rows of a result's operations: every
 // latency from the merged histograms.
 func operationStats(ops []results.OpResult) []benchv1.OperationResult {
-	var out []benchv1.OperationResult
+	var out []benchv1.OperationResult //nolint:prealloc // nil without operations: status leaves them out
 	for i := range ops {
 		op := &ops[i]
 		st := op.Latency.Stats()
@@ -108,7 +108,7 @@ func operationStats(ops []results.OpResult) []benchv1.OperationResult {
 // their measured windows started (nil for one loader, or loaders that did
 // not report it).
 func loaderStats(ls []results.LoaderStats) ([]benchv1.LoaderResult, *int64) {
-	var out []benchv1.LoaderResult
+	var out []benchv1.LoaderResult //nolint:prealloc // nil without loaders' figures: status leaves them out
 	var first, last time.Time
 	for _, l := range ls {
 		r := benchv1.LoaderResult{Index: int32(l.Index), Pod: l.Hostname, Connections: int32(l.Connections), ConnectMillis: l.ConnectMillis}

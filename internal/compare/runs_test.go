@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"k8s.io/utils/ptr"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/stats"

@@ -158,7 +158,7 @@ func (r *RunResult) Summary(percentiles []float64) *Summary {
 }
 
 func opSummaries(ms []OpMeasurement, percentiles []float64) []OpSummary {
-	var out []OpSummary
+	out := make([]OpSummary, 0, len(ms))
 	for _, m := range ms {
 		op := OpSummary{Name: m.Op.String()}
 		op.OK, op.Failed = latencySummaries(m.OK, m.Failed, percentiles)
@@ -208,7 +208,7 @@ func ResultSummary(r *results.Result, percentiles []float64) *Summary {
 }
 
 func resultOpSummaries(ops []results.OpResult, percentiles []float64, intended bool) []OpSummary {
-	var out []OpSummary
+	out := make([]OpSummary, 0, len(ops))
 	for i := range ops {
 		op := &ops[i]
 		sum := OpSummary{Name: op.Name, Returns: SortedStatusCounts(op.Statuses)}
