@@ -233,6 +233,35 @@ func TestYCSBReportMatchesLoader(t *testing.T) {
 	}
 }
 
+// A run from before intended latencies, warm-ups, loaders' figures and
+// the Valid condition prints the table it always did.
+func TestResultsTableOfAnOldRun(t *testing.T) {
+	run := sampleRun()
+	meta.RemoveStatusCondition(&run.Status.Conditions, benchv1.ConditionValid)
+	for i := range run.Status.Results {
+		r := &run.Status.Results[i]
+		r.MeasurementInterval, r.IntendedP99Micros, r.Warmup, r.LoaderStats, r.StartSkewMillis = "", nil, nil, nil, nil
+		for j := range r.OperationStats {
+			r.OperationStats[j].Intended = nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeResults(&buf, run, run.Status.Results, outputTable, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	const want = `PHASE   OPERATION   COUNT   ERRORS   OPS/S    RUNTIME   AVG(us)   P50(us)   P95(us)   P99(us)   P99.9(us)
+load    OVERALL     1000    -        98.91    10.11s    -         -         -         1089      -
+load    INSERT      1000    0        98.91    -         599.50    599       1049      1089      1099
+load    CLEANUP     4       0        0.40     -         25.00     20        40        40        40
+run     OVERALL     1503    -        751.50   2s        -         -         -         1084      -
+run     READ        1002    2        501.00   -         599.50    599       1049      1089      1099
+run     UPDATE      501     1        250.50   -         250.50    250       475       495       500
+`
+	if buf.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
 // A run that succeeded but is not valid says so in every format but
 // ycsb's (whose parsers would not expect it): the table's VALID line, the
 // CSV's valid and valid_reason on every row, the JSON's valid.
