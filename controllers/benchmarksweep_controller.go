@@ -396,6 +396,7 @@ func (r *BenchmarkSweepReconciler) aggregate(_ context.Context, s *sweepState) (
 	st := &s.sweep.Status
 	st.Cells, st.Knees = agg.Cells, agg.Knees
 	st.CellsDone, st.CellsFailed, st.RunsActive = agg.CellsDone, agg.CellsFailed, agg.RunsActive
+	st.CellsInvalid, st.RunsInvalid = agg.CellsInvalid, agg.RunsInvalid
 	st.Baseline, st.Best, st.SummaryPhase = agg.Baseline, agg.Best, agg.SummaryPhase
 	return true, nil
 }
@@ -526,14 +527,55 @@ func (r *BenchmarkSweepReconciler) decideEnd(s *sweepState) {
 	}
 	switch failed {
 	case 0:
-		s.end(benchv1.SweepSucceeded, benchv1.ReasonSucceeded, fmt.Sprintf("all %d runs of %d cells succeeded", total, len(s.cells)))
+		s.end(benchv1.SweepSucceeded, benchv1.ReasonSucceeded, fmt.Sprintf("all %d runs of %d cells succeeded", total, len(s.cells))+invalidNote(s))
 	case total:
 		s.end(benchv1.SweepFailed, benchv1.ReasonAllRunsFailed, fmt.Sprintf("all %d runs failed; the first: %s (%s)",
 			total, r.firstFailed(s), runReason(s.runs[r.firstFailed(s)])))
 	default:
 		s.end(benchv1.SweepPartiallySucceeded, benchv1.ReasonSomeRunsFailed,
-			fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", failed, total, failedRuns(s)))
+			fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", failed, total, failedRuns(s))+invalidNote(s))
 	}
+}
+
+// maxInvalidInMessage bounds how many invalid runs and cells without a
+// valid run the Complete condition's message names; the counts say the
+// rest.
+const maxInvalidInMessage = 5
+
+// invalidNote says, for the Complete condition's message, which runs
+// succeeded but are not valid (left out of the aggregates, as failed
+// runs are) and which cells have no valid run (no results): "" when none.
+func invalidNote(s *sweepState) string {
+	st := &s.sweep.Status
+	if st.RunsInvalid == 0 {
+		return ""
+	}
+	var runs, cells []string
+	for _, c := range st.Cells {
+		usable := 0
+		for _, r := range c.Runs {
+			switch {
+			case r.Valid != nil && !*r.Valid:
+				runs = append(runs, r.Name+": "+r.InvalidReason)
+			case r.Phase == benchv1.RunSucceeded:
+				usable++
+			}
+		}
+		if c.InvalidRuns > 0 && usable == 0 {
+			cells = append(cells, c.Name)
+		}
+	}
+	name := func(list []string) string {
+		if len(list) > maxInvalidInMessage {
+			return strings.Join(list[:maxInvalidInMessage], ", ") + fmt.Sprintf(" and %d more", len(list)-maxInvalidInMessage)
+		}
+		return strings.Join(list, ", ")
+	}
+	note := fmt.Sprintf("; %d of the runs that succeeded are not valid and left out of the results (%s)", st.RunsInvalid, name(runs))
+	if len(cells) > 0 {
+		note += fmt.Sprintf("; %d cells have no valid run, hence no results: %s", len(cells), name(cells))
+	}
+	return note
 }
 
 // runReason is a failed run's Failed reason.

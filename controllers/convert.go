@@ -77,7 +77,7 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 // operationStats are the status rows of a result's operations: every
 // latency from the merged histograms.
 func operationStats(ops []results.OpResult) []benchv1.OperationResult {
-	out := make([]benchv1.OperationResult, 0, len(ops))
+	var out []benchv1.OperationResult //nolint:prealloc // nil without operations: status leaves them out
 	for i := range ops {
 		op := &ops[i]
 		st := op.Latency.Stats()
@@ -96,7 +96,7 @@ func operationStats(ops []results.OpResult) []benchv1.OperationResult {
 		}
 		if op.Intended.Count() > 0 {
 			it := op.Intended.Stats()
-			row.Intended = &benchv1.IntendedLatency{AverageMicros: round2(it.Mean), MaxMicros: it.Max, P50Micros: it.P50,
+			row.Intended = &benchv1.IntendedLatency{AverageMicros: round2(it.Mean), MinMicros: it.Min, MaxMicros: it.Max, P50Micros: it.P50,
 				P95Micros: it.P95, P99Micros: it.P99, P999Micros: it.P999}
 		}
 		out = append(out, row)
@@ -108,7 +108,7 @@ func operationStats(ops []results.OpResult) []benchv1.OperationResult {
 // their measured windows started (nil for one loader, or loaders that did
 // not report it).
 func loaderStats(ls []results.LoaderStats) ([]benchv1.LoaderResult, *int64) {
-	out := make([]benchv1.LoaderResult, 0, len(ls))
+	var out []benchv1.LoaderResult //nolint:prealloc // nil without loaders' figures: status leaves them out
 	var first, last time.Time
 	for _, l := range ls {
 		r := benchv1.LoaderResult{Index: int32(l.Index), Pod: l.Hostname, Connections: int32(l.Connections), ConnectMillis: l.ConnectMillis}

@@ -20,9 +20,10 @@ const maxRegressedCellsInMessage = 3
 
 // compareCells judges each cell of a sweep that just ended against
 // spec.compare's baseline: status.cells[].comparison gets the verdicts,
-// the sweep's Regressed condition the summary. Cells without a successful
-// run or without a baseline are named in the message; when no cell could
-// be compared the condition is Unknown.
+// the sweep's Regressed condition the summary. Only a cell's usable runs
+// (succeeded and not invalid) are judged. Cells without one, or without a
+// baseline, are named in the message; when no cell could be compared the
+// condition is Unknown.
 func (r *BenchmarkSweepReconciler) compareCells(ctx context.Context, s *sweepState) error {
 	spec := s.sweep.Spec.Compare
 	if spec == nil {
@@ -40,9 +41,13 @@ func (r *BenchmarkSweepReconciler) compareCells(ctx context.Context, s *sweepSta
 	basis := ""
 	for i := range s.cells {
 		c := &s.cells[i]
-		cur := s.succeededRuns(c.Index)
+		cur, invalid := s.usableRuns(c.Index)
 		if len(cur) == 0 {
-			skipped = append(skipped, "cell "+c.Name()+" (no run succeeded)")
+			why := "no run succeeded"
+			if len(invalid) > 0 {
+				why = "no valid run: " + strings.Join(invalid, ", ")
+			}
+			skipped = append(skipped, "cell "+c.Name()+" ("+why+")")
 			continue
 		}
 		q := baselineQuery{namespace: s.sweep.Namespace, spec: spec, cell: map[string]string{}}
@@ -135,15 +140,21 @@ func basisKind(basis string) string {
 	return basis
 }
 
-// succeededRuns are a cell's successful runs, in plan order.
-func (s *sweepState) succeededRuns(cell int) []*benchv1.BenchmarkRun {
-	var out []*benchv1.BenchmarkRun
+// usableRuns are a cell's usable runs (succeeded and not invalid), in
+// plan order, and its invalid runs as "name (reason)".
+func (s *sweepState) usableRuns(cell int) (usable []*benchv1.BenchmarkRun, invalid []string) {
 	for _, p := range s.plan {
-		if run := s.runs[p.Name]; p.Cell == cell && run != nil && run.Status.Phase == benchv1.RunSucceeded {
-			out = append(out, run)
+		run := s.runs[p.Name]
+		if p.Cell != cell || run == nil {
+			continue
+		}
+		if run.Usable() {
+			usable = append(usable, run)
+		} else if c := run.Invalid(); c != nil {
+			invalid = append(invalid, p.Name+" ("+c.Reason+")")
 		}
 	}
-	return out
+	return usable, invalid
 }
 
 // cellStatus is the status row of the cell with the given index.

@@ -17,7 +17,7 @@ import (
 // finishChildAt finishes a child run with the given S2 throughput (load and
 // S5 get fixed numbers) and the labels the run controller would have put
 // on it: the fingerprint and the spec hash that select its history.
-func (k *cluster) finishChildAt(name, hash string, s2 float64) {
+func (k *cluster) finishChildAt(name, hash string, s2 float64, conds ...metav1.Condition) {
 	k.t.Helper()
 	run := k.run(name)
 	run.Labels[benchv1.LabelFingerprint] = "fp-test"
@@ -29,7 +29,7 @@ func (k *cluster) finishChildAt(name, hash string, s2 float64) {
 	s := n["S2"]
 	s.throughput = s2
 	n["S2"] = s
-	k.finishChild(name, n)
+	k.finishChild(name, n, conds...)
 }
 
 // historyRun is an earlier, succeeded run of a cell's history: the labels
@@ -55,6 +55,14 @@ func (k *cluster) historyRun(name, hash, threads string, s2 float64, completed t
 // runs at the given S2 throughputs and returns the ended sweep.
 func (k *cluster) runGatedSweep(name string, c *benchv1.CompareSpec, s2 map[string][]float64) *benchv1.BenchmarkSweep {
 	k.t.Helper()
+	return k.runGatedSweepWith(name, c, s2, nil)
+}
+
+// runGatedSweepWith is runGatedSweep whose runs named in invalid end with
+// a Valid condition False of the given reason (the others True).
+func (k *cluster) runGatedSweepWith(name string, c *benchv1.CompareSpec, s2 map[string][]float64,
+	invalid map[string]benchv1.Reason) *benchv1.BenchmarkSweep {
+	k.t.Helper()
 	sw := newSweep(name, benchv1.SweepAxis{Name: "threads", Threads: []int32{4, 32}})
 	sw.Spec.Repetitions, sw.Spec.Parallelism = 3, 6
 	sw.Spec.Compare = c
@@ -69,7 +77,12 @@ func (k *cluster) runGatedSweep(name string, c *benchv1.CompareSpec, s2 map[stri
 	for _, n := range names {
 		_, rep, _ := sweep.ParseRunName(name, n)
 		threads := children[n].Labels[sweep.AxisLabelPrefix+"threads"]
-		k.finishChildAt(n, "hash-"+threads, s2[threads][rep-1])
+		valid := metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
+			Message: "no check failed"}
+		if reason, ok := invalid[n]; ok {
+			valid.Status, valid.Reason, valid.Message = metav1.ConditionFalse, string(reason), "phase S2: the test made it invalid"
+		}
+		k.finishChildAt(n, "hash-"+threads, s2[threads][rep-1], valid)
 	}
 	return k.waitSweep(name, "ended", func(s *benchv1.BenchmarkSweep) bool { return sweep.Terminal(s.Status.Phase) })
 }
@@ -231,4 +244,68 @@ func TestSweepHistoryLimit(t *testing.T) {
 			t.Errorf("sweep %s was pruned; sweeps %v", name, got)
 		}
 	}
+}
+
+// TestSweepLeavesInvalidRunsOut: runs that succeeded but are not valid
+// are named in their cell and left out of its results and of the sweep's
+// gate; a cell with no valid run has no results, is not compared, and the
+// sweep says so (it still Succeeded: every run did).
+func TestSweepLeavesInvalidRunsOut(t *testing.T) { //nolint:gocyclo // one scenario, checked field by field
+	k := newCluster(t)
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	start := time.Now().Add(-time.Hour)
+	for i, v := range []float64{1000, 1004, 997, 1002, 995, 1003} {
+		k.historyRun(fmt.Sprintf("h4-%d", i), "hash-4", "4", v, start.Add(time.Duration(i)*time.Minute))
+		k.historyRun(fmt.Sprintf("h32-%d", i), "hash-32", "32", v, start.Add(time.Duration(i)*time.Minute))
+	}
+	history := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{History: &benchv1.HistoryBaseline{Window: 30, MinRuns: 5}},
+		Metrics: []benchv1.CompareMetric{{Phase: "S2", Metric: benchv1.MetricThroughput}}}
+	// Cell 4: two valid runs and a saturated loader's 500 ops/s; cell 32:
+	// three runs whose primaries changed.
+	st := k.runGatedSweepWith("inv", history, map[string][]float64{"4": {1001, 1003, 500}, "32": {1000, 1001, 999}},
+		map[string]benchv1.Reason{"inv-0-r3": benchv1.ReasonLoaderSaturated,
+			"inv-1-r1": benchv1.ReasonPrimaryChanged, "inv-1-r2": benchv1.ReasonPrimaryChanged, "inv-1-r3": benchv1.ReasonPrimaryChanged})
+	if st.Status.Phase != benchv1.SweepSucceeded || st.Status.RunsInvalid != 4 || st.Status.CellsInvalid != 1 || st.Status.CellsFailed != 0 {
+		t.Fatalf("phase %s, %d runs invalid, %d cells invalid, %d cells failed", st.Status.Phase, st.Status.RunsInvalid,
+			st.Status.CellsInvalid, st.Status.CellsFailed)
+	}
+	four, thirtyTwo := st.Status.Cells[0], st.Status.Cells[1]
+	if four.InvalidRuns != 1 || len(four.Results) == 0 {
+		t.Fatalf("cell 4: %d invalid runs, results %+v", four.InvalidRuns, four.Results)
+	}
+	if r := four.Runs[2]; r.Valid == nil || *r.Valid || r.InvalidReason != string(benchv1.ReasonLoaderSaturated) {
+		t.Errorf("inv-0-r3's entry: %+v", r)
+	}
+	if r := four.Runs[0]; r.Valid == nil || !*r.Valid || r.InvalidReason != "" {
+		t.Errorf("inv-0-r1's entry: %+v", r)
+	}
+	for _, r := range four.Results {
+		if r.Name == "S2" && (r.Repetitions != 2 || r.MedianThroughput != 1002 || r.MinThroughput != 1001) {
+			t.Errorf("cell 4's S2 over its valid runs: %+v", r)
+		}
+	}
+	if thirtyTwo.InvalidRuns != 3 || len(thirtyTwo.Results) != 0 || thirtyTwo.Phase != benchv1.SweepSucceeded {
+		t.Errorf("cell 32: %d invalid runs, results %+v, phase %s", thirtyTwo.InvalidRuns, thirtyTwo.Results, thirtyTwo.Phase)
+	}
+	if !strings.HasPrefix(st.Status.Best, "4: ") {
+		t.Errorf("best %q", st.Status.Best)
+	}
+	if c := sweepCond(st, benchv1.ConditionComplete); c == nil || c.Message != "all 6 runs of 2 cells succeeded; "+
+		"4 of the runs that succeeded are not valid and left out of the results (inv-0-r3: LoaderSaturated, inv-1-r1: PrimaryChanged, "+
+		"inv-1-r2: PrimaryChanged, inv-1-r3: PrimaryChanged); 1 cells have no valid run, hence no results: 32" {
+		t.Errorf("Complete = %+v", c)
+	}
+	// The gate judged cell 4's valid runs (median 1002, not 1001 with the
+	// invalid 500) and could not judge cell 32.
+	if cm := four.Comparison; len(cm) != 1 || cm[0].Current != 1002 || cm[0].Verdict != benchv1.VerdictUnchanged {
+		t.Errorf("cell 4's verdict: %+v", cm)
+	}
+	if len(thirtyTwo.Comparison) != 0 {
+		t.Errorf("cell 32 was compared: %+v", thirtyTwo.Comparison)
+	}
+	if c := sweepCond(st, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse ||
+		!strings.HasSuffix(c.Message, "; not compared: cell 32 (no valid run: inv-1-r1 (PrimaryChanged), inv-1-r2 (PrimaryChanged), inv-1-r3 (PrimaryChanged))") {
+		t.Errorf("Regressed = %+v", c)
+	}
+	k.noReconcileErrors()
 }

@@ -123,15 +123,19 @@ type phaseNumbers struct {
 	peakConns  int64
 }
 
-// finishChild sets a child run Succeeded with results for each phase, as
-// the run controller would.
-func (k *cluster) finishChild(name string, byPhase map[string]phaseNumbers) {
+// finishChild sets a child run Succeeded with results for each phase, and
+// the given conditions (a Valid condition), in one status write, as the
+// run controller would.
+func (k *cluster) finishChild(name string, byPhase map[string]phaseNumbers, conds ...metav1.Condition) {
 	k.t.Helper()
 	run := k.run(name)
 	now := metav1.Now()
 	run.Status.Phase = benchv1.RunSucceeded
 	run.Status.StartTime, run.Status.CompletionTime = &now, &now
 	run.Status.Environment = &benchv1.EnvironmentStatus{Fingerprint: "fp-test"}
+	for _, c := range conds {
+		meta.SetStatusCondition(&run.Status.Conditions, c)
+	}
 	for _, ph := range run.Spec.Phases {
 		n, ok := byPhase[ph.Name]
 		if !ok {

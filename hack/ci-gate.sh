@@ -9,11 +9,13 @@
 # waits for it with `kubectl mongobench wait`, writes its HTML and Markdown
 # reports to DIR (default ./mongobench-report) whatever the outcome, and
 # exits with wait's code: 0 succeeded and no regression, 1 failed, 2 no
-# verdict (timeout, API server unreachable), 3 succeeded but Regressed.
+# verdict (timeout, API server unreachable), 3 succeeded but Regressed,
+# 4 succeeded but not valid (a run's Valid condition is False, or a
+# sweep's cell has no valid run); 1 wins over 3, 3 over 4.
 # Needs kubectl and kubectl-mongobench on PATH.
 set -euo pipefail
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 manifest=$1
 shift
@@ -51,6 +53,7 @@ case $code in
   0) echo "ci-gate: $ref succeeded, no regression" ;;
   1) echo "ci-gate: $ref failed" ;;
   3) echo "ci-gate: $ref succeeded but regressed" ;;
+  4) echo "ci-gate: $ref succeeded but is not valid: its numbers are not to be trusted" ;;
   *) echo "ci-gate: no verdict for $ref (exit $code)" ;;
 esac
 exit "$code"

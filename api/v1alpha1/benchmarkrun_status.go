@@ -496,11 +496,16 @@ type OperationResult struct {
 // IntendedLatency summarises intended latencies, in microseconds.
 type IntendedLatency struct {
 	AverageMicros float64 `json:"averageMicros"`
-	MaxMicros     int64   `json:"maxMicros"`
-	P50Micros     int64   `json:"p50Micros"`
-	P95Micros     int64   `json:"p95Micros"`
-	P99Micros     int64   `json:"p99Micros"`
-	P999Micros    int64   `json:"p999Micros"`
+	// MinMicros is the lowest intended latency, YCSB's MinLatency of the
+	// intended block (left out when 0, and in status written before it
+	// was kept).
+	// +optional
+	MinMicros  int64 `json:"minMicros,omitempty"`
+	MaxMicros  int64 `json:"maxMicros"`
+	P50Micros  int64 `json:"p50Micros"`
+	P95Micros  int64 `json:"p95Micros"`
+	P99Micros  int64 `json:"p99Micros"`
+	P999Micros int64 `json:"p999Micros"`
 }
 
 // TimeSeries is a per-interval series of a phase, merged over its loaders.

@@ -344,6 +344,16 @@ type BenchmarkSweepStatus struct {
 	// CellsFailed counts the cells with at least one failed run.
 	// +optional
 	CellsFailed int32 `json:"cellsFailed,omitempty"`
+	// RunsInvalid counts the child runs that succeeded but are not valid
+	// (their Valid condition is False): their numbers are left out of
+	// every aggregate, as a failed run's.
+	// +optional
+	RunsInvalid int32 `json:"runsInvalid,omitempty"`
+	// CellsInvalid counts the ended cells that have a successful run but
+	// no valid one: they have no results, like a cell whose runs all
+	// failed.
+	// +optional
+	CellsInvalid int32 `json:"cellsInvalid,omitempty"`
 	// RunsActive counts the child runs created and not yet ended.
 	// +optional
 	RunsActive int32 `json:"runsActive,omitempty"`
@@ -391,7 +401,13 @@ type SweepCellStatus struct {
 	// Runs are the cell's child runs, one per repetition.
 	// +optional
 	Runs []SweepRunStatus `json:"runs,omitempty"`
-	// Results aggregate the successful repetitions, one row per phase.
+	// InvalidRuns counts the cell's runs that succeeded but are not valid
+	// (runs[].valid false): Results leave them out. A cell whose every
+	// successful run is invalid has no Results.
+	// +optional
+	InvalidRuns int32 `json:"invalidRuns,omitempty"`
+	// Results aggregate the successful, valid repetitions, one row per
+	// phase.
 	// +optional
 	Results []SweepPhaseStats `json:"results,omitempty"`
 	// Comparison holds spec.compare's verdicts for the cell, one row per
@@ -423,6 +439,18 @@ type SweepRunStatus struct {
 	// Reason of a failed run (its Failed condition's reason).
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// Valid is a succeeded run's Valid condition: false when its numbers
+	// are left out of the cell's results (InvalidReason says why); absent
+	// before the run succeeded, and for runs that predate the condition
+	// (they count as valid).
+	// +optional
+	Valid *bool `json:"valid,omitempty"`
+	// InvalidReason is the Valid condition's reason of a run that is not
+	// valid (TooManyErrors, ProcessRestarted, PrimaryChanged,
+	// CacheSizeMismatch, ConnectionLimitReached, LoaderSaturated); the
+	// run's condition message lists every problem.
+	// +optional
+	InvalidReason string `json:"invalidReason,omitempty"`
 	// Fingerprint of the run's environment, when recorded.
 	// +optional
 	Fingerprint string `json:"fingerprint,omitempty"`
@@ -433,14 +461,14 @@ type SweepRunStatus struct {
 	UID types.UID `json:"uid,omitempty"`
 }
 
-// SweepPhaseStats aggregates one phase over a cell's successful
+// SweepPhaseStats aggregates one phase over a cell's successful, valid
 // repetitions. Latencies are in microseconds.
 type SweepPhaseStats struct {
 	// Name of the phase.
 	Name string `json:"name"`
 	// Type of the phase.
 	Type PhaseType `json:"type"`
-	// Repetitions aggregated (the successful ones).
+	// Repetitions aggregated (the successful, valid ones).
 	Repetitions int32 `json:"repetitions"`
 	// MedianThroughput, MinThroughput and MaxThroughput across the
 	// repetitions, in operations per second.
@@ -458,6 +486,11 @@ type SweepPhaseStats struct {
 	// MedianMeanMicros is the median across repetitions of the phase's
 	// mean latency (all successful operations, weighted by count).
 	MedianMeanMicros float64 `json:"medianMeanMicros"`
+	// MedianIntendedP99Micros is the median across the repetitions that
+	// measured intended latencies (measurement.interval intended or both)
+	// of the phase's intendedP99Micros; absent when none did.
+	// +optional
+	MedianIntendedP99Micros *float64 `json:"medianIntendedP99Micros,omitempty"`
 	// Errors is the number of failed operations, summed over repetitions.
 	Errors int64 `json:"errors"`
 	// ThroughputChangePercent is the change of MedianThroughput against
@@ -513,6 +546,7 @@ type SweepKnee struct {
 // +kubebuilder:printcolumn:name="Cells",type=integer,JSONPath=`.status.cellsTotal`
 // +kubebuilder:printcolumn:name="Done",type=integer,JSONPath=`.status.cellsDone`
 // +kubebuilder:printcolumn:name="Failed",type=integer,JSONPath=`.status.cellsFailed`
+// +kubebuilder:printcolumn:name="Invalid-Runs",type=integer,JSONPath=`.status.runsInvalid`
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.best`
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

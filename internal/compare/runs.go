@@ -8,7 +8,6 @@ import (
 	"math"
 	"sort"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -87,10 +86,10 @@ func RunHistorySelector(run *benchv1.BenchmarkRun) (labels.Selector, error) {
 // Usable reports whether a run's numbers may serve as a baseline or in a
 // history, a sweep's aggregates included: it succeeded, and its Valid
 // condition is not False (runs from before the condition existed have
-// none, and count).
-func Usable(run *benchv1.BenchmarkRun) bool {
-	return run.Status.Phase == benchv1.RunSucceeded && !meta.IsStatusConditionFalse(run.Status.Conditions, benchv1.ConditionValid)
-}
+// none, and count). It is benchv1.BenchmarkRun.Usable, whose home is the
+// API type because internal/sweep, which this package imports, needs it
+// too.
+func Usable(run *benchv1.BenchmarkRun) bool { return run.Usable() }
 
 // History picks a history among candidates (the runs HistorySelector
 // selects): the Usable runs that completed and that exclude (if any)

@@ -12,8 +12,9 @@ type ExitCode int
 
 // Exit codes.
 const (
-	// ExitOK: the command did its job; for wait, the run or sweep
-	// Succeeded (a sweep: every one of its runs).
+	// ExitOK: the command did its job; for wait, the run Succeeded and
+	// is not invalid, or the sweep Succeeded (every one of its runs) and
+	// each cell has a valid run.
 	ExitOK ExitCode = 0
 	// ExitFailed: wait saw the run fail, or the sweep fail or end
 	// PartiallySucceeded (why is printed on stderr: the Failed
@@ -29,7 +30,21 @@ const (
 	// judged it (a metric, of any cell) Regressed against its baseline
 	// (the Regressed condition's message goes to stderr).
 	ExitRegressed ExitCode = 3
+	// ExitInvalid: wait saw the run succeed but its Valid condition is
+	// False (its message goes to stderr): the numbers are not the
+	// database's under the run's settings. For a sweep: it Succeeded, but
+	// a cell has no valid run, so no results (the cells and their invalid
+	// runs go to stderr). A sweep whose every cell kept a valid run exits
+	// 0, and names its invalid runs on stderr.
+	ExitInvalid ExitCode = 4
 )
+
+// When several verdicts apply, the first of failed (1), regressed (3) and
+// invalid (4) wins: a failure leaves no numbers to judge, and a regression
+// measured by valid runs stands whatever other cells' runs were worth.
+// The run controller never gives an invalid run a Regressed condition
+// that is True (its verdict is Invalid and Regressed is Unknown), so for
+// a run 3 and 4 never meet.
 
 // exitCodesHelp documents the codes in the help of every command that
 // returns a verdict.
@@ -41,7 +56,13 @@ const exitCodesHelp = `Exit codes:
      format), the run or sweep does not exist, or the API server could not
      be asked
   3  the run or sweep succeeded but regressed against its baseline
-     (spec.compare; the Regressed condition's message goes to stderr)`
+     (spec.compare; the Regressed condition's message goes to stderr)
+  4  the run succeeded but is not valid (its Valid condition is False: a
+     process restarted, a primary changed, a loader saturated, ...; the
+     condition's reason and message go to stderr), or the sweep succeeded
+     but a cell has no valid run, hence no results (the cells and their
+     invalid runs go to stderr)
+When several apply, 1 wins over 3, and 3 over 4.`
 
 // exitError carries the exit code of a failed command with its message.
 type exitError struct {

@@ -32,12 +32,15 @@ func span(from, to int64) []int64 {
 	return out
 }
 
-// loadRun is a Load phase: 1000 inserts in 10.11 s.
+// loadRun is a Load phase: 1000 inserts in 10.11 s, after a warm-up of
+// 200 inserts in 2.5 s.
 func loadRun() *ycsb.RunResult {
 	var st ycsb.StatusCounts
 	st[ycsb.StatusOK] = 1000
 	var cleanup ycsb.StatusCounts
 	cleanup[ycsb.StatusOK] = 4
+	var warm ycsb.StatusCounts
+	warm[ycsb.StatusOK] = 200
 	return &ycsb.RunResult{
 		Phase: ycsb.PhaseLoad, LoaderCount: 1, Threads: 4, RuntimeMillis: 10110, Operations: 1000,
 		StopReason: results.StopCompleted,
@@ -45,11 +48,16 @@ func loadRun() *ycsb.RunResult {
 			{Op: ycsb.OpInsert, Statuses: st, OK: hist(span(100, 1099)...), Failed: results.NewHistogram()},
 			{Op: ycsb.OpCleanup, Statuses: cleanup, OK: hist(10, 20, 30, 40), Failed: results.NewHistogram()},
 		},
+		Warmup: &ycsb.WarmupResult{Start: fixtureStart.Add(-2500 * time.Millisecond), End: fixtureStart, Operations: 200,
+			Ops: []ycsb.OpMeasurement{{Op: ycsb.OpInsert, Statuses: warm, OK: hist(span(1000, 1199)...), Failed: results.NewHistogram()}}},
 	}
 }
 
 // runRun is a Run phase with failures: 2 reads found nothing and one
-// update erred, so the loader's report has -FAILED blocks.
+// update erred, so the loader's report has -FAILED blocks. It measured
+// intended latencies too (measurement.interval both): under its target
+// each call's intended latency is its service time plus how late it
+// started, 50 µs for the reads and 10 µs for the updates.
 func runRun() *ycsb.RunResult {
 	var read, update ycsb.StatusCounts
 	read[ycsb.StatusOK] = 1000
@@ -58,10 +66,12 @@ func runRun() *ycsb.RunResult {
 	update[ycsb.StatusError] = 1
 	return &ycsb.RunResult{
 		Phase: ycsb.PhaseRun, LoaderCount: 1, Threads: 8, RuntimeMillis: 2000, Operations: 1503,
-		StopReason: results.StopCompleted,
+		StopReason: results.StopCompleted, Interval: ycsb.IntervalBoth,
 		Ops: []ycsb.OpMeasurement{
-			{Op: ycsb.OpRead, Statuses: read, OK: hist(span(100, 1099)...), Failed: hist(5000, 7000)},
-			{Op: ycsb.OpUpdate, Statuses: update, OK: hist(span(1, 500)...), Failed: hist(90000)},
+			{Op: ycsb.OpRead, Statuses: read, OK: hist(span(100, 1099)...), Failed: hist(5000, 7000),
+				IntendedOK: hist(span(150, 1149)...), IntendedFailed: hist(5050, 7050)},
+			{Op: ycsb.OpUpdate, Statuses: update, OK: hist(span(1, 500)...), Failed: hist(90000),
+				IntendedOK: hist(span(11, 510)...), IntendedFailed: hist(90010)},
 		},
 	}
 }
@@ -73,6 +83,29 @@ var fixtureStart = time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
 func phaseStatus(name string, typ benchv1.PhaseType, start time.Time, rr *ycsb.RunResult) benchv1.PhaseResult {
 	m := rr.ToResult("loader-0")
 	round2 := func(v float64) float64 { return math.Round(v*100) / 100 }
+	opStats := func(ops []results.OpResult) []benchv1.OperationResult {
+		var out []benchv1.OperationResult
+		for i := range ops {
+			op := &ops[i]
+			lat := op.Latency
+			if lat == nil {
+				lat = results.NewHistogram()
+			}
+			st := lat.Stats()
+			row := benchv1.OperationResult{
+				Name: op.Name, Count: op.Total(), Errors: op.Errors(), Statuses: op.Statuses,
+				AverageMicros: round2(st.Mean), MinMicros: st.Min, MaxMicros: st.Max,
+				P50Micros: st.P50, P95Micros: st.P95, P99Micros: st.P99, P999Micros: st.P999,
+			}
+			if op.Intended.Count() > 0 {
+				it := op.Intended.Stats()
+				row.Intended = &benchv1.IntendedLatency{AverageMicros: round2(it.Mean), MinMicros: it.Min, MaxMicros: it.Max,
+					P50Micros: it.P50, P95Micros: it.P95, P99Micros: it.P99, P999Micros: it.P999}
+			}
+			out = append(out, row)
+		}
+		return out
+	}
 	out := benchv1.PhaseResult{
 		Name: name, Type: typ, Loaders: 1, Threads: int32(rr.Threads),
 		StartTime:      metav1.NewTime(start),
@@ -83,19 +116,16 @@ func phaseStatus(name string, typ benchv1.PhaseType, start time.Time, rr *ycsb.R
 		StopReason:     string(m.StopReason),
 		P99Micros:      m.CombinedLatency().Percentile(99),
 		LostInserts:    m.LostInserts,
+		OperationStats: opStats(m.Ops),
 	}
-	for i := range m.Ops {
-		op := &m.Ops[i]
-		lat := op.Latency
-		if lat == nil {
-			lat = results.NewHistogram()
-		}
-		st := lat.Stats()
-		out.OperationStats = append(out.OperationStats, benchv1.OperationResult{
-			Name: op.Name, Count: op.Total(), Errors: op.Errors(), Statuses: op.Statuses,
-			AverageMicros: round2(st.Mean), MinMicros: st.Min, MaxMicros: st.Max,
-			P50Micros: st.P50, P95Micros: st.P95, P99Micros: st.P99, P999Micros: st.P999,
-		})
+	if m.MeasurementInterval != results.IntervalOp {
+		out.MeasurementInterval = benchv1.MeasurementInterval(m.MeasurementInterval)
+		out.IntendedP99Micros = ptr(m.CombinedIntended().Percentile(99))
+	}
+	if w := m.Warmup; w != nil {
+		out.Warmup = &benchv1.WarmupResult{RuntimeMillis: w.End.Sub(w.Start).Milliseconds(), Operations: w.Operations,
+			P99Micros: (&results.Result{Ops: w.Ops}).CombinedLatency().Percentile(99), OperationStats: opStats(w.Ops)}
+		out.Warmup.Throughput = round2(float64(w.Operations) * 1000 / float64(out.Warmup.RuntimeMillis))
 	}
 	return out
 }
@@ -112,10 +142,20 @@ func sampleSpec() benchv1.BenchmarkRunSpec {
 	}
 }
 
-// succeededStatus is the status of a run whose two phases finished.
+// succeededStatus is the status of a run whose two phases finished: the
+// load by one loader, the run by two (their merged measurements are
+// runRun's), each loader's figures and their start skew as the
+// controller stores them, and the Valid condition.
 func succeededStatus() benchv1.BenchmarkRunStatus {
 	load := phaseStatus("load", benchv1.PhaseLoad, fixtureStart, loadRun())
+	load.LoaderStats = []benchv1.LoaderResult{{Index: 0, Pod: "demo-load-0-7xk2p", Connections: 4, ConnectMillis: 9,
+		CPUPercent: ptr(31.25), CPULimit: "2 (cgroup)", ThrottledPercent: ptr(0.0)}}
 	run := phaseStatus("run", benchv1.PhaseRun, fixtureStart.Add(11*time.Second), runRun())
+	run.Loaders, run.StartSkewMillis = 2, ptr[int64](3)
+	run.LoaderStats = []benchv1.LoaderResult{
+		{Index: 0, Pod: "demo-run-0-q9w4z", Connections: 4, ConnectMillis: 11, CPUPercent: ptr(44.5), CPULimit: "2 (cgroup)", ThrottledPercent: ptr(1.25)},
+		{Index: 1, Pod: "demo-run-1-m3c8d", Connections: 4, ConnectMillis: 14, CPUPercent: ptr(47.75), CPULimit: "2 (cgroup)", ThrottledPercent: ptr(0.5)},
+	}
 	return benchv1.BenchmarkRunStatus{
 		Phase:        benchv1.RunSucceeded,
 		CurrentPhase: "run",
@@ -123,6 +163,9 @@ func succeededStatus() benchv1.BenchmarkRunStatus {
 			cond(benchv1.ConditionTopologyReady, metav1.ConditionTrue, "Ready", "1 MongoDB processes ready on node n1, MongoDB 8.0.4"),
 			cond(benchv1.ConditionComplete, metav1.ConditionTrue, "Succeeded", "all 2 phases finished"),
 			cond(benchv1.ConditionFailed, metav1.ConditionFalse, "Succeeded", "the run succeeded"),
+			cond(benchv1.ConditionValid, metav1.ConditionTrue, "Valid",
+				"no check failed: errors, process restarts, elections, cache size, connection limit, loader CPU; "+
+					"not checked: restarts, elections, cache size and connection limit (no telemetry in phase load, run)"),
 		},
 		Results: []benchv1.PhaseResult{load, run},
 		Summary: &benchv1.RunSummary{Phase: "run", Throughput: run.Throughput, P99Micros: run.P99Micros},

@@ -7,10 +7,12 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -87,7 +89,28 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 			if want := float64(int64(float64(so.Count)*1000/float64(st.RuntimeMillis)*100+0.5)) / 100; op.OpsPerSec != want {
 				t.Errorf("%s/%s: ops/s %v, want %v", ph.Name, op.Name, op.OpsPerSec, want)
 			}
+			if si, oi := so.Intended, op.Intended; (si == nil) != (oi == nil) || si != nil && (oi.P99Micros != si.P99Micros ||
+				oi.MinMicros != si.MinMicros || oi.AvgMicros != si.AverageMicros || oi.P999Micros != si.P999Micros) {
+				t.Errorf("%s/%s: intended %+v vs status %+v", ph.Name, op.Name, oi, si)
+			}
 		}
+		if !reflect.DeepEqual(ph.IntendedP99Micros, st.IntendedP99Micros) || !reflect.DeepEqual(ph.StartSkewMillis, st.StartSkewMillis) ||
+			len(ph.LoaderStats) != len(st.LoaderStats) || (ph.Warmup == nil) != (st.Warmup == nil) {
+			t.Errorf("phase %s: intended p99 %v, skew %v, %d loaders, warm-up %+v; status %v, %v, %d, %+v", ph.Name, ph.IntendedP99Micros,
+				ph.StartSkewMillis, len(ph.LoaderStats), ph.Warmup, st.IntendedP99Micros, st.StartSkewMillis, len(st.LoaderStats), st.Warmup)
+		}
+		for j, l := range ph.LoaderStats {
+			if sl := st.LoaderStats[j]; l.Pod != sl.Pod || *l.CPUPercent != *sl.CPUPercent || *l.ThrottledPercent != *sl.ThrottledPercent {
+				t.Errorf("phase %s, loader %d: %+v vs status %+v", ph.Name, j, l, sl)
+			}
+		}
+		if w, sw := ph.Warmup, st.Warmup; w != nil && (w.Count != sw.Operations || w.RuntimeMillis != sw.RuntimeMillis ||
+			w.OpsPerSec != sw.Throughput || w.P99Micros != sw.P99Micros || len(w.Operations) != len(sw.OperationStats)) {
+			t.Errorf("phase %s: warm-up %+v vs status %+v", ph.Name, w, sw)
+		}
+	}
+	if doc.Valid == nil || doc.Valid.Status != "True" || doc.Valid.Reason != "Valid" {
+		t.Errorf("valid: %+v", doc.Valid)
 	}
 
 	var c bytes.Buffer
@@ -98,8 +121,19 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A header, then per phase an OVERALL row and one row per operation.
-	if want := 1 + 2 + len(run.Status.Results[0].OperationStats) + len(run.Status.Results[1].OperationStats); len(rows) != want {
+	// A header, then per phase an OVERALL row, one row per operation, a
+	// WARMUP row and one per warm-up operation, and one per loader.
+	want := 1
+	for _, r := range run.Status.Results {
+		want += 1 + len(r.OperationStats) + len(r.LoaderStats)
+		if r.Warmup != nil {
+			want += 1 + len(r.Warmup.OperationStats)
+		}
+	}
+	if want != 12 {
+		t.Fatalf("the fixture has %d rows, not a warm-up and loaders", want)
+	}
+	if len(rows) != want {
 		t.Fatalf("%d csv rows, want %d", len(rows), want)
 	}
 	col := map[string]int{}
@@ -142,21 +176,41 @@ func withoutFailedBlocks(report string) string {
 }
 
 // -o ycsb rebuilt from status prints what the loader printed for the same
-// measurements, byte for byte (without the -FAILED blocks).
+// measurements, byte for byte (without the -FAILED blocks): the warm-up's
+// [WARMUP] lines and blocks, and the intended blocks of
+// measurement.interval both ([Intended-READ] after the others, no Return
+// lines) and intended ([READ] holds the intended latencies, with the
+// Return lines).
 func TestYCSBReportMatchesLoader(t *testing.T) {
 	run := sampleRun()
+	intended := runRun()
+	intended.Interval = ycsb.IntervalIntended
+	intendedRun := sampleRun()
+	intendedRun.Status.Results[1] = phaseStatus("run", benchv1.PhaseRun, fixtureStart, intended)
 	for _, pct := range [][]float64{{95, 99}, {50, 95, 99, 99.9}} {
-		for i, rr := range []*ycsb.RunResult{loadRun(), runRun()} {
+		for i, tc := range []struct {
+			run   *benchv1.BenchmarkRun
+			rr    *ycsb.RunResult
+			shows string
+		}{
+			{run, loadRun(), "[WARMUP-INSERT], Operations, 200"},
+			{run, runRun(), "[Intended-READ], MinLatency(us), 150"},
+			{intendedRun, intended, "[READ], MinLatency(us), 150"},
+		} {
+			phase := tc.run.Status.Results[min(i, 1) : min(i, 1)+1]
 			var got bytes.Buffer
-			if err := writeResults(&got, run, run.Status.Results[i:i+1], outputYCSB, pct, false); err != nil {
+			if err := writeResults(&got, tc.run, phase, outputYCSB, pct, false); err != nil {
 				t.Fatal(err)
 			}
-			want := loaderReport(t, rr, pct)
-			if i == 1 && !strings.Contains(want, "[READ-FAILED], Operations, 2") {
+			want := loaderReport(t, tc.rr, pct)
+			if i > 0 && !strings.Contains(want, "[READ-FAILED], Operations, 2") {
 				t.Fatalf("fixture should exercise -FAILED blocks:\n%s", want)
 			}
+			if !strings.Contains(want, tc.shows) {
+				t.Fatalf("fixture should exercise %q:\n%s", tc.shows, want)
+			}
 			if got.String() != withoutFailedBlocks(want) {
-				t.Errorf("phase %s, percentiles %v:\n%s\nloader printed:\n%s", run.Status.Results[i].Name, pct, got.String(), want)
+				t.Errorf("phase %s (%s), percentiles %v:\n%s\nloader printed:\n%s", phase[0].Name, tc.rr.Interval, pct, got.String(), want)
 			}
 		}
 	}
@@ -167,7 +221,7 @@ func TestYCSBReportMatchesLoader(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# run/demo phase=load type=Load loaders=1 threads=4\n" + loaderReport(t, loadRun(), []float64{95, 99}) +
-		"# run/demo phase=run type=Run loaders=1 threads=8\n" + withoutFailedBlocks(loaderReport(t, runRun(), []float64{95, 99}))
+		"# run/demo phase=run type=Run loaders=2 threads=8\n" + withoutFailedBlocks(loaderReport(t, runRun(), []float64{95, 99}))
 	if all.String() != want {
 		t.Errorf("all phases:\n%s\nwant:\n%s", all.String(), want)
 	}
@@ -176,6 +230,71 @@ func TestYCSBReportMatchesLoader(t *testing.T) {
 		if !strings.HasPrefix(l, "# ") && (!strings.HasPrefix(l, "[") || strings.Count(l, ", ") != 2) {
 			t.Errorf("line %q is neither a header nor a YCSB line", l)
 		}
+	}
+}
+
+// A run from before intended latencies, warm-ups, loaders' figures and
+// the Valid condition prints the table it always did.
+func TestResultsTableOfAnOldRun(t *testing.T) {
+	run := sampleRun()
+	meta.RemoveStatusCondition(&run.Status.Conditions, benchv1.ConditionValid)
+	for i := range run.Status.Results {
+		r := &run.Status.Results[i]
+		r.MeasurementInterval, r.IntendedP99Micros, r.Warmup, r.LoaderStats, r.StartSkewMillis = "", nil, nil, nil, nil
+		for j := range r.OperationStats {
+			r.OperationStats[j].Intended = nil
+		}
+	}
+	var buf bytes.Buffer
+	if err := writeResults(&buf, run, run.Status.Results, outputTable, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	const want = `PHASE   OPERATION   COUNT   ERRORS   OPS/S    RUNTIME   AVG(us)   P50(us)   P95(us)   P99(us)   P99.9(us)
+load    OVERALL     1000    -        98.91    10.11s    -         -         -         1089      -
+load    INSERT      1000    0        98.91    -         599.50    599       1049      1089      1099
+load    CLEANUP     4       0        0.40     -         25.00     20        40        40        40
+run     OVERALL     1503    -        751.50   2s        -         -         -         1084      -
+run     READ        1002    2        501.00   -         599.50    599       1049      1089      1099
+run     UPDATE      501     1        250.50   -         250.50    250       475       495       500
+`
+	if buf.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+// A run that succeeded but is not valid says so in every format but
+// ycsb's (whose parsers would not expect it): the table's VALID line, the
+// CSV's valid and valid_reason on every row, the JSON's valid.
+func TestResultsShowAnInvalidRun(t *testing.T) {
+	run := sampleRun()
+	const msg = "phase run: primary of shard demo-shard-0 changed 1 time (an election)"
+	meta.SetStatusCondition(&run.Status.Conditions, cond(benchv1.ConditionValid, metav1.ConditionFalse, "PrimaryChanged", msg))
+	out := map[string]string{}
+	for _, format := range []string{outputTable, outputCSV, outputJSON} {
+		var buf bytes.Buffer
+		if err := writeResults(&buf, run, run.Status.Results, format, nil, false); err != nil {
+			t.Fatal(err)
+		}
+		out[format] = buf.String()
+	}
+	if !strings.HasSuffix(out[outputTable], "\nVALID   REASON           MESSAGE\nFalse   PrimaryChanged   "+msg+"\n") {
+		t.Errorf("table:\n%s", out[outputTable])
+	}
+	rows, err := csv.NewReader(strings.NewReader(out[outputCSV])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows[1:] {
+		if r[len(r)-2] != "False" || r[len(r)-1] != "PrimaryChanged" {
+			t.Errorf("csv row %v", r)
+		}
+	}
+	if !strings.Contains(out[outputJSON], `"valid": {
+    "status": "False",
+    "reason": "PrimaryChanged",
+    "message": "`+msg+`"
+  },`) {
+		t.Errorf("json:\n%s", out[outputJSON])
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,7 +21,8 @@ import (
 // TestCIGateScript runs hack/ci-gate.sh against the API server with the
 // real kubectl and kubectl-mongobench: it creates the run or sweep of a
 // manifest (generateName), waits, writes the reports and exits 3 when it
-// succeeded but regressed — the test plays the controller.
+// succeeded but regressed, 4 when it succeeded but is not valid — the
+// test plays the controller.
 func TestCIGateScript(t *testing.T) {
 	root := kube.RepoRoot()
 	assets, err := kube.AssetsDir()
@@ -65,7 +67,44 @@ spec:
 			setStatus(t, c, run, st)
 			return run.Name
 		})
-		checkGate(t, reports, out, err, "run", "run throughput -14.2% vs 12-run history")
+		checkGate(t, reports, out, err, "run", 3, "succeeded but regressed: run throughput -14.2% vs 12-run history", "succeeded but regressed")
+	})
+	t.Run("invalid run", func(t *testing.T) {
+		reports, out, err := gate(t, root, env, ns, `apiVersion: bench.mongobench.io/v1alpha1
+kind: BenchmarkRun
+metadata: {generateName: nightly-}
+spec:
+  topology: {mode: Standalone}
+  workload: {preset: a}
+  compare:
+    baseline: {history: {}}
+    metrics: [{phase: run, metric: throughput}]
+`, func() string {
+			// The controller's part: the run succeeds, a loader saturated,
+			// so its verdict is Invalid and Regressed Unknown.
+			var list benchv1.BenchmarkRunList
+			if err := c.List(testContext(t), &list, client.InNamespace(ns)); err != nil {
+				return ""
+			}
+			for i := range list.Items {
+				run := &list.Items[i]
+				if run.Status.Phase != "" {
+					continue // the first subtest's
+				}
+				st := succeededStatus()
+				meta.SetStatusCondition(&st.Conditions,
+					cond(benchv1.ConditionValid, metav1.ConditionFalse, "LoaderSaturated", "phase run: loader 0 used 97.5% of its CPU"))
+				meta.SetStatusCondition(&st.Conditions,
+					cond(benchv1.ConditionRegressed, metav1.ConditionUnknown, "RunInvalid", "not compared: the run is not valid (see its Valid condition)"))
+				st.Comparison = []benchv1.MetricComparison{{Metric: "run throughput", Current: 751.5, Verdict: benchv1.VerdictInvalid,
+					Basis: "not compared: the run is not valid (see its Valid condition)"}}
+				setStatus(t, c, run, st)
+				return run.Name
+			}
+			return ""
+		})
+		checkGate(t, reports, out, err, "run", 4, "succeeded but is not valid: LoaderSaturated: phase run: loader 0 used 97.5% of its CPU",
+			"succeeded but is not valid")
 	})
 	t.Run("sweep", func(t *testing.T) {
 		reports, out, err := gate(t, root, env, ns, `apiVersion: bench.mongobench.io/v1alpha1
@@ -91,7 +130,8 @@ spec:
 			setSweepStatus(t, c, sw, st)
 			return sw.Name
 		})
-		checkGate(t, reports, out, err, "sweep", "1 of 2 cells regressed: cell 2: run throughput -14.2% vs 12-run history")
+		checkGate(t, reports, out, err, "sweep", 3, "succeeded but regressed: 1 of 2 cells regressed: cell 2: run throughput -14.2% vs 12-run history",
+			"succeeded but regressed")
 	})
 }
 
@@ -134,19 +174,20 @@ func gate(t *testing.T, root string, env []string, ns, manifest string, play fun
 	return "", "", nil
 }
 
-// checkGate checks ci-gate.sh's exit code 3, its output and the reports.
-func checkGate(t *testing.T, reports, out string, err error, kind, message string) {
+// checkGate checks ci-gate.sh's exit code, its output (wait's message,
+// then the script's verdict line) and the reports.
+func checkGate(t *testing.T, reports, out string, err error, kind string, code int, message, verdict string) {
 	t.Helper()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		t.Fatalf("exit %v, want 3:\n%s", err, out)
+	if !errors.As(err, &ee) || ee.ExitCode() != code {
+		t.Fatalf("exit %v, want %d:\n%s", err, code, out)
 	}
 	_, rest, ok := strings.Cut(out, "ci-gate: created "+kind+"/")
 	name, _, _ := strings.Cut(rest, "\n")
 	if !ok || !strings.HasPrefix(name, "nightly-") {
 		t.Fatalf("output lacks the created %s:\n%s", kind, out)
 	}
-	for _, want := range []string{"succeeded but regressed: " + message, "ci-gate: " + kind + "/" + name + " succeeded but regressed"} {
+	for _, want := range []string{message, "ci-gate: " + kind + "/" + name + " " + verdict} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -39,7 +39,8 @@ func (p *progress) observe(run *benchv1.BenchmarkRun) {
 // progressLines describes the changes from prev to cur (prev nil: the first
 // observation), one line per change, for people and grep. Every line
 // starts with the run's state, "phase=P current=C" (plus "reason=R" once
-// failed); a change adds fields:
+// failed, "invalid=R" once succeeded but not valid); a change adds
+// fields:
 //
 //   - topology=REASON message="..." while the topology is provisioned (the
 //     TopologyReady condition's reason and message changed);
@@ -57,6 +58,9 @@ func progressLines(prev, cur *benchv1.BenchmarkRunStatus) []string {
 	state := "phase=" + orDash(string(cur.Phase)) + " current=" + orDash(cur.CurrentPhase)
 	if failed, reason, _ := runFailed(cur); failed {
 		state += " reason=" + orDash(reason)
+	}
+	if c := runInvalid(cur); c != nil {
+		state += " invalid=" + orDash(c.Reason)
 	}
 	var lines []string
 	if provisioning(cur.Phase) {

@@ -67,6 +67,18 @@ cell (md, html), the same against records as charts (html), a row per
 run, checkpoint and operation with the sizes (csv), and the cells' medians
 per checkpoint (json).
 
+Runs that succeeded but are not valid (their Valid condition is False:
+a process restarted, a primary changed, a loader saturated, ...) are
+named with the condition's reason and message, counted per cell, and
+left out of every aggregate (md, html; csv valid and valid_reason
+columns; json invalidRuns); a cell without a valid run has no numbers.
+A phase measured with measurement.interval intended or both adds its
+intended p99 (a table and a column in md, a chart in html, intended_*
+columns in csv); warm-ups and the loaders' CPU use, throttling and start
+skew get a table per cell and phase (md, html; WARMUP and LOADER rows in
+csv, warmups and loaders in json). A sweep comparing Standalone with
+Sharded cells says once why they are not like with like.
+
 A run compared with a history (spec.compare.baseline.history) also gets
 its gate's history: the runs its history selector selects, as the
 controller chooses them, and per compared metric the values of the latest

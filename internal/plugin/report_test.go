@@ -176,8 +176,8 @@ func TestReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(string(b), "<svg"); n != 9 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
-			t.Errorf("%s: %d charts, want 9", path, n)
+		if n := strings.Count(string(b), "<svg"); n != 10 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+			t.Errorf("%s: %d charts, want 10 (5 against topology, intended p99 among them, and 5 over time)", path, n)
 		}
 		_, stdout, _ = runPlugin(t, kc, "report", "sweep/microsharding", "-n", ns, "-o", "html")
 		if stdout != string(b) {
@@ -321,6 +321,30 @@ func TestWaitSweep(t *testing.T) {
 		sweepCond(benchv1.ConditionRegressed, metav1.ConditionTrue, benchv1.ReasonRegression,
 			"1 of 2 cells regressed: cell 2: S2 throughput -20.0% vs 6-run history (p=1e-07)"),
 	}
+	// invalid: cell 2's only run succeeded but is not valid, so the cell
+	// has no results (exit 4); regressedInvalid: cell 1 regressed as
+	// well (exit 3 wins, both said); partialInvalid: the failure wins.
+	invalidRun := func(st benchv1.BenchmarkSweepStatus) benchv1.BenchmarkSweepStatus {
+		st = *st.DeepCopy()
+		st.Cells[1].Runs[0].Valid, st.Cells[1].Runs[0].InvalidReason = ptr(false), string(benchv1.ReasonPrimaryChanged)
+		st.Cells[1].InvalidRuns, st.RunsInvalid, st.CellsInvalid = 1, 1, 1
+		st.Cells[0].Runs[0].Valid = ptr(true)
+		return st
+	}
+	invalid := invalidRun(sweepStatus(benchv1.SweepSucceeded, ok, ok))
+	regressedInvalid := invalidRun(regressed)
+	regressedInvalid.Conditions[1].Message = "1 of 1 cells regressed: cell 1: S2 throughput -20.0% vs 6-run history (p=1e-07); " +
+		"not compared: cell 2 (no valid run: s-1-r1 (PrimaryChanged))"
+	// someInvalid: two repetitions per cell, one of cell 2's invalid; each
+	// cell keeps a valid run: exit 0, the invalid run named.
+	someInvalid := sweepStatus(benchv1.SweepSucceeded, ok, ok)
+	for i := range someInvalid.Cells {
+		second := someInvalid.Cells[i].Runs[0]
+		second.Name, second.Repetition = sweep.RunName("s", i, 2), 2
+		someInvalid.Cells[i].Runs = append(someInvalid.Cells[i].Runs, second)
+	}
+	someInvalid.Cells[1].Runs[1].Valid, someInvalid.Cells[1].Runs[1].InvalidReason = ptr(false), string(benchv1.ReasonLoaderSaturated)
+	someInvalid.Cells[1].InvalidRuns, someInvalid.RunsInvalid = 1, 1
 	for _, tc := range []struct {
 		name   string
 		end    benchv1.BenchmarkSweepStatus
@@ -336,6 +360,19 @@ func TestWaitSweep(t *testing.T) {
 		{"partial", partial, ExitFailed,
 			"phase=PartiallySucceeded cells=2/2 failed=1 active=0 run=s-1-r1 cell=2 run-phase=Failed run-reason=PhaseFailed",
 			"sweep/partial partially succeeded: 1 of 2 cells have failed runs; 1 of 2 runs failed: s-1-r1 (PhaseFailed)\n"},
+		{"invalid", invalid, ExitInvalid,
+			"phase=Succeeded cells=2/2 failed=0 active=0 invalid=1 run=s-1-r1 cell=2 run-phase=Succeeded run-invalid=PrimaryChanged",
+			"sweep/invalid: 1 of 2 cells have no valid run, hence no results: 2 (s-1-r1: PrimaryChanged)\n"},
+		{"regressed-invalid", regressedInvalid, ExitRegressed,
+			"phase=Succeeded cells=2/2 failed=0 active=0 invalid=1 run=s-1-r1 cell=2 run-phase=Succeeded run-invalid=PrimaryChanged",
+			"sweep/regressed-invalid succeeded but regressed: 1 of 1 cells regressed: cell 1: S2 throughput -20.0% vs 6-run history (p=1e-07); " +
+				"not compared: cell 2 (no valid run: s-1-r1 (PrimaryChanged))\n" +
+				"sweep/regressed-invalid: 1 of 2 cells have no valid run, hence no results: 2 (s-1-r1: PrimaryChanged)\n"},
+		{"some-invalid", someInvalid, ExitOK,
+			"phase=Succeeded cells=2/2 failed=0 active=0 invalid=1 run=s-0-r2 cell=1 run-phase=Succeeded\n" +
+				"phase=Succeeded cells=2/2 failed=0 active=0 invalid=1 run=s-1-r1 cell=2 run-phase=Succeeded\n" +
+				"phase=Succeeded cells=2/2 failed=0 active=0 invalid=1 run=s-1-r2 cell=2 run-phase=Succeeded run-invalid=LoaderSaturated",
+			"sweep/some-invalid: 1 runs are not valid and were left out of their cells' results: cell 2 s-1-r2: LoaderSaturated\n"},
 		{"stopped", stopped, ExitFailed,
 			"phase=Failed cells=2/2 failed=1 active=0 reason=RunFailed run=s-1-r1 cell=2 run-phase=Failed run-reason=PhaseFailed",
 			"sweep/stopped failed: RunFailed: run s-1-r1 failed (PhaseFailed); failurePolicy Stop: 0 of 2 runs were not started\n"},
@@ -344,12 +381,11 @@ func TestWaitSweep(t *testing.T) {
 			sw := createSweep(t, c, ns, tc.name)
 			inv := start(t, adminKubeconfig(t), []string{"wait", "sweep/" + tc.name, "-n", ns, "--timeout=2m"})
 			prefix := "sweep/" + tc.name + " "
-			want := prefixed(prefix, []string{
+			want := prefixed(prefix, append([]string{
 				"phase=- cells=0/0 failed=0 active=0",
 				"phase=Running cells=0/2 failed=0 active=1",
 				"phase=Running cells=1/2 failed=0 active=1 run=s-0-r1 cell=1 run-phase=Succeeded",
-				tc.last,
-			})
+			}, strings.Split(tc.last, "\n")...))
 			inv.awaitOutput(t, want[0])
 			setSweepStatus(t, c, sw, sweepStatus(benchv1.SweepRunning, running, ""))
 			inv.awaitOutput(t, want[1])

@@ -31,27 +31,59 @@ and per operation type (READ, UPDATE, INSERT, SCAN, READ-MODIFY-WRITE, ...)
 its count, errors, ops/s (count / phase runtime) and latencies in
 microseconds: average, p50, p95, p99, p99.9. Latencies cover successful
 operations, as in YCSB; every percentile comes from histograms merged
-exactly over the phase's loaders.
+exactly over the phase's loaders. A phase measured with
+measurement.interval intended or both has intended latencies too (from
+the moment the target's schedule meant each call to start); a phase with
+a warm-up has the warm-up's numbers apart; each loader reports its
+connections, CPU use and throttling, and a phase run by several loaders
+how far apart their measured windows started (start skew). The run's
+Valid condition says whether the numbers are the database's.
 
 Output formats (-o):
   table  aligned columns, like kubectl; the OVERALL row of a phase holds its
-         own numbers, "-" marks values a row does not have.
-  csv    a header row, then per phase an OVERALL row and one row per
-         operation: namespace,run,phase,type,operation,count,errors,
+         own numbers, a WARMUP row its warm-up's (WARMUP-<OP> rows its
+         operations), an INTENDED-P99(us) column intended p99s when a
+         phase measured them; "-" marks values a row does not have. Then
+         a table of the loaders (CONNECTIONS, CONNECT, CPU in % of
+         CPU-LIMIT, THROTTLED in % of the window, the phase's START-SKEW)
+         and the Valid condition (VALID, REASON, MESSAGE).
+  csv    a header row, then per phase an OVERALL row, one row per
+         operation, WARMUP and WARMUP-<OP> rows, and a LOADER row per
+         loader: namespace,run,phase,type,operation,count,errors,
          ops_per_sec,runtime_ms,avg_us,min_us,max_us,p50_us,p95_us,p99_us,
-         p999_us (runtime_ms is the phase's on every row).
+         p999_us,intended_avg_us,intended_min_us,intended_max_us,
+         intended_p50_us,intended_p95_us,intended_p99_us,intended_p999_us,
+         start_skew_ms,loader,pod,connections,connect_ms,cpu_percent,
+         cpu_limit,throttled_percent,valid,valid_reason (runtime_ms is the
+         phase's on every row, the warm-up's on its rows; start_skew_ms is
+         on OVERALL rows; valid and valid_reason, the Valid condition, on
+         every row).
   json   {"kind": "BenchmarkRunResults", "version": 1, "namespace", "name",
-          "runPhase", "phases": [{"name", "type", "loaders", "threads",
+          "runPhase", "valid": {"status", "reason", "message"},
+          "phases": [{"name", "type", "loaders", "threads",
           "startTime", "completionTime", "runtimeMillis", "count",
           "opsPerSec", "p99Micros", "stopReason", "lostInserts",
+          "measurementInterval", "intendedP99Micros", "startSkewMillis",
           "operations": [{"name", "count", "errors", "opsPerSec",
           "avgMicros", "minMicros", "maxMicros", "p50Micros", "p95Micros",
-          "p99Micros", "p999Micros", "statuses": {"OK": n, ...}}]}]}
-         Fields are only added within a version.
+          "p99Micros", "p999Micros", "statuses": {"OK": n, ...},
+          "intended": {"avgMicros", "minMicros", "maxMicros", "p50Micros",
+          "p95Micros", "p99Micros", "p999Micros"}}],
+          "warmup": {"runtimeMillis", "count", "opsPerSec", "p99Micros",
+          "operations": [...]}, "loaderStats": [{"index", "pod",
+          "connections", "connectMillis", "cpuPercent", "cpuLimit",
+          "throttledPercent"}]}]}
+         Fields are only added within a version; those a run does not
+         have are left out.
   ycsb   YCSB's text report per phase ("[OVERALL], RunTime(ms), ...",
          "[READ], 95thPercentileLatency(us), ...", "[READ], Return=OK, ..."),
          printed by the loader's own report writer from the merged results,
-         so YCSB parsers keep working. Each report is preceded by a line
+         so YCSB parsers keep working. With measurement.interval intended
+         the [READ] blocks hold the intended latencies (with the Return=
+         lines), with both the [Intended-READ] blocks follow the others
+         (without them), as YCSB 0.17.0 prints them; a warm-up adds
+         "[WARMUP], RunTime(ms)", "[WARMUP], Operations" and [WARMUP-<OP>]
+         blocks at the end. Each report is preceded by a line
          "# run/NAME phase=P type=T loaders=N threads=N", which does not
          start with "[" and is skipped by YCSB parsers; with --phase there
          is no such line and the output is exactly one YCSB report. Status

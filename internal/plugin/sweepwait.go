@@ -38,10 +38,10 @@ func (o *options) waitedSweep(c *apiClient, ref Ref, sweep *benchv1.BenchmarkSwe
 
 // sweepProgressLines describes the changes from prev to cur (prev nil:
 // the first observation). Every line starts with the sweep's state,
-// "phase=P cells=DONE/TOTAL failed=N active=N"; each child run that
-// ended since adds a line "run=NAME cell=CELL run-phase=P
-// [run-reason=R]", and a
-// change of the state alone prints the state line.
+// "phase=P cells=DONE/TOTAL failed=N active=N [invalid=N]"; each child
+// run that ended since adds a line "run=NAME cell=CELL run-phase=P
+// [run-reason=R] [run-invalid=R]", and a change of the state alone prints
+// the state line.
 func sweepProgressLines(prev, cur *benchv1.BenchmarkSweepStatus) []string {
 	first := prev == nil
 	if first {
@@ -64,6 +64,9 @@ func sweepProgressLines(prev, cur *benchv1.BenchmarkSweepStatus) []string {
 			if r.Reason != "" {
 				l += " run-reason=" + r.Reason
 			}
+			if r.Valid != nil && !*r.Valid {
+				l += " run-invalid=" + orDash(r.InvalidReason)
+			}
 			lines = append(lines, l)
 		}
 	}
@@ -78,6 +81,9 @@ func runEnded(p benchv1.RunPhase) bool { return p == benchv1.RunSucceeded || p =
 // sweepState describes where a sweep is, for progress lines and messages.
 func sweepState(st *benchv1.BenchmarkSweepStatus) string {
 	s := fmt.Sprintf("phase=%s cells=%d/%d failed=%d active=%d", orDash(string(st.Phase)), st.CellsDone, st.CellsTotal, st.CellsFailed, st.RunsActive)
+	if st.RunsInvalid > 0 {
+		s += fmt.Sprintf(" invalid=%d", st.RunsInvalid)
+	}
 	if failed, reason, _ := sweepFailed(st); failed && reason != "" {
 		s += " reason=" + reason
 	}
@@ -101,8 +107,15 @@ func sweepFinished(st *benchv1.BenchmarkSweepStatus) bool {
 }
 
 // sweepVerdict turns an ended sweep into the exit code: only a sweep whose
-// every run succeeded passes; why it did not goes to stderr.
+// every run succeeded, not regressed, with a valid run in each cell
+// passes; why it did not goes to stderr, and so do its invalid runs.
 func (o *options) sweepVerdict(ref Ref, st *benchv1.BenchmarkSweepStatus) error {
+	lines, cellsWithoutValid := sweepInvalid(ref, st)
+	defer func() {
+		for _, l := range lines {
+			_, _ = fmt.Fprintln(o.streams.ErrOut, l)
+		}
+	}()
 	if failed, reason, message := sweepFailed(st); failed {
 		if reason == "" {
 			reason, message = "Unknown", "the sweep is Failed but has no Failed condition"
@@ -130,5 +143,48 @@ func (o *options) sweepVerdict(ref Ref, st *benchv1.BenchmarkSweepStatus) error 
 		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s succeeded but regressed: %s\n", ref, c.Message)
 		return withCode(ExitRegressed, nil)
 	}
+	if cellsWithoutValid > 0 {
+		return withCode(ExitInvalid, nil)
+	}
 	return nil
+}
+
+// sweepInvalid describes a sweep's invalid runs for stderr: a line naming
+// the cells that have no valid run (so no results), each with its invalid
+// runs, and a line naming the other invalid runs (left out of their
+// cells' results); none without invalid runs. It counts the cells without
+// a valid run: cells with an invalid run and no run that succeeded and is
+// not invalid, as the controller's status.cellsInvalid once they ended.
+func sweepInvalid(ref Ref, st *benchv1.BenchmarkSweepStatus) (lines []string, cellsWithoutValid int) {
+	var cells, others []string
+	for _, c := range st.Cells {
+		var invalid []string
+		usable := 0
+		for _, r := range c.Runs {
+			switch {
+			case r.Valid != nil && !*r.Valid:
+				invalid = append(invalid, r.Name+": "+orDash(r.InvalidReason))
+			case r.Phase == benchv1.RunSucceeded:
+				usable++
+			}
+		}
+		switch {
+		case len(invalid) == 0:
+		case usable == 0:
+			cells = append(cells, fmt.Sprintf("%s (%s)", c.Name, strings.Join(invalid, ", ")))
+		default:
+			for _, r := range invalid {
+				others = append(others, "cell "+c.Name+" "+r)
+			}
+		}
+	}
+	if len(cells) > 0 {
+		lines = append(lines, fmt.Sprintf("%s: %d of %d cells have no valid run, hence no results: %s",
+			ref, len(cells), len(st.Cells), strings.Join(cells, "; ")))
+	}
+	if len(others) > 0 {
+		lines = append(lines, fmt.Sprintf("%s: %d runs are not valid and were left out of their cells' results: %s",
+			ref, len(others), strings.Join(others, "; ")))
+	}
+	return lines, len(cells)
 }

@@ -39,7 +39,10 @@ line on stdout whenever something changes, stamped in UTC:
   2026-05-02T10:02:40Z run/demo phase=Succeeded current=run finished=run type=Run ops/s=11363.64 runtime=1m28s operations=1000000 p99=2011us
 
 When the run fails, the last line carries reason=REASON, and the Failed
-condition's reason and message go to stderr.
+condition's reason and message go to stderr. When it succeeds but is not
+valid (its Valid condition is False: a process restarted, a primary
+changed, a loader saturated, ...), the last line carries invalid=REASON
+and the Valid condition's reason and message go to stderr.
 
 A sweep prints its phase and cell counts, and a line for every child run
 that ends:
@@ -51,9 +54,14 @@ that ends:
 (phase, cells done of total, cells with a failed run, runs active; once
 the sweep failed, reason=REASON).
 
-It exits 0 when every run succeeded (Succeeded), and 1 when the sweep
-Failed (its Failed condition's reason and message go to stderr) or ended
-PartiallySucceeded (the failed runs and their reasons go to stderr).
+It exits 0 when every run succeeded (Succeeded) and each cell has a valid
+run, 1 when the sweep Failed (its Failed condition's reason and message go
+to stderr) or ended PartiallySucceeded (the failed runs and their reasons
+go to stderr), and 4 when every run succeeded but a cell has no valid run
+(its runs all have a Valid condition that is False), so the cell has no
+results. Invalid runs are named on stderr whatever the exit code; a run
+that ends invalid adds run-invalid=REASON to its line, and the state adds
+invalid=N (the invalid runs) once there are some.
 
 --timeout bounds the wait (default 2h, a run's default spec.timeout; give
 a sweep one that covers all its runs); --timeout=0 checks once without
@@ -207,7 +215,19 @@ func (o *options) verdict(ref Ref, st *benchv1.BenchmarkRunStatus) error {
 		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s succeeded but regressed: %s\n", ref, c.Message)
 		return withCode(ExitRegressed, nil)
 	}
+	// The validity checks: a run can succeed and measure something else
+	// than the database (a restart, an election, a saturated loader).
+	if c := runInvalid(st); c != nil {
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s succeeded but is not valid: %s: %s\n", ref, c.Reason, c.Message)
+		return withCode(ExitInvalid, nil)
+	}
 	return nil
+}
+
+// runInvalid is the Valid condition of a run that succeeded but is not
+// valid, nil otherwise (benchv1.BenchmarkRun.Invalid).
+func runInvalid(st *benchv1.BenchmarkRunStatus) *metav1.Condition {
+	return (&benchv1.BenchmarkRun{Status: *st}).Invalid()
 }
 
 // finished reports whether the run reached a terminal state.

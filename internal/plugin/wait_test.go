@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -102,6 +103,47 @@ func TestWaitRegressed(t *testing.T) {
 	}
 	if got, want := inv.stderr.String(), "run/gated succeeded but regressed: S3 throughput -12.4% vs 30-run history (p=2e-05)\n"; got != want {
 		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
+
+// TestWaitInvalid: a run that succeeded but whose Valid condition is False
+// exits 4, its last line saying why and the condition on stderr; a
+// Regressed condition that is True would win (exit 3).
+func TestWaitInvalid(t *testing.T) {
+	c := newClient(t)
+	ns := createNamespace(t, c, "wait-")
+	const msg = "phase run: loader 0 used 97.5% of its CPU (2 (cgroup)), above maxLoaderCPUPercent 90"
+	for _, tc := range []struct {
+		name      string
+		regressed bool
+		code      ExitCode
+		stderr    string
+	}{
+		{"noisy", false, ExitInvalid, "run/noisy succeeded but is not valid: LoaderSaturated: " + msg + "\n"},
+		{"both", true, ExitRegressed, "run/both succeeded but regressed: run throughput -12.4% vs 30-run history (p=2e-05)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := createRun(t, c, ns, tc.name)
+			inv := start(t, adminKubeconfig(t), []string{"wait", "run/" + tc.name, "-n", ns, "--timeout=2m"})
+			steps := lifecycle()
+			last := &steps[len(steps)-1]
+			meta.SetStatusCondition(&last.status.Conditions, cond(benchv1.ConditionValid, metav1.ConditionFalse, "LoaderSaturated", msg))
+			if tc.regressed {
+				last.status.Conditions = append(last.status.Conditions, cond(benchv1.ConditionRegressed, metav1.ConditionTrue, "Regression",
+					"run throughput -12.4% vs 30-run history (p=2e-05)"))
+			}
+			last.line = "phase=Succeeded current=run invalid=LoaderSaturated finished=run type=Run ops/s=751.50 runtime=2s operations=1503 p99=1084us"
+			want := play(t, inv, run, steps)
+			if code := inv.exit(t, 30*time.Second); code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tc.code, inv.stderr)
+			}
+			if got := unstamped(t, inv.stdout.String()); !reflect.DeepEqual(got, want) {
+				t.Errorf("progress lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			if got := inv.stderr.String(); got != tc.stderr {
+				t.Errorf("stderr %q, want %q", got, tc.stderr)
+			}
+		})
 	}
 }
 

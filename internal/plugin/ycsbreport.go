@@ -9,16 +9,21 @@ import (
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
-// statusPercentiles are the latency percentiles a phase's status keeps per
-// operation, hence the only ones a report rebuilt from status can print.
-var statusPercentiles = []struct {
-	p     float64
-	value func(*benchv1.OperationResult) int64
-}{
-	{50, func(o *benchv1.OperationResult) int64 { return o.P50Micros }},
-	{95, func(o *benchv1.OperationResult) int64 { return o.P95Micros }},
-	{99, func(o *benchv1.OperationResult) int64 { return o.P99Micros }},
-	{99.9, func(o *benchv1.OperationResult) int64 { return o.P999Micros }},
+// statusPercentileOf is a latency percentile a phase's status keeps per
+// operation, of its service times and of its intended latencies.
+type statusPercentileOf struct {
+	p        float64
+	value    func(*benchv1.OperationResult) int64
+	intended func(*benchv1.IntendedLatency) int64
+}
+
+// statusPercentiles are the percentiles status keeps, hence the only ones
+// a report rebuilt from status can print.
+var statusPercentiles = []statusPercentileOf{
+	{50, func(o *benchv1.OperationResult) int64 { return o.P50Micros }, func(i *benchv1.IntendedLatency) int64 { return i.P50Micros }},
+	{95, func(o *benchv1.OperationResult) int64 { return o.P95Micros }, func(i *benchv1.IntendedLatency) int64 { return i.P95Micros }},
+	{99, func(o *benchv1.OperationResult) int64 { return o.P99Micros }, func(i *benchv1.IntendedLatency) int64 { return i.P99Micros }},
+	{99.9, func(o *benchv1.OperationResult) int64 { return o.P999Micros }, func(i *benchv1.IntendedLatency) int64 { return i.P999Micros }},
 }
 
 // parseStatusPercentiles reads --percentiles (hdrhistogram.percentiles'
@@ -36,43 +41,78 @@ func parseStatusPercentiles(s string) ([]float64, error) {
 	return ps, nil
 }
 
-func statusPercentile(p float64) func(*benchv1.OperationResult) int64 {
-	for _, sp := range statusPercentiles {
-		if sp.p == p {
-			return sp.value
+func statusPercentile(p float64) *statusPercentileOf {
+	for i := range statusPercentiles {
+		if statusPercentiles[i].p == p {
+			return &statusPercentiles[i]
 		}
 	}
 	return nil
 }
 
 // ycsbSummary rebuilds the numbers of YCSB's text report from a phase's
-// status, for ycsb.WriteSummary, the writer the loader uses. Status lacks
-// the latencies of failed operations, so there are no "<OP>-FAILED"
-// blocks (the Return= lines still count every failure), and its average
-// latency is rounded to hundredths.
+// status, for ycsb.WriteSummary, the writer the loader uses: with
+// measurement.interval intended or both, the intended blocks as YCSB
+// 0.17.0 prints them; with a warm-up, its [WARMUP] lines and
+// [WARMUP-<OP>] blocks. Status lacks the latencies of failed operations,
+// so there are no "<OP>-FAILED" blocks (the Return= lines still count
+// every failure), and its average latencies are rounded to hundredths.
 func ycsbSummary(r *benchv1.PhaseResult, percentiles []float64) *ycsb.Summary {
 	s := &ycsb.Summary{
 		RuntimeMillis:         r.RuntimeMillis,
 		Operations:            r.Operations,
 		FailedBufferedInserts: r.LostInserts,
+		Interval:              ycsb.IntervalOp,
 	}
-	for i := range r.OperationStats {
-		o := &r.OperationStats[i]
-		ok := ycsb.LatencySummary{
-			// The <OP> measurement holds successful operations only.
-			Operations:    o.Count - o.Errors,
-			AverageMicros: o.AverageMicros,
-			MinMicros:     o.MinMicros,
-			MaxMicros:     o.MaxMicros,
-		}
-		for _, p := range percentiles {
-			if v := statusPercentile(p); v != nil {
-				ok.Percentiles = append(ok.Percentiles, ycsb.PercentileValue{Percentile: p, Micros: v(o)})
-			}
-		}
-		s.Ops = append(s.Ops, ycsb.OpSummary{Name: o.Name, OK: ok, Returns: ycsb.SortedStatusCounts(o.Statuses)})
+	if r.MeasurementInterval != "" {
+		// The API's enum is YCSB's values; an unknown one prints the
+		// service times, which status always has.
+		s.Interval, _ = ycsb.ParseMeasurementInterval(string(r.MeasurementInterval))
+	}
+	s.Ops = opSummaries(r.OperationStats, percentiles, s.Interval.Intended())
+	if w := r.Warmup; w != nil {
+		s.Warmup = &ycsb.WarmupSummary{RuntimeMillis: w.RuntimeMillis, Operations: w.Operations,
+			Ops: opSummaries(w.OperationStats, percentiles, false)}
 	}
 	return s
+}
+
+// opSummaries are the report's operations: their successful operations'
+// latencies (the <OP> measurement holds those only), with their intended
+// latencies when measured. An operation without intended latencies in an
+// intended report (none succeeded) gets an empty block, as the loader's
+// writer prints an empty histogram.
+func opSummaries(ops []benchv1.OperationResult, percentiles []float64, intended bool) []ycsb.OpSummary {
+	out := make([]ycsb.OpSummary, 0, len(ops))
+	for i := range ops {
+		o := &ops[i]
+		ok := ycsb.LatencySummary{Operations: o.Count - o.Errors, AverageMicros: o.AverageMicros, MinMicros: o.MinMicros, MaxMicros: o.MaxMicros}
+		ok.Percentiles = statusPercentileValues(percentiles, func(sp *statusPercentileOf) int64 { return sp.value(o) })
+		sum := ycsb.OpSummary{Name: o.Name, OK: ok, Returns: ycsb.SortedStatusCounts(o.Statuses)}
+		if intended {
+			sum.IntendedOK = ycsb.LatencySummary{Percentiles: statusPercentileValues(percentiles, func(*statusPercentileOf) int64 { return 0 })}
+			if it := o.Intended; it != nil {
+				// Every successful call has an intended latency.
+				sum.IntendedOK = ycsb.LatencySummary{Operations: o.Count - o.Errors, AverageMicros: it.AverageMicros,
+					MinMicros: it.MinMicros, MaxMicros: it.MaxMicros,
+					Percentiles: statusPercentileValues(percentiles, func(sp *statusPercentileOf) int64 { return sp.intended(it) })}
+			}
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+// statusPercentileValues are the percentile lines of a block, each value
+// read by value from the status percentile it names.
+func statusPercentileValues(percentiles []float64, value func(*statusPercentileOf) int64) []ycsb.PercentileValue {
+	var out []ycsb.PercentileValue
+	for _, p := range percentiles {
+		if sp := statusPercentile(p); sp != nil {
+			out = append(out, ycsb.PercentileValue{Percentile: p, Micros: value(sp)})
+		}
+	}
+	return out
 }
 
 // writeYCSB prints YCSB's text report of each phase. Before each report

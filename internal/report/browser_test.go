@@ -58,6 +58,7 @@ func runChromium(t *testing.T, bin, page string, args ...string) []byte {
 var chartLabels = map[string][]string{
 	"Throughput against ":      {"throughput (ops/s)"},
 	"p99 latency against ":     {"p99 latency (µs)"},
+	"Intended p99 latency ":    {"intended p99 latency (µs)"},
 	"Mean latency against ":    {"mean latency (µs)"},
 	"Peak server connections ": {"peak connections (any MongoDB process)"},
 	"Throughput over time: ":   {"time since the phase started (s)", "throughput (ops/s)"},
@@ -70,13 +71,13 @@ func TestHTMLInBrowser(t *testing.T) {
 		fixture string
 		axis    string
 		// charts: per numeric axis and slice of the other axes,
-		// throughput, p99, mean latency and connections; then one time
-		// series per phase.
+		// throughput, p99, intended p99 (when a phase measured it), mean
+		// latency and connections; then one time series per phase.
 		charts int
 		// knees are the phases marked on the throughput charts.
 		knees []string
 	}{
-		{"microsharding", "topology", 1*4 + 5, []string{"S1", "S2", "S3", "S4", "S5"}},
+		{"microsharding", "topology", 1*5 + 5, []string{"S1", "S2", "S3", "S4", "S5"}},
 		{"pool", "threads", 3*4 + 2, []string{"load", "run"}},
 		// A gated run: a history chart per compared metric, then the
 		// throughput over time of its two phases.
@@ -173,6 +174,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			} else if growthCharts != 0 {
 				t.Errorf("%d growth charts in a study without a Grow phase", growthCharts)
+			}
+			if tc.fixture == "microsharding" {
+				// Intended latencies, warm-ups, loaders and an invalid run.
+				sections = append(sections, "Intended p99 latency (µs)", "Warm-up and loaders", "Invalid runs")
 			}
 			for _, h := range sections {
 				if !containsString(texts(findAll(doc, "h2")), h) {

@@ -79,8 +79,9 @@ type chartSpec struct {
 }
 
 // charts draws every chart of the study: for each numeric axis (and each
-// combination of the other axes) throughput, p99 and mean latency against
-// the axis with one line per phase and the knees marked, peak server
+// combination of the other axes) throughput, p99, intended p99 (when a
+// phase measured it) and mean latency against the axis with one line per
+// phase and the knees marked, peak server
 // connections where telemetry recorded them; then each phase's throughput
 // over time, one line per cell.
 func (s *Study) charts() ([]chart, error) {
@@ -102,8 +103,11 @@ func (s *Study) charts() ([]chart, error) {
 			specs := []chartSpec{
 				s.axisChart(a, sl, metricThroughput, "Throughput against "+a.Name+at),
 				s.axisChart(a, sl, metricP99, "p99 latency against "+a.Name+at),
-				s.axisChart(a, sl, metricMean, "Mean latency against "+a.Name+at),
 			}
+			if s.measuresIntended() {
+				specs = append(specs, s.axisChart(a, sl, metricIntendedP99, "Intended p99 latency against "+a.Name+at))
+			}
+			specs = append(specs, s.axisChart(a, sl, metricMean, "Mean latency against "+a.Name+at))
 			specs[0].Markers = s.kneeMarkers(a, sl)
 			if connAxes[ai] {
 				if c := s.connectionChart(a, sl, "Peak server connections against "+a.Name+at); len(c.Lines) > 0 {
@@ -138,7 +142,7 @@ func (s *Study) charts() ([]chart, error) {
 }
 
 // axisChart plots a metric of a slice against the axis's numbers, a line
-// per phase.
+// per phase that has the metric.
 func (s *Study) axisChart(a Axis, sl slice, m metric, title string) chartSpec {
 	sp := chartSpec{Title: title, XLabel: a.Name, YLabel: m.Unit}
 	for _, ph := range s.Phases {
@@ -147,7 +151,7 @@ func (s *Study) axisChart(a Axis, sl slice, m metric, title string) chartSpec {
 			if c == nil {
 				continue
 			}
-			if r := c.Result(ph.Name); r != nil {
+			if r := c.Result(ph.Name); r != nil && !math.IsNaN(m.value(r)) {
 				line.XYs = append(line.XYs, plotter.XY{X: *a.Values[vi].Number, Y: m.value(r)})
 			}
 		}
@@ -215,7 +219,8 @@ func (s *Study) connectionChart(a Axis, sl slice, title string) chartSpec {
 }
 
 // timeSeriesChart plots a phase's throughput over time, one line per cell
-// from its first repetition that has a series, at most maxSeriesLines.
+// from its first repetition that has a series and is not invalid, at most
+// maxSeriesLines.
 func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 	sp := chartSpec{Title: "Throughput over time: " + ph.Name + " (" + string(ph.Type) + ")",
 		XLabel: "time since the phase started (s)", YLabel: "throughput (ops/s)"}
@@ -252,7 +257,8 @@ func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 
 func firstSeries(c *Cell, phase string) (*benchv1.TimeSeries, int32) {
 	for _, r := range c.Runs {
-		if r.Run == nil {
+		if r.Run == nil || !c.single && r.Run.Invalid() != nil {
+			// An invalid run's series is not the cell's.
 			continue
 		}
 		for i := range r.Run.Status.Results {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/results"
 )
@@ -31,6 +33,68 @@ const csvRunColumns = 5
 // csvHistory are the columns a run's report with a history adds (see
 // CSV).
 var csvHistory = []string{"history_of", "completion_time", "change_point"}
+
+// Column groups a study adds only when it has what they hold (see CSV):
+// its runs' Valid condition, intended latencies, the loaders' figures.
+var (
+	csvValidity = []string{"valid", "valid_reason"}
+	csvIntended = []string{"intended_avg_us", "intended_min_us", "intended_max_us", "intended_p50_us", "intended_p95_us",
+		"intended_p99_us", "intended_p999_us"}
+	csvLoaders = []string{"start_skew_ms", "loader", "loader_pod", "connections", "connect_ms", "cpu_percent", "cpu_limit",
+		"throttled_percent"}
+)
+
+// loaderRow names a run's row of one loader's figures in a phase;
+// warmupRow the row of a phase's warm-up (YCSB's [OVERALL] of it), whose
+// operations' rows are named warmupRow-<OP>.
+const (
+	loaderRow = "LOADER"
+	warmupRow = "WARMUP"
+)
+
+// csvExtras are the optional column groups a study's CSV has, after
+// p999_us and before the Grow columns.
+type csvExtras struct {
+	validity, intended, loaders bool
+}
+
+func (x csvExtras) header() []string {
+	var out []string
+	if x.validity {
+		out = append(out, csvValidity...)
+	}
+	if x.intended {
+		out = append(out, csvIntended...)
+	}
+	if x.loaders {
+		out = append(out, csvLoaders...)
+	}
+	return out
+}
+
+func (x csvExtras) width() int { return len(x.header()) }
+
+// csvExtrasOf looks at the study's runs (and its history's) for a Valid
+// condition, intended latencies and loaders' figures.
+func (s *Study) csvExtrasOf() csvExtras {
+	var x csvExtras
+	runs := slices.Clone(s.Runs)
+	if s.History != nil {
+		for _, r := range s.History.Runs {
+			runs = append(runs, *r)
+		}
+	}
+	for i := range runs {
+		r := &runs[i]
+		x.validity = x.validity || meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionValid) != nil
+		for _, p := range r.Status.Results {
+			x.loaders = x.loaders || len(p.LoaderStats) > 0
+			x.intended = x.intended || p.IntendedP99Micros != nil || slices.ContainsFunc(p.OperationStats,
+				func(o benchv1.OperationResult) bool { return o.Intended != nil })
+		}
+	}
+	return x
+}
 
 // csvGrowth are the columns a study with a Grow phase adds (see CSV),
 // before its index_size_bytes:<index> and shard_count:<shard> columns.
@@ -140,9 +204,25 @@ const overall = "OVERALL"
 // history run's row of a compared metric's phase and operation, OVERALL
 // for a whole phase's: the metric's change points that start at the run,
 // "throughput -10.2% (p=3e-07), regime starts", joined by "; ").
+//
+// A study whose runs have them adds, after p999_us and before the Grow
+// columns: valid and valid_reason (each run's Valid condition, True or
+// False, and its reason; on every row of the run) when a run has the
+// condition; intended_avg_us, intended_min_us, intended_max_us,
+// intended_p50_us, intended_p95_us, intended_p99_us and intended_p999_us
+// (an operation's intended latencies; on an OVERALL row intended_p99_us
+// is the phase's) when a phase measured intended latencies; and
+// start_skew_ms (on OVERALL rows), loader, loader_pod, connections,
+// connect_ms, cpu_percent, cpu_limit and throttled_percent when loaders
+// reported their figures, on a LOADER row per loader and phase (its
+// measurement columns empty but runtime_ms). A phase with a warm-up has a
+// WARMUP row (its operations, ops_per_sec, runtime_ms and p99_us) and a
+// WARMUP-<OP> row per operation, after its operations' rows, their
+// runtime_ms the warm-up's.
 func CSV(w io.Writer, s *Study) error {
 	growth := s.csvGrowthColumns()
-	header, withNumber := csvHeader(s, growth)
+	extras := s.csvExtrasOf()
+	header, withNumber := csvHeader(s, extras, growth)
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write csv: %w", err)
@@ -178,7 +258,7 @@ func CSV(w io.Writer, s *Study) error {
 				}
 			}
 			run := []string{strconv.Itoa(int(r.Repetition)), r.Name, string(phase), r.Reason, fp}
-			if err := writeRunRows(cw, slices.Concat(lead, run), r.Run, tail, growth); err != nil {
+			if err := writeRunRows(cw, slices.Concat(lead, run), r.Run, tail, extras, growth); err != nil {
 				return err
 			}
 		}
@@ -186,7 +266,7 @@ func CSV(w io.Writer, s *Study) error {
 	if h := s.History; h != nil {
 		// The history's runs, oldest first: no cell, no repetition; the
 		// axis columns (a run's study has none) stay empty.
-		axes := len(header) - len(csvLead) - len(csvTrail) - len(csvHistory)
+		axes := len(header) - len(csvLead) - len(csvTrail) - len(csvHistory) - extras.width()
 		if growth != nil {
 			axes -= growth.width()
 		}
@@ -196,7 +276,7 @@ func CSV(w io.Writer, s *Study) error {
 				fp = e.Fingerprint
 			}
 			lead := slices.Concat([]string{s.Name, "", ""}, make([]string, axes), []string{"", r.Name, string(r.Status.Phase), "", fp})
-			if err := writeRunRows(cw, lead, r, tail, growth); err != nil {
+			if err := writeRunRows(cw, lead, r, tail, extras, growth); err != nil {
 				return err
 			}
 		}
@@ -209,10 +289,10 @@ func CSV(w io.Writer, s *Study) error {
 }
 
 // csvHeader is the CSV's header, and which axes have a number column.
-func csvHeader(s *Study, growth *growthColumns) ([]string, []bool) {
+func csvHeader(s *Study, extras csvExtras, growth *growthColumns) ([]string, []bool) {
 	header := slices.Clone(csvLead)
 	taken := map[string]bool{}
-	for _, h := range slices.Concat(csvLead, csvTrail) {
+	for _, h := range slices.Concat(csvLead, csvTrail, extras.header()) {
 		taken[h] = true
 	}
 	if growth != nil {
@@ -244,6 +324,7 @@ func csvHeader(s *Study, growth *growthColumns) ([]string, []bool) {
 		}
 	}
 	header = append(header, csvTrail...)
+	header = append(header, extras.header()...)
 	if growth != nil {
 		header = append(header, growth.header()...)
 	}
@@ -270,16 +351,45 @@ func (h *History) csvColumns(run *benchv1.BenchmarkRun, phase, op string) []stri
 }
 
 // writeRunRows writes a run's rows: an OVERALL row per phase and a row per
-// operation, then a Grow phase's checkpoints (growth, when the study has
-// any), or one row without measurements when the run has no results. lead
-// fills the columns before them (study, cell, axes, repetition, run,
-// run_phase, reason, fingerprint), tail (if any) the history's columns
-// after them.
+// operation, its warm-up's rows and a LOADER row per loader, then a Grow
+// phase's checkpoints (growth, when the study has any), or one row
+// without measurements when the run has no results. lead fills the
+// columns before them (study, cell, axes, repetition, run, run_phase,
+// reason, fingerprint), extras the optional groups (see CSV), tail (if
+// any) the history's columns after them.
 func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail func(*benchv1.BenchmarkRun, string, string) []string,
-	growth *growthColumns) error {
+	extras csvExtras, growth *growthColumns) error {
 	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
-	row := func(phase, op string, measured, grown []string) []string {
-		out := slices.Concat(lead, measured)
+	var valid []string
+	if extras.validity {
+		valid = []string{"", ""}
+		if run != nil {
+			if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionValid); c != nil {
+				valid = []string{string(c.Status), c.Reason}
+			}
+		}
+	}
+	// extra fills the optional groups of a row: the intended latencies
+	// and the loader's columns, empty when nil.
+	extra := func(intended, loader []string) []string {
+		out := slices.Clone(valid)
+		if extras.intended {
+			out = append(out, orEmpty(intended, len(csvIntended))...)
+		}
+		if extras.loaders {
+			out = append(out, orEmpty(loader, len(csvLoaders))...)
+		}
+		return out
+	}
+	row := func(phase, op string, measured, grown []string, more ...[]string) []string {
+		var intended, loader []string
+		if len(more) > 0 {
+			intended = more[0]
+		}
+		if len(more) > 1 {
+			loader = more[1]
+		}
+		out := slices.Concat(lead, measured, extra(intended, loader))
 		if growth != nil {
 			if grown == nil {
 				grown = make([]string, growth.width())
@@ -301,14 +411,45 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 		}
 		return nil
 	}
+	opt := func(v *int64) string {
+		if v == nil {
+			return ""
+		}
+		return i64(*v)
+	}
+	optf := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return plain(*v)
+	}
 	for pi := range res {
 		p := &res[pi]
 		rows := [][]string{row(p.Name, overall, []string{p.Name, string(p.Type), overall, i64(p.Operations), "", plain(p.Throughput), i64(p.RuntimeMillis),
-			"", "", "", "", "", i64(p.P99Micros), ""}, nil)}
-		for _, op := range p.OperationStats {
-			rows = append(rows, row(p.Name, op.Name, []string{p.Name, string(p.Type), op.Name, i64(op.Count), i64(op.Errors),
-				plain(opsPerSec(op.Count, p.RuntimeMillis)), i64(p.RuntimeMillis), plain(op.AverageMicros),
-				i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)}, nil))
+			"", "", "", "", "", i64(p.P99Micros), ""}, nil, []string{"", "", "", "", "", opt(p.IntendedP99Micros), ""},
+			[]string{opt(p.StartSkewMillis), "", "", "", "", "", "", ""})}
+		ops := func(prefix string, list []benchv1.OperationResult, runtimeMillis int64) {
+			for _, op := range list {
+				var intended []string
+				if it := op.Intended; it != nil {
+					intended = []string{plain(it.AverageMicros), i64(it.MinMicros), i64(it.MaxMicros), i64(it.P50Micros), i64(it.P95Micros),
+						i64(it.P99Micros), i64(it.P999Micros)}
+				}
+				rows = append(rows, row(p.Name, prefix+op.Name, []string{p.Name, string(p.Type), prefix + op.Name, i64(op.Count), i64(op.Errors),
+					plain(opsPerSec(op.Count, runtimeMillis)), i64(runtimeMillis), plain(op.AverageMicros),
+					i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)}, nil, intended))
+			}
+		}
+		ops("", p.OperationStats, p.RuntimeMillis)
+		if wu := p.Warmup; wu != nil {
+			rows = append(rows, row(p.Name, warmupRow, []string{p.Name, string(p.Type), warmupRow, i64(wu.Operations), "", plain(wu.Throughput),
+				i64(wu.RuntimeMillis), "", "", "", "", "", i64(wu.P99Micros), ""}, nil))
+			ops(warmupRow+"-", wu.OperationStats, wu.RuntimeMillis)
+		}
+		for _, l := range p.LoaderStats {
+			rows = append(rows, row(p.Name, loaderRow, []string{p.Name, string(p.Type), loaderRow, "", "", "", i64(p.RuntimeMillis),
+				"", "", "", "", "", "", ""}, nil, nil, []string{"", strconv.Itoa(int(l.Index)), l.Pod, strconv.Itoa(int(l.Connections)),
+				i64(l.ConnectMillis), optf(l.CPUPercent), l.CPULimit, optf(l.ThrottledPercent)}))
 		}
 		if growth != nil && p.Growth != nil {
 			// The checkpoints carry no change point: the tail gets no phase.
@@ -365,6 +506,14 @@ func (g *growthColumns) checkpoint(index int, cp *benchv1.GrowthCheckpoint, mode
 		out = append(out, count)
 	}
 	return out
+}
+
+// orEmpty is cols, or n empty columns when cols is nil.
+func orEmpty(cols []string, n int) []string {
+	if cols == nil {
+		return make([]string, n)
+	}
+	return cols
 }
 
 // opsPerSec is count / runtime rounded to hundredths, like a phase's

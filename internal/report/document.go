@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
@@ -64,6 +65,9 @@ func (s *Study) buildDocument(ax int) document {
 	if s.Kind == KindSweep {
 		add("cells", s.cellCounts())
 		add("repetitions", strconv.Itoa(int(s.Repetitions)))
+		if n := len(s.invalidRuns()); n > 0 {
+			add("invalid runs", fmt.Sprintf("%d, left out of every aggregate (see Invalid runs)", n))
+		}
 		add("baseline", s.Baseline)
 		add("best", s.Best)
 		add("summary phase", s.SummaryPhase)
@@ -71,14 +75,27 @@ func (s *Study) buildDocument(ax int) document {
 	if st := s.times(); st != "" {
 		add("time", st)
 	}
+	if s.Kind == KindRun && len(s.Runs) == 1 {
+		if c := meta.FindStatusCondition(s.Runs[0].Status.Conditions, benchv1.ConditionValid); c != nil {
+			v := string(c.Status)
+			if c.Status == metav1.ConditionFalse {
+				v += ": " + c.Reason + " (see Invalid runs)"
+			}
+			add("valid", v)
+		}
+	}
 
 	// A Grow phase's figures are what a growth study is read for.
 	growth := s.growth()
 	for _, gp := range growth {
 		d.Parts = append(d.Parts, s.growthSection(gp, len(growth) > 1))
 	}
-	for _, m := range pivotMetrics {
-		d.Parts = append(d.Parts, s.pivotSection(m, ax))
+	for i, m := range s.pivotMetrics() {
+		sec := s.pivotSection(m, ax)
+		if note := s.comparabilityNote(); i == 0 && note != "" {
+			sec.Text = append(sec.Text, note)
+		}
+		d.Parts = append(d.Parts, sec)
 	}
 	if k := s.kneeSection(); len(k.Items) > 0 {
 		d.Parts = append(d.Parts, k)
@@ -89,15 +106,26 @@ func (s *Study) buildDocument(ax int) document {
 	if s.History != nil {
 		d.Parts = append(d.Parts, s.historySection())
 	}
-	d.Parts = append(d.Parts, s.operationSection(), s.environmentSection())
+	d.Parts = append(d.Parts, s.operationSection())
+	if w := s.warmupAndLoadersSection(); len(w.Tables) > 0 {
+		d.Parts = append(d.Parts, w)
+	}
+	d.Parts = append(d.Parts, s.environmentSection())
 	if f := s.failureSection(); len(f.Items) > 0 {
 		d.Parts = append(d.Parts, f)
+	}
+	if v := s.invalidSection(); len(v.Items) > 0 {
+		d.Parts = append(d.Parts, v)
 	}
 	return d
 }
 
 func (s *Study) cellCounts() string {
 	st := s.Sweep.Status
+	if st.CellsInvalid > 0 {
+		return fmt.Sprintf("%d (%d done, %d with failed runs, %d without a valid run, %d runs active)",
+			st.CellsTotal, st.CellsDone, st.CellsFailed, st.CellsInvalid, st.RunsActive)
+	}
 	return fmt.Sprintf("%d (%d done, %d with failed runs, %d runs active)", st.CellsTotal, st.CellsDone, st.CellsFailed, st.RunsActive)
 }
 
@@ -142,6 +170,14 @@ func (s *Study) pivotSection(m metric, ax int) section {
 	if m.Title == metricP99.Title {
 		note += ". p99 covers every database call of the phase"
 	}
+	if m.Title == metricIntendedP99.Title {
+		note += ". The intended latency of a call runs from the moment the target's schedule meant it to start " +
+			"(measurement.interval intended or both), so a stall counts against the calls it delayed; " +
+			"only the phases that measured it are shown"
+	}
+	if n := len(s.invalidRuns()); n > 0 && s.Kind == KindSweep {
+		note += "; " + invalidLeftOut(n) + " (see Invalid runs)"
+	}
 	sec.Text = append(sec.Text, note+".")
 	corner := "phase"
 	var values []string
@@ -165,6 +201,9 @@ func (s *Study) pivotSection(m metric, ax int) section {
 			}
 		}
 		for _, ph := range s.Phases {
+			if m.Title == metricIntendedP99.Title && !s.phaseMeasuresIntended(ph.Name) {
+				continue // the table is of the phases that measured it
+			}
 			row := []string{ph.Name + " (" + string(ph.Type) + ")"}
 			for _, c := range sl.Cells {
 				row = append(row, s.pivotCell(m, c, ph.Name))
@@ -223,11 +262,24 @@ func (s *Study) operationSection() section {
 		Header: []string{"cell", "phase", "operation", "reps", "count", "errors", "p50", "p95", "p99", "p99.9", "mean"},
 		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
 	}
+	if n := len(s.invalidRuns()); n > 0 && s.Kind == KindSweep {
+		sec.Text[0] += " " + strings.ToUpper(invalidLeftOut(n)[:1]) + invalidLeftOut(n)[1:] + " (see Invalid runs)."
+	}
+	intended := s.measuresIntended()
+	if intended {
+		sec.Text[0] += " Intended p99 is the p99 of the calls' intended latencies (\"-\" where the phase did not measure them)."
+		t.Header = append(t.Header, "intended p99")
+		t.Right = append(t.Right, true)
+	}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{
+		row := []string{
 			r.Cell.Name, r.Phase, r.Operation, strconv.Itoa(r.Repetitions), median(r.Count), median(r.Errors),
 			median(r.P50), median(r.P95), median(r.P99), median(r.P999), number(r.Mean, 1),
-		})
+		}
+		if intended {
+			row = append(row, median(r.IntendedP99))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	sec.Tables = []table{t}
 	return sec
@@ -321,6 +373,57 @@ func diffSuffix(env environment) string {
 		names[i] = d.Field
 	}
 	return "; recorded fields that differ: " + strings.Join(names, ", ")
+}
+
+// invalidLeftOut says how many invalid runs an aggregate leaves out.
+func invalidLeftOut(n int) string {
+	if n == 1 {
+		return "1 invalid run is left out"
+	}
+	return strconv.Itoa(n) + " invalid runs are left out"
+}
+
+// invalidSection lists the runs that succeeded but are not valid, with
+// their Valid condition, and how many each cell left out.
+func (s *Study) invalidSection() section {
+	sec := section{Heading: "Invalid runs"}
+	runs := s.invalidRuns()
+	if len(runs) == 0 {
+		return sec
+	}
+	if s.Kind == KindRun {
+		sec.Text = []string{"The run succeeded, but its Valid condition is False: what it measured is not only the database " +
+			"under the run's settings. Its numbers above are its own; a sweep leaves such a run out of its cell's results, " +
+			"and a regression history leaves it out too."}
+	} else {
+		sec.Text = []string{"These runs succeeded, but their Valid condition is False: what they measured is not only the database " +
+			"under the runs' settings. Their numbers stay in their status (and in the CSV and JSON reports) but enter no aggregate: " +
+			"not the medians, CoV, % changes, knees or best, nor the latencies by operation, warm-ups and loaders above, nor the gate."}
+		t := table{Header: []string{"cell", "runs", "valid (aggregated)", "invalid (left out)"}, Right: []bool{false, true, true, true}}
+		for ci := range s.Cells {
+			c := &s.Cells[ci]
+			if c.Invalid == 0 {
+				continue
+			}
+			valid := strconv.Itoa(len(c.measured()))
+			if c.withoutValidRun() {
+				valid += " (no results)"
+			}
+			t.Rows = append(t.Rows, []string{c.Name, strconv.Itoa(len(c.Runs)), valid, strconv.Itoa(int(c.Invalid))})
+		}
+		sec.Tables = []table{t}
+	}
+	for _, r := range runs {
+		line := fmt.Sprintf("%s (cell %s, repetition %d): %s", r.Name, r.Cell.Name, r.Repetition, orDash(r.Reason))
+		if s.Kind == KindRun {
+			line = r.Name + ": " + orDash(r.Reason)
+		}
+		if r.Message != "" {
+			line += ": " + r.Message
+		}
+		sec.Items = append(sec.Items, line)
+	}
+	return sec
 }
 
 func (s *Study) failureSection() section {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -27,6 +28,8 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/sweep"
 	"github.com/mongobench/mongobench/internal/testutil/sweepfixture"
+	"github.com/mongobench/mongobench/internal/topology"
+	"github.com/mongobench/mongobench/internal/validity"
 )
 
 // The fixtures in testdata are sweeps as `kubectl get benchmarksweep,
@@ -102,6 +105,9 @@ type cellModel struct {
 	failed map[int32]string
 	// kernel overrides the node's kernel for some repetitions.
 	kernel map[int32]string
+	// saturated marks repetitions whose second loader saturates its CPU,
+	// with the phase it does it in: the run is invalid.
+	saturated map[int32]string
 	// growth measures the Grow phases (growth_fixture_test.go).
 	growth *growthModel
 }
@@ -120,6 +126,10 @@ type studyModel struct {
 	phases          []phaseModel
 	cells           []cellModel
 	seed            uint64
+	// current marks a study recorded by a controller that checks
+	// validity: its loaders report their figures, and its runs end with
+	// a Valid condition (the others' runs predate both).
+	current bool
 }
 
 var studyTemplate = benchv1.BenchmarkRunSpec{
@@ -171,12 +181,27 @@ func microsharding() fixture {
 			},
 		})
 	}
+	// A loader of 6-shards' second repetition saturates its CPU in S5:
+	// the run is invalid, and left out of the cell's numbers.
+	cells[3].saturated = map[int32]string{2: "S5"}
 	tmpl := *studyTemplate.DeepCopy()
+	// Two loaders of 16 threads each; S2 warms up for 30 s; S4 runs at a
+	// target and measures intended latencies too.
+	tmpl.Loaders = 2
 	for _, p := range phases {
-		tmpl.Phases = append(tmpl.Phases, p.spec)
+		ps := p.spec
+		ps.Threads /= 2
+		switch ps.Name {
+		case "S2":
+			ps.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 30 * time.Second}}
+		case "S4":
+			ps.Target = ptr.To[int64](60000)
+			ps.Measurement = &benchv1.MeasurementSpec{Interval: benchv1.MeasureBoth}
+		}
+		tmpl.Phases = append(tmpl.Phases, ps)
 	}
 	return studyModel{
-		name: "microsharding", namespace: "bench", seed: 1,
+		name: "microsharding", namespace: "bench", seed: 1, current: true,
 		spec: benchv1.BenchmarkSweepSpec{
 			Template: tmpl, Axes: []benchv1.SweepAxis{axis}, Repetitions: 2,
 			Order: benchv1.SweepSequential, Parallelism: 1, FailurePolicy: benchv1.SweepContinue,
@@ -295,6 +320,7 @@ func (m studyModel) build() fixture {
 	st.CellsTotal = int32(len(cells))
 	st.Cells, st.Knees = agg.Cells, agg.Knees
 	st.CellsDone, st.CellsFailed, st.RunsActive = agg.CellsDone, agg.CellsFailed, agg.RunsActive
+	st.CellsInvalid, st.RunsInvalid = agg.CellsInvalid, agg.RunsInvalid
 	st.Baseline, st.Best, st.SummaryPhase = agg.Baseline, agg.Best, agg.SummaryPhase
 	st.ObservedGeneration = 1
 	// The controller's end of a sweep whose runs all ended.
@@ -309,6 +335,25 @@ func (m studyModel) build() fixture {
 	if len(failed) > 0 {
 		phase, reason = benchv1.SweepPartiallySucceeded, benchv1.ReasonSomeRunsFailed
 		message = fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", len(failed), len(plan), strings.Join(failed, ", "))
+	}
+	// The controller's note of invalid runs (invalidNote in
+	// controllers/benchmarksweep_controller.go).
+	var invalid, noValid []string
+	for _, c := range st.Cells {
+		for _, r := range c.Runs {
+			if r.Valid != nil && !*r.Valid {
+				invalid = append(invalid, r.Name+": "+r.InvalidReason)
+			}
+		}
+		if c.InvalidRuns > 0 && len(c.Results) == 0 {
+			noValid = append(noValid, c.Name)
+		}
+	}
+	if len(invalid) > 0 {
+		message += fmt.Sprintf("; %d of the runs that succeeded are not valid and left out of the results (%s)", len(invalid), strings.Join(invalid, ", "))
+	}
+	if len(noValid) > 0 {
+		message += fmt.Sprintf("; %d cells have no valid run, hence no results: %s", len(noValid), strings.Join(noValid, ", "))
 	}
 	st.Phase = phase
 	at := metav1.NewTime(clock)
@@ -349,6 +394,10 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 	st.NodeName = fmt.Sprintf("bench-node-%d", 1+(ci+int(rep))%3)
 	st.Environment = m.environment(cm, rep, &run)
 	clock := start.Add(90 * time.Second)
+	// The figures added since the first fixtures draw from their own
+	// generator, so the others' numbers stay what they were.
+	sum := sha256.Sum256([]byte(name))
+	aux := rand.New(rand.NewPCG(m.seed, binary.BigEndian.Uint64(sum[:8])))
 	for _, p := range m.phases {
 		if cm.failed[rep] == p.spec.Name {
 			st.Phase = benchv1.RunFailed
@@ -359,6 +408,11 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 				{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonPhaseFailed), Message: msg, LastTransitionTime: metav1.NewTime(clock)},
 			}
 			st.CompletionTime = ptr.To(metav1.NewTime(clock.Add(time.Minute)))
+			if m.current {
+				st.Conditions = append(st.Conditions, metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionFalse,
+					Reason: string(benchv1.ReasonRunFailed), Message: "the run failed (PhaseFailed): it has no complete numbers",
+					LastTransitionTime: metav1.NewTime(clock.Add(time.Minute))})
+			}
 			return run
 		}
 		var r benchv1.PhaseResult
@@ -368,6 +422,8 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 			r = cm.growth.phase(rng, &run.Spec.Phases[i], rep, clock)
 		} else {
 			r = m.phase(rng, cm, p, clock)
+			i := slices.IndexFunc(run.Spec.Phases, func(ps benchv1.PhaseSpec) bool { return ps.Name == p.spec.Name })
+			m.measurement(aux, &run, &run.Spec.Phases[i], cm.saturated[rep] == p.spec.Name, &r)
 		}
 		st.Results = append(st.Results, r)
 		clock = r.CompletionTime.Add(15 * time.Second)
@@ -381,7 +437,72 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 		{Type: benchv1.ConditionFailed, Status: metav1.ConditionFalse, Reason: "Succeeded", Message: "the run succeeded", LastTransitionTime: metav1.NewTime(clock)},
 	}
 	st.CompletionTime = ptr.To(metav1.NewTime(clock))
+	if m.current {
+		// The run controller's validity checks (controllers/benchmarkrun_validity.go).
+		problems := validity.Check(&run)
+		c := metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
+			Message: validity.Summary(problems, validity.Unchecked(&run)), LastTransitionTime: metav1.NewTime(clock)}
+		if len(problems) > 0 {
+			c.Status, c.Reason = metav1.ConditionFalse, string(problems[0].Reason)
+		}
+		st.Conditions = append(st.Conditions, c)
+	}
 	return run
+}
+
+// measurement adds to a phase's results what a current loader reports
+// beyond YCSB's numbers, as the spec asks: the warm-up, the intended
+// latencies (under a target, each call's service time plus how late it
+// started: 5-25% more, growing towards the tail), and, in a current
+// study, each loader's connections and CPU (the second one above its
+// limit when saturated) and their start skew.
+func (m studyModel) measurement(aux *rand.Rand, run *benchv1.BenchmarkRun, ps *benchv1.PhaseSpec, saturated bool, r *benchv1.PhaseResult) {
+	if ps.Warmup != nil && ps.Warmup.Duration != nil {
+		ms := ps.Warmup.Duration.Milliseconds()
+		slower := 1.3 + aux.Float64()*0.2 // a cold cache
+		w := &benchv1.WarmupResult{RuntimeMillis: ms, Operations: int64(r.Throughput / slower * float64(ms) / 1000),
+			P99Micros: int64(float64(r.P99Micros) * slower * 1.4)}
+		w.Throughput = math.Round(float64(w.Operations)*1000/float64(ms)*100) / 100
+		for _, op := range r.OperationStats {
+			n := int64(float64(op.Count) / float64(r.Operations) * float64(w.Operations))
+			scale := func(v int64, f float64) int64 { return int64(float64(v) * slower * f) }
+			w.OperationStats = append(w.OperationStats, benchv1.OperationResult{Name: op.Name, Count: n, Statuses: map[string]int64{"OK": n},
+				AverageMicros: math.Round(op.AverageMicros*slower*100) / 100, MinMicros: op.MinMicros, MaxMicros: scale(op.MaxMicros, 1.6),
+				P50Micros: scale(op.P50Micros, 1), P95Micros: scale(op.P95Micros, 1.2), P99Micros: scale(op.P99Micros, 1.4), P999Micros: scale(op.P999Micros, 1.6)})
+		}
+		r.Warmup = w
+	}
+	if in := topology.MeasurementIntervalOf(run, ps); in == benchv1.MeasureIntended || in == benchv1.MeasureBoth {
+		r.MeasurementInterval = in
+		late := 1.05 + aux.Float64()*0.05
+		var p99 int64
+		for i := range r.OperationStats {
+			op := &r.OperationStats[i]
+			scale := func(v int64, f float64) int64 { return int64(float64(v) * late * f) }
+			op.Intended = &benchv1.IntendedLatency{AverageMicros: math.Round(op.AverageMicros*late*1.02*100) / 100, MinMicros: op.MinMicros,
+				MaxMicros: scale(op.MaxMicros, 1.2), P50Micros: scale(op.P50Micros, 1), P95Micros: scale(op.P95Micros, 1.05),
+				P99Micros: scale(op.P99Micros, 1.15), P999Micros: scale(op.P999Micros, 1.2)}
+			p99 = max(p99, op.Intended.P99Micros)
+		}
+		r.IntendedP99Micros = ptr.To(p99)
+	}
+	if !m.current {
+		return
+	}
+	loaders := max(run.Spec.Loaders, 1)
+	r.Loaders = loaders
+	for i := range loaders {
+		cpu := math.Round((30+aux.Float64()*35)*100) / 100
+		if saturated && i == 1 {
+			cpu = 96.4
+		}
+		r.LoaderStats = append(r.LoaderStats, benchv1.LoaderResult{Index: i, Pod: fmt.Sprintf("%s-%s-%d-%s", run.Name, strings.ToLower(ps.Name), i,
+			[]string{"x7k2p", "q9w4z", "m3c8d"}[i%3]), Connections: ps.Threads, ConnectMillis: 8 + aux.Int64N(12),
+			CPUPercent: ptr.To(cpu), CPULimit: "2 (cgroup)", ThrottledPercent: ptr.To(math.Round(aux.Float64()*1.5*100) / 100)})
+	}
+	if loaders > 1 {
+		r.StartSkewMillis = ptr.To(1 + aux.Int64N(5))
+	}
 }
 
 func (m studyModel) environment(cm cellModel, rep int32, run *benchv1.BenchmarkRun) *benchv1.EnvironmentStatus {

@@ -78,17 +78,36 @@ var (
 		change:   func(s *Study, c *Cell, r *benchv1.SweepPhaseStats) float64 { return s.meanChange(c, r.Name) },
 		decimals: 1,
 	}
-	pivotMetrics = []metric{metricThroughput, metricP99, metricMean}
+	// metricIntendedP99 is NaN ("-") for a phase that measured no
+	// intended latencies.
+	metricIntendedP99 = metric{
+		Title: "Intended p99 latency (µs)", Unit: "intended p99 latency (µs)",
+		value:  intendedP99,
+		change: func(s *Study, c *Cell, r *benchv1.SweepPhaseStats) float64 { return s.intendedChange(c, r.Name) },
+	}
 )
 
+// pivotMetrics are the metrics of the pivot tables and axis charts: the
+// intended p99 after the p99 when a phase measured it.
+func (s *Study) pivotMetrics() []metric {
+	if s.measuresIntended() {
+		return []metric{metricThroughput, metricP99, metricIntendedP99, metricMean}
+	}
+	return []metric{metricThroughput, metricP99, metricMean}
+}
+
 // pivotCell is what a pivot table shows for a cell's phase:
-// "41,230 (+175.0%) ±1.2%", "15,000 (baseline)" or "-".
+// "41,230 (+175.0%) ±1.2%", "15,000 (baseline)", "no valid run" (a cell
+// whose runs succeeded but are all invalid) or "-".
 func (s *Study) pivotCell(m metric, c *Cell, phase string) string {
 	if c == nil {
 		return "-"
 	}
+	if c.withoutValidRun() {
+		return "no valid run"
+	}
 	r := c.Result(phase)
-	if r == nil {
+	if r == nil || math.IsNaN(m.value(r)) {
 		return "-"
 	}
 	out := number(m.value(r), m.decimals)

@@ -148,14 +148,14 @@ func (s *Study) growth() []growthPhase {
 	return out
 }
 
-// cellGrowthOf reduces the growth of a cell's successful repetitions in
-// the named phase; false when none recorded it.
+// cellGrowthOf reduces the growth of a cell's usable repetitions in the
+// named phase; false when none recorded it.
 func cellGrowthOf(c *Cell, phase string) (cellGrowth, bool) {
 	cg := cellGrowth{Cell: c}
 	byRecords := map[int64][]growthSample{}
 	var modes []string
 	for _, r := range c.Runs {
-		if r.Run == nil || r.Run.Status.Phase != benchv1.RunSucceeded {
+		if !c.shows(&r) {
 			continue
 		}
 		for i := range r.Run.Status.Results {

@@ -39,6 +39,56 @@ type jsonReport struct {
 	// Growth is each cell's growth in each Grow phase, as the Markdown
 	// and HTML reports show it (studies with a Grow phase).
 	Growth []jsonGrowth `json:"growth,omitempty"`
+	// InvalidRuns are the runs that succeeded but are not valid (their
+	// Valid condition is False): every aggregate leaves them out.
+	InvalidRuns []jsonInvalidRun `json:"invalidRuns,omitempty"`
+	// Warmups and Loaders are each cell's warm-ups and loaders' figures
+	// per phase, as the Markdown and HTML reports show them (studies
+	// whose runs have them); the runs' own are in their status.
+	Warmups []jsonWarmup  `json:"warmups,omitempty"`
+	Loaders []jsonLoaders `json:"loaders,omitempty"`
+}
+
+// jsonInvalidRun is a run left out as invalid, with its Valid condition.
+type jsonInvalidRun struct {
+	Run        string `json:"run"`
+	Cell       int32  `json:"cell"`
+	CellName   string `json:"cellName"`
+	Repetition int32  `json:"repetition"`
+	Reason     string `json:"reason"`
+	Message    string `json:"message,omitempty"`
+}
+
+// jsonWarmup is a cell's warm-up in a phase: the median of each figure
+// across the cell's successful, valid repetitions that had one.
+type jsonWarmup struct {
+	Phase         string  `json:"phase"`
+	Cell          int32   `json:"cell"`
+	CellName      string  `json:"cellName"`
+	Repetitions   int     `json:"repetitions"`
+	Operations    float64 `json:"operations"`
+	RuntimeMillis float64 `json:"runtimeMillis"`
+	OpsPerSec     float64 `json:"opsPerSec"`
+	P99Micros     float64 `json:"p99Micros"`
+}
+
+// jsonLoaders is what a cell's loaders reported in a phase across its
+// successful, valid repetitions: the most loaders, the median of their
+// connections (all loaders together), the longest connect time, the
+// highest CPU use (% of cpuLimits) and throttling of any loader, and the
+// widest start skew (absent with one loader).
+type jsonLoaders struct {
+	Phase               string   `json:"phase"`
+	Cell                int32    `json:"cell"`
+	CellName            string   `json:"cellName"`
+	Repetitions         int      `json:"repetitions"`
+	Loaders             int      `json:"loaders"`
+	Connections         float64  `json:"connections"`
+	MaxConnectMillis    int64    `json:"maxConnectMillis"`
+	MaxCPUPercent       *float64 `json:"maxCpuPercent,omitempty"`
+	CPULimits           []string `json:"cpuLimits,omitempty"`
+	MaxThrottledPercent *float64 `json:"maxThrottledPercent,omitempty"`
+	MaxStartSkewMillis  *int64   `json:"maxStartSkewMillis,omitempty"`
 }
 
 // jsonGrowth is a cell's growth in a Grow phase: per checkpoint the
@@ -140,7 +190,8 @@ type jsonRun struct {
 // spec and status, each child phase's merged histograms as stored, and a
 // gated run's history series (History), and each cell's growth in a Grow
 // phase (the medians the other formats show; the runs' rows are in their
-// status).
+// status), the invalid runs with their Valid condition, and each cell's
+// warm-ups and loaders' figures as the other formats show them.
 func JSON(w io.Writer, s *Study) error {
 	rep := jsonReport{
 		Format: JSONFormat, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
@@ -148,6 +199,28 @@ func JSON(w io.Writer, s *Study) error {
 	}
 	if s.Sweep != nil {
 		rep.Sweep = &jsonSweep{Metadata: trimMeta(s.Sweep.ObjectMeta), Spec: s.Sweep.Spec, Status: s.Sweep.Status}
+	}
+	for _, r := range s.invalidRuns() {
+		rep.InvalidRuns = append(rep.InvalidRuns, jsonInvalidRun{Run: r.Name, Cell: r.Cell.Index, CellName: r.Cell.Name,
+			Repetition: r.Repetition, Reason: r.Reason, Message: r.Message})
+	}
+	for _, w := range s.warmups() {
+		rep.Warmups = append(rep.Warmups, jsonWarmup{Phase: w.Phase, Cell: w.Cell.Index, CellName: w.Cell.Name, Repetitions: w.Repetitions,
+			Operations: w.Operations, RuntimeMillis: w.RuntimeMillis, OpsPerSec: w.OpsPerSec, P99Micros: w.P99Micros})
+	}
+	for _, l := range s.loaderStats() {
+		jl := jsonLoaders{Phase: l.Phase, Cell: l.Cell.Index, CellName: l.Cell.Name, Repetitions: l.Repetitions, Loaders: l.Loaders,
+			Connections: l.Connections, MaxConnectMillis: l.ConnectMillis, CPULimits: l.CPULimits}
+		if !math.IsNaN(l.MaxCPUPercent) {
+			jl.MaxCPUPercent = ptrTo(l.MaxCPUPercent)
+		}
+		if !math.IsNaN(l.MaxThrottledPercent) {
+			jl.MaxThrottledPercent = ptrTo(l.MaxThrottledPercent)
+		}
+		if l.MaxStartSkewMillis >= 0 {
+			jl.MaxStartSkewMillis = ptrTo(l.MaxStartSkewMillis)
+		}
+		rep.Loaders = append(rep.Loaders, jl)
 	}
 	where := map[string]*CellRun{}
 	cells := map[string]*Cell{}

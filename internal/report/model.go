@@ -6,8 +6,11 @@
 // The sweep's aggregates (medians, CoV, % changes, knees) are taken from
 // its status as the controller computed them, never recomputed: a report
 // and `kubectl get benchmarksweep` must not disagree. What status does not
-// aggregate (per-operation latencies) is reduced the same way, with
-// internal/stats: the median across a cell's successful repetitions.
+// aggregate (per-operation latencies, warm-ups, loaders) is reduced the
+// same way, with internal/stats: the median across a cell's usable
+// repetitions (succeeded, and not invalid: benchv1.BenchmarkRun.Usable).
+// Invalid runs are shown with their Valid condition, and enter no
+// aggregate.
 package report
 
 import (
@@ -101,11 +104,17 @@ type Cell struct {
 	Values []benchv1.SweepCellValue
 	Phase  benchv1.SweepPhase
 	Runs   []CellRun
+	// Invalid counts the cell's runs that succeeded but are not valid
+	// (status.cells[].invalidRuns): Results leave them out.
+	Invalid int32
 	// Results are the cell's status.results, one per phase.
 	Results []benchv1.SweepPhaseStats
 	// baseline is the index in Study.Cells of the cell this one is
 	// compared with, -1 without one.
 	baseline int
+	// single marks a run's study: the cell is the run itself, whose own
+	// numbers it shows even when the run is not valid.
+	single bool
 }
 
 // CellRun is one repetition of a cell.
@@ -135,16 +144,29 @@ func (c *Cell) Value(axis string) (benchv1.SweepCellValue, bool) {
 	return benchv1.SweepCellValue{}, false
 }
 
-// succeeded lists the repetitions that succeeded and still exist: the
-// ones the sweep aggregates.
-func (c *Cell) succeeded() []*benchv1.BenchmarkRun {
+// measured lists the repetitions whose numbers the cell shows, if they
+// still exist: the usable ones (succeeded, not invalid), which the sweep
+// aggregates; for a run's study, the run once it succeeded, valid or not.
+func (c *Cell) measured() []*benchv1.BenchmarkRun {
 	var out []*benchv1.BenchmarkRun
-	for _, r := range c.Runs {
-		if r.Run != nil && r.Run.Status.Phase == benchv1.RunSucceeded {
-			out = append(out, r.Run)
+	for i := range c.Runs {
+		if c.shows(&c.Runs[i]) {
+			out = append(out, c.Runs[i].Run)
 		}
 	}
 	return out
+}
+
+// shows reports whether the cell shows the repetition's numbers (see
+// measured).
+func (c *Cell) shows(r *CellRun) bool {
+	return r.Run != nil && (r.Run.Usable() || c.single && r.Run.Status.Phase == benchv1.RunSucceeded)
+}
+
+// withoutValidRun reports whether the cell has runs that succeeded but
+// none that is valid: it has no results, like a cell whose runs failed.
+func (c *Cell) withoutValidRun() bool {
+	return c.Invalid > 0 && !c.single && len(c.Results) == 0
 }
 
 // FromSweep builds the study of a sweep. runs are its children (others are
@@ -173,7 +195,7 @@ func FromSweep(sw *benchv1.BenchmarkSweep, runs []benchv1.BenchmarkRun, histogra
 	slices.SortFunc(cells, func(a, b benchv1.SweepCellStatus) int { return cmp.Compare(a.Index, b.Index) })
 	used := map[string]bool{}
 	for _, cs := range cells {
-		c := Cell{Index: cs.Index, Name: cs.Name, Values: cs.Values, Phase: cs.Phase, Results: cs.Results, baseline: -1}
+		c := Cell{Index: cs.Index, Name: cs.Name, Values: cs.Values, Phase: cs.Phase, Invalid: cs.InvalidRuns, Results: cs.Results, baseline: -1}
 		reps := slices.Clone(cs.Runs)
 		slices.SortFunc(reps, func(a, b benchv1.SweepRunStatus) int { return cmp.Compare(a.Repetition, b.Repetition) })
 		for _, r := range reps {
@@ -225,7 +247,11 @@ func FromRun(run *benchv1.BenchmarkRun, histograms Histograms) *Study {
 	if run.Status.Environment != nil {
 		cr.Fingerprint = run.Status.Environment.Fingerprint
 	}
-	c := Cell{Index: 0, Name: run.Name, Phase: cellPhase(run.Status.Phase), Runs: []CellRun{cr}, baseline: -1}
+	c := Cell{Index: 0, Name: run.Name, Phase: cellPhase(run.Status.Phase), Runs: []CellRun{cr}, baseline: -1, single: true}
+	if inv := run.Invalid(); inv != nil {
+		c.Invalid, cr.Valid, cr.InvalidReason = 1, ptrTo(false), inv.Reason
+		c.Runs[0] = cr
+	}
 	for i := range run.Status.Results {
 		c.Results = append(c.Results, phaseStats(&run.Status.Results[i]))
 	}
@@ -241,6 +267,9 @@ func phaseStats(r *benchv1.PhaseResult) benchv1.SweepPhaseStats {
 		Name: r.Name, Type: r.Type, Repetitions: 1,
 		MedianThroughput: r.Throughput, MinThroughput: r.Throughput, MaxThroughput: r.Throughput,
 		MedianP99Micros: float64(r.P99Micros),
+	}
+	if r.IntendedP99Micros != nil {
+		out.MedianIntendedP99Micros = ptrTo(float64(*r.IntendedP99Micros))
 	}
 	out.MedianMeanMicros, _ = sweep.MeanLatency(r)
 	for _, op := range r.OperationStats {
@@ -378,6 +407,19 @@ func (s *Study) isBaseline(c *Cell) bool {
 // meanChange is the change of the cell's median mean latency against its
 // baseline's, in %; NaN without a baseline or a result on either side.
 func (s *Study) meanChange(c *Cell, phase string) float64 {
+	return s.changeOf(c, phase, func(r *benchv1.SweepPhaseStats) float64 { return r.MedianMeanMicros })
+}
+
+// intendedChange is the change of the cell's median intended p99 against
+// its baseline's, in %; NaN when either has none.
+func (s *Study) intendedChange(c *Cell, phase string) float64 {
+	return s.changeOf(c, phase, intendedP99)
+}
+
+// changeOf is the change of a number of the cell's phase against its
+// baseline cell's, in %; NaN without a baseline, a result on either side,
+// or the number (NaN) in either.
+func (s *Study) changeOf(c *Cell, phase string, value func(*benchv1.SweepPhaseStats) float64) float64 {
 	if c.baseline < 0 {
 		return math.NaN()
 	}
@@ -385,7 +427,36 @@ func (s *Study) meanChange(c *Cell, phase string) float64 {
 	if r == nil || b == nil {
 		return math.NaN()
 	}
-	return stats.ChangePercent(b.MedianMeanMicros, r.MedianMeanMicros)
+	return stats.ChangePercent(value(b), value(r))
+}
+
+// intendedP99 is a phase aggregate's median intended p99, NaN without one.
+func intendedP99(r *benchv1.SweepPhaseStats) float64 {
+	return orNaN(r.MedianIntendedP99Micros)
+}
+
+// phaseMeasuresIntended reports whether any cell has intended latencies
+// in the phase.
+func (s *Study) phaseMeasuresIntended(phase string) bool {
+	for i := range s.Cells {
+		if r := s.Cells[i].Result(phase); r != nil && r.MedianIntendedP99Micros != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// measuresIntended reports whether any phase of any cell has intended
+// latencies: only then do the reports show them.
+func (s *Study) measuresIntended() bool {
+	for i := range s.Cells {
+		for _, r := range s.Cells[i].Results {
+			if r.MedianIntendedP99Micros != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // AxisIndex returns the index of the named axis; "" means the first axis.
@@ -457,7 +528,8 @@ func (s *Study) cut(ax int) []slice {
 }
 
 // operationRow is one operation of one phase of a cell, the median of each
-// number across the cell's successful repetitions.
+// number across the cell's usable repetitions (IntendedP99 across those
+// that measured it, NaN when none did).
 type operationRow struct {
 	Cell        *Cell
 	Phase       string
@@ -470,6 +542,7 @@ type operationRow struct {
 	P99         float64
 	P999        float64
 	Mean        float64
+	IntendedP99 float64
 }
 
 // operationRows lists every cell × phase × operation, in cell, phase and
@@ -478,7 +551,7 @@ func (s *Study) operationRows() []operationRow {
 	out := make([]operationRow, 0, len(s.Cells)*len(s.Phases))
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
-		runs := c.succeeded()
+		runs := c.measured()
 		for _, ph := range s.Phases {
 			byOp := map[string][]*benchv1.OperationResult{}
 			for _, run := range runs {
@@ -512,6 +585,16 @@ func (s *Study) operationRows() []operationRow {
 					P999:   med(func(o *benchv1.OperationResult) float64 { return float64(o.P999Micros) }),
 					Mean:   med(func(o *benchv1.OperationResult) float64 { return o.AverageMicros }),
 				})
+				var intended []float64
+				for _, op := range ops {
+					if op.Intended != nil {
+						intended = append(intended, float64(op.Intended.P99Micros))
+					}
+				}
+				out[len(out)-1].IntendedP99 = math.NaN()
+				if len(intended) > 0 {
+					out[len(out)-1].IntendedP99 = stats.Median(intended)
+				}
 			}
 		}
 	}
@@ -567,6 +650,41 @@ func (s *Study) failedRuns() []failedRun {
 				}
 			}
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// invalidRun is a repetition that succeeded but is not valid, with its
+// Valid condition.
+type invalidRun struct {
+	Cell       *Cell
+	Name       string
+	Repetition int32
+	Reason     string
+	Message    string
+}
+
+// invalidRuns lists the invalid repetitions in cell order, the reason and
+// message from the child's Valid condition when it still exists, else the
+// reason the sweep recorded.
+func (s *Study) invalidRuns() []invalidRun {
+	var out []invalidRun
+	for ci := range s.Cells {
+		c := &s.Cells[ci]
+		for _, r := range c.Runs {
+			inv := invalidRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: r.InvalidReason}
+			switch {
+			case r.Run != nil:
+				vc := r.Run.Invalid()
+				if vc == nil {
+					continue
+				}
+				inv.Reason, inv.Message = vc.Reason, vc.Message
+			case r.Valid == nil || *r.Valid:
+				continue
+			}
+			out = append(out, inv)
 		}
 	}
 	return out

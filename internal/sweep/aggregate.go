@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -26,9 +27,13 @@ var latencyOps = map[string]bool{"READ": true, "UPDATE": true, "INSERT": true, "
 
 // Aggregate is what the children's status says about the sweep.
 type Aggregate struct {
-	Cells        []benchv1.SweepCellStatus
-	CellsDone    int32
-	CellsFailed  int32
+	Cells       []benchv1.SweepCellStatus
+	CellsDone   int32
+	CellsFailed int32
+	// CellsInvalid counts the ended cells with a successful run but no
+	// valid one; RunsInvalid the runs that succeeded but are not valid.
+	CellsInvalid int32
+	RunsInvalid  int32
 	RunsActive   int32
 	RunsDone     int
 	RunsFailed   int
@@ -45,7 +50,9 @@ func Ended(run *benchv1.BenchmarkRun) bool {
 
 // AggregateRuns aggregates the child runs (by name; absent = not created)
 // into per-cell statistics, % change against the baseline, knees and the
-// best cell. Only successful repetitions enter the statistics.
+// best cell. Only usable repetitions (benchv1.BenchmarkRun.Usable:
+// succeeded and not invalid) enter the statistics; a cell whose
+// successful runs are all invalid has none, as a cell whose runs failed.
 func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, plan []Planned,
 	runs map[string]*benchv1.BenchmarkRun) Aggregate {
 	var agg Aggregate
@@ -60,7 +67,7 @@ func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, 
 		sort.Slice(ps, func(a, b int) bool { return ps[a].Repetition < ps[b].Repetition })
 		cs := benchv1.SweepCellStatus{Index: int32(c.Index), Name: c.Name(), Values: c.Values}
 		var ok []*benchv1.BenchmarkRun
-		created, ended, failed := 0, 0, 0
+		created, ended, failed, succeeded := 0, 0, 0, 0
 		for _, p := range ps {
 			rs := benchv1.SweepRunStatus{Name: p.Name, Repetition: int32(p.Repetition)}
 			if run := runs[p.Name]; run != nil {
@@ -73,7 +80,16 @@ func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, 
 				switch run.Status.Phase {
 				case benchv1.RunSucceeded:
 					ended++
-					ok = append(ok, run)
+					succeeded++
+					if vc := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionValid); vc != nil {
+						rs.Valid = ptr.To(vc.Status != metav1.ConditionFalse)
+					}
+					if inv := run.Invalid(); inv != nil {
+						rs.InvalidReason = inv.Reason
+						cs.InvalidRuns++
+					} else {
+						ok = append(ok, run)
+					}
 				case benchv1.RunFailed:
 					ended++
 					failed++
@@ -88,6 +104,7 @@ func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, 
 		}
 		agg.RunsDone += ended
 		agg.RunsFailed += failed
+		agg.RunsInvalid += cs.InvalidRuns
 		switch {
 		case created == 0:
 			cs.Phase = benchv1.SweepPending
@@ -106,6 +123,9 @@ func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, 
 		if failed > 0 {
 			agg.CellsFailed++
 		}
+		if len(ps) > 0 && ended == len(ps) && succeeded > 0 && len(ok) == 0 {
+			agg.CellsInvalid++
+		}
 		cs.Results = phaseStats(c.Spec.Phases, ok)
 		agg.Cells[i] = cs
 	}
@@ -117,15 +137,15 @@ func AggregateRuns(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell, 
 	return agg
 }
 
-// phaseStats aggregates each phase over the successful runs, in the
-// cell's phase order.
+// phaseStats aggregates each phase over the usable runs, in the cell's
+// phase order.
 func phaseStats(phases []benchv1.PhaseSpec, runs []*benchv1.BenchmarkRun) []benchv1.SweepPhaseStats {
 	if len(runs) == 0 {
 		return nil
 	}
 	var out []benchv1.SweepPhaseStats
 	for _, ph := range phases {
-		var tput, p99, mean []float64
+		var tput, p99, mean, intended []float64
 		st := benchv1.SweepPhaseStats{Name: ph.Name, Type: ph.Type}
 		for _, run := range runs {
 			res := findResult(run, ph.Name)
@@ -134,6 +154,9 @@ func phaseStats(phases []benchv1.PhaseSpec, runs []*benchv1.BenchmarkRun) []benc
 			}
 			tput = append(tput, res.Throughput)
 			p99 = append(p99, float64(res.P99Micros))
+			if res.IntendedP99Micros != nil {
+				intended = append(intended, float64(*res.IntendedP99Micros))
+			}
 			if m, ok := MeanLatency(res); ok {
 				mean = append(mean, m)
 			}
@@ -164,6 +187,9 @@ func phaseStats(phases []benchv1.PhaseSpec, runs []*benchv1.BenchmarkRun) []benc
 		st.MedianP99Micros = stats.Median(p99)
 		if len(mean) > 0 {
 			st.MedianMeanMicros = stats.Median(mean)
+		}
+		if len(intended) > 0 {
+			st.MedianIntendedP99Micros = ptr.To(stats.Median(intended))
 		}
 		out = append(out, st)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // CheckSize fails a sweep whose status, once every run succeeded, would
@@ -35,9 +36,12 @@ func CheckSize(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) erro
 
 // statusBytes is the size of the sweep's status once every run succeeded:
 // the status is aggregated from stand-in runs whose every phase has every
-// field the aggregation reads, with numbers of full precision, and encoded
-// as the API server stores it. Knees count too: they grow with the numeric
-// axes, their slices and the phases.
+// field the aggregation reads (an intended p99 where the phase measures
+// intended latencies), with numbers of full precision, and encoded as the
+// API server stores it. Knees count too: they grow with the numeric axes,
+// their slices and the phases. Each run's entry then says it is invalid
+// with the longest reason, as if all but the cells' results were invalid:
+// an upper bound of what validity adds.
 func statusBytes(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) (int, error) {
 	reps := int(max(spec.Repetitions, 1))
 	plan := Plan("s", len(cells), reps, benchv1.SweepSequential, 0)
@@ -46,21 +50,30 @@ func statusBytes(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) (i
 		run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{UID: types.UID("00000000-0000-0000-0000-000000000000")}}
 		run.Status.Phase = benchv1.RunSucceeded
 		run.Status.Environment = &benchv1.EnvironmentStatus{Fingerprint: "0123456789abcdef"}
-		for i, ph := range cells[p.Cell].Spec.Phases {
+		run.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue}}
+		cellRun := &benchv1.BenchmarkRun{Spec: cells[p.Cell].Spec}
+		for i := range cells[p.Cell].Spec.Phases {
+			ph := &cells[p.Cell].Spec.Phases[i]
 			// Distinct, irrational-looking numbers: medians, CoVs and %
 			// changes print with all their digits.
 			x := float64(p.Cell+1)*1234.5678901234567 + float64(p.Repetition)*math.Pi + float64(i)
-			run.Status.Results = append(run.Status.Results, benchv1.PhaseResult{
+			res := benchv1.PhaseResult{
 				Name: ph.Name, Type: ph.Type, Throughput: x, P99Micros: int64(x * 7),
 				OperationStats: []benchv1.OperationResult{{Name: "READ", Count: 1 << 40, Errors: 1 << 20, AverageMicros: x / 3}},
 				Server:         []benchv1.ServerSummary{{PeakConnections: ptr.To[int64](1 << 20), MaxCacheDirtyPercent: ptr.To(x / 1e3)}},
-			})
+			}
+			if in := topology.MeasurementIntervalOf(cellRun, ph); in == benchv1.MeasureIntended || in == benchv1.MeasureBoth {
+				res.IntendedP99Micros = ptr.To(int64(x * 11))
+			}
+			run.Status.Results = append(run.Status.Results, res)
 		}
 		runs[p.Name] = run
 	}
 	agg := AggregateRuns(spec, axes, cells, plan, runs)
 	st := benchv1.BenchmarkSweepStatus{
 		Phase: benchv1.SweepPartiallySucceeded, Seed: ptr.To[int64](math.MaxInt64), CellsTotal: int32(len(cells)),
+		CellsDone: int32(len(cells)), CellsFailed: int32(len(cells)), CellsInvalid: int32(len(cells)),
+		RunsActive: int32(len(plan)), RunsInvalid: int32(len(plan)),
 		Cells: agg.Cells, Knees: agg.Knees, Baseline: agg.Baseline, Best: agg.Best, SummaryPhase: agg.SummaryPhase,
 	}
 	if c := spec.Compare; c != nil {
@@ -85,9 +98,18 @@ func statusBytes(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) (i
 	for range plan {
 		st.Order = append(st.Order, RunName("ssssssssssssssssssssssssssssssss", 255, 10))
 	}
+	longestReason := ""
+	for _, r := range benchv1.ValidityReasons() {
+		if len(r) > len(longestReason) {
+			longestReason = string(r)
+		}
+	}
 	for i := range st.Cells {
+		st.Cells[i].InvalidRuns = int32(reps)
 		for j := range st.Cells[i].Runs {
-			st.Cells[i].Runs[j].Name = RunName("ssssssssssssssssssssssssssssssss", 255, 10)
+			r := &st.Cells[i].Runs[j]
+			r.Name = RunName("ssssssssssssssssssssssssssssssss", 255, 10)
+			r.Valid, r.InvalidReason = ptr.To(false), longestReason
 		}
 	}
 	b, err := json.Marshal(st)

@@ -785,7 +785,7 @@ func (r *RunResult) ToResult(hostname string) *results.Result {
 
 // opResults converts measurements into the result format's operations.
 func opResults(ms []OpMeasurement) []results.OpResult {
-	out := make([]results.OpResult, 0, len(ms))
+	var out []results.OpResult //nolint:prealloc // nil without measurements, as the result format has always written it
 	for _, m := range ms {
 		op := results.OpResult{Name: m.Op.String(), Statuses: map[string]int64{}}
 		for s, n := range m.Statuses {
