@@ -136,16 +136,24 @@ func (r *BenchmarkRunReconciler) openStartBarrier(ctx context.Context, s *runSta
 	return nil
 }
 
-// phaseDeadline bounds a phase's Job: its maxExecutionTime plus grace, and
-// never beyond what is left of the run's timeout.
+// phaseDeadline bounds a phase's Job: its maxExecutionTime plus grace,
+// plus a timed warm-up, plus the start barrier's wait (its timeout and
+// lead) when its loaders start together, and never beyond what is left of
+// the run's timeout. A warm-up of operations has no known length: such a
+// phase, like one without maxExecutionTime, is bounded by the run's
+// timeout alone.
 func (r *BenchmarkRunReconciler) phaseDeadline(s *runState, ph *benchv1.PhaseSpec) time.Duration {
 	left := time.Duration(math.MaxInt64)
 	if s.run.Spec.Timeout != nil && s.run.Status.StartTime != nil {
 		left = s.run.Status.StartTime.Add(s.run.Spec.Timeout.Duration).Sub(s.now)
 	}
-	if ph.MaxExecutionTime != nil {
-		// The measured window starts after the warm-up.
-		return min(topology.WarmupDuration(ph)+ph.MaxExecutionTime.Duration+r.Limits.PhaseGrace, left)
+	untimedWarmup := ph.Warmup != nil && ph.Warmup.Operations != nil
+	if ph.MaxExecutionTime != nil && !untimedWarmup {
+		d := topology.WarmupDuration(ph) + ph.MaxExecutionTime.Duration + r.Limits.PhaseGrace
+		if topology.StartBarrier(s.run, ph) {
+			d += orDefaultDuration(r.Limits.StartBarrier, DefaultLimits.StartBarrier) + orDefaultDuration(r.Limits.StartLead, DefaultLimits.StartLead)
+		}
+		return min(d, left)
 	}
 	if left == time.Duration(math.MaxInt64) {
 		return 24 * time.Hour

@@ -302,6 +302,11 @@ func TestPhaseDeadlineBranches(t *testing.T) {
 	}
 	limited := &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun, MaxExecutionTime: &metav1.Duration{Duration: 10 * time.Minute}}
 	unlimited := &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun}
+	warmTimed := limited.DeepCopy()
+	warmTimed.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 2 * time.Minute}}
+	warmOps := limited.DeepCopy()
+	warmOps.Warmup = &benchv1.WarmupSpec{Operations: ptr.To[int64](100000)}
+	loaders := func(br *benchv1.BenchmarkRun, n int32) *benchv1.BenchmarkRun { br.Spec.Loaders = n; return br }
 
 	for _, tc := range []struct {
 		name  string
@@ -316,6 +321,9 @@ func TestPhaseDeadlineBranches(t *testing.T) {
 		{"no maxExecutionTime, no run timeout: a day", run(0, 0), unlimited, 24 * time.Hour},
 		{"a timeout but not started: as without one", run(2*time.Hour, 0), unlimited, 24 * time.Hour},
 		{"past the run's timeout: negative", run(time.Hour, 61*time.Minute), limited, -time.Minute},
+		{"a timed warm-up comes first", run(0, 0), warmTimed, 17 * time.Minute},
+		{"a warm-up of operations has no known length: the run's timeout", run(2*time.Hour, 30*time.Minute), warmOps, 90 * time.Minute},
+		{"the start barrier's wait, by default 10 min and a 2 s lead", loaders(run(0, 0), 3), limited, 25*time.Minute + 2*time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := r.phaseDeadline(&runState{run: tc.run, now: now}, tc.phase); got != tc.want {

@@ -116,7 +116,7 @@ func loaderStats(ls []results.LoaderStats) ([]benchv1.LoaderResult, *int64) {
 			used := round2(c.UsedPercent())
 			r.CPUPercent = &used
 			r.CPULimit = strconv.FormatFloat(float64(c.LimitMilliCPU)/1000, 'f', -1, 64) + " (" + c.LimitSource + ")"
-			if c.ThrottledMillis != nil {
+			if c.Throttled() {
 				th := round2(c.ThrottledPercent())
 				r.ThrottledPercent = &th
 			}

@@ -293,8 +293,9 @@ type LoaderResult struct {
 	// run on).
 	// +optional
 	CPULimit string `json:"cpuLimit,omitempty"`
-	// ThrottledPercent is the time its cgroup's CPU quota throttled it, in
-	// % of the measured window (absent when the cgroup does not say).
+	// ThrottledPercent is the share of the measured window's CFS periods
+	// in which its cgroup's CPU quota throttled it, in % (cpu.stat
+	// nr_throttled / nr_periods; absent when the cgroup does not say).
 	// +optional
 	ThrottledPercent *float64 `json:"throttledPercent,omitempty"`
 }

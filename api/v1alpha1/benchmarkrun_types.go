@@ -612,9 +612,9 @@ type ValiditySpec struct {
 	// +optional
 	MaxLoaderCPUPercent *float64 `json:"maxLoaderCPUPercent,omitempty"`
 
-	// MaxLoaderThrottledPercent is the share of a phase's measured window
-	// that a loader's CPU quota may throttle it, in %, before the run is
-	// invalid (LoaderSaturated).
+	// MaxLoaderThrottledPercent is the share of the CFS periods of a
+	// phase's measured window in which a loader's CPU quota may throttle
+	// it, in %, before the run is invalid (LoaderSaturated).
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100

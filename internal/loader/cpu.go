@@ -32,20 +32,29 @@ type cpuMeter struct {
 	// (cgroup v2; v1's cpu controller).
 	cgroupDirs []string
 	v1         bool
+	// limitMilli and limitSource are what the process may use (limit);
+	// statDir is the cgroup whose quota that is (whose cpu.stat counts
+	// its throttling), else the innermost.
+	limitMilli  int64
+	limitSource string
+	statDir     string
 }
 
 // cpuSnapshot is one reading.
 type cpuSnapshot struct {
-	at        time.Time
-	used      time.Duration
-	throttled time.Duration
-	// haveThrottled: the cgroup reports throttled time.
-	haveThrottled bool
+	at   time.Time
+	used time.Duration
+	// throttled, periods and throttledPeriods are cpu.stat's throttled
+	// time and nr_periods, nr_throttled; haveStat when it said them.
+	throttled                 time.Duration
+	periods, throttledPeriods int64
+	haveStat                  bool
 }
 
 func newCPUMeter(root string) *cpuMeter {
 	m := &cpuMeter{root: root, processCPU: processCPUTime}
 	m.cgroupDirs, m.v1 = cgroupDirs(root)
+	m.limitMilli, m.limitSource, m.statDir = m.limit()
 	return m
 }
 
@@ -59,34 +68,44 @@ func processCPUTime() time.Duration {
 }
 
 // cgroupDirs finds the process's cgroup from /proc/self/cgroup: the
-// unified hierarchy's path ("0::/path", cgroup v2), else the v1 hierarchy
-// holding the cpu controller. It returns the directories from the
-// process's own up to the mount's root, which in a container with its own
-// cgroup namespace are the same ("/").
+// unified hierarchy's path ("0::/path") when the cpu controller is on it
+// (cgroup v2: /sys/fs/cgroup/cgroup.controllers lists "cpu"), else the v1
+// hierarchy holding the cpu controller. A hybrid host has both lines, the
+// cpu controller on v1. It returns the directories from the process's own
+// up to the mount's root, which in a container with its own cgroup
+// namespace are the same ("/").
 func cgroupDirs(root string) (dirs []string, v1 bool) {
 	data, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
 	if err != nil {
 		return nil, false
 	}
-	var path, mount string
+	var v2Path, v1Path string
+	haveV2, haveV1 := false, false
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) != 3 {
 			continue
 		}
 		if parts[0] == "0" && parts[1] == "" {
-			path, mount, v1 = parts[2], "sys/fs/cgroup", false
-			break
+			v2Path, haveV2 = parts[2], true
+			continue
 		}
 		for _, c := range strings.Split(parts[1], ",") {
 			if c == "cpu" {
-				path, v1 = parts[2], true
-				for _, m := range []string{"sys/fs/cgroup/cpu,cpuacct", "sys/fs/cgroup/cpu"} {
-					if _, err := os.Stat(filepath.Join(root, m)); err == nil {
-						mount = m
-						break
-					}
-				}
+				v1Path, haveV1 = parts[2], true
+			}
+		}
+	}
+	var path, mount string
+	switch {
+	case haveV2 && (!haveV1 || controllers(root, "sys/fs/cgroup")["cpu"]):
+		path, mount = v2Path, "sys/fs/cgroup"
+	case haveV1:
+		path, v1 = v1Path, true
+		for _, m := range []string{"sys/fs/cgroup/cpu,cpuacct", "sys/fs/cgroup/cpu"} {
+			if _, err := os.Stat(filepath.Join(root, m)); err == nil {
+				mount = m
+				break
 			}
 		}
 	}
@@ -107,6 +126,15 @@ func cgroupDirs(root string) (dirs []string, v1 bool) {
 	return dirs, v1
 }
 
+// controllers lists a cgroup v2 directory's cgroup.controllers.
+func controllers(root, dir string) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range strings.Fields(readString(filepath.Join(root, dir, "cgroup.controllers"))) {
+		out[c] = true
+	}
+	return out
+}
+
 func dirExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -115,9 +143,10 @@ func dirExists(p string) bool {
 // limit is what the loader may use, in thousandths of a CPU: the tightest
 // CFS quota of its cgroup and its ancestors (cpu.max "QUOTA PERIOD", v1's
 // cpu.cfs_quota_us / cpu.cfs_period_us), else the CPUs the process may run
-// on (runtime.NumCPU: its affinity mask).
-func (m *cpuMeter) limit() (milliCPU int64, source string) {
-	best := int64(0)
+// on (runtime.NumCPU: its affinity mask). statDir is the cgroup of that
+// quota (else the innermost), whose cpu.stat counts the throttling.
+func (m *cpuMeter) limit() (milliCPU int64, source, statDir string) {
+	best, bestDir := int64(0), ""
 	for _, d := range m.cgroupDirs {
 		var quota, period int64
 		if m.v1 {
@@ -128,48 +157,54 @@ func (m *cpuMeter) limit() (milliCPU int64, source string) {
 		}
 		if quota > 0 && period > 0 {
 			if mc := quota * 1000 / period; best == 0 || mc < best {
-				best = mc
+				best, bestDir = mc, d
 			}
 		}
 	}
+	if len(m.cgroupDirs) > 0 && bestDir == "" {
+		bestDir = m.cgroupDirs[0]
+	}
 	cpus := int64(runtime.NumCPU()) * 1000
 	if best > 0 && best < cpus {
-		return best, "cgroup"
+		return best, "cgroup", bestDir
 	}
-	return cpus, "cpus"
+	return cpus, "cpus", bestDir
 }
 
-// snapshot reads the CPU time used so far and the cgroup's throttled time
-// (cpu.stat throttled_usec, v1 throttled_time in ns) of the innermost
-// cgroup that reports it.
+// snapshot reads the CPU time used so far and the quota's cgroup's
+// cpu.stat: nr_periods, nr_throttled, and the throttled time (v2
+// throttled_usec, v1 throttled_time in ns).
 func (m *cpuMeter) snapshot(at time.Time) cpuSnapshot {
 	s := cpuSnapshot{at: at, used: m.processCPU()}
-	for _, d := range m.cgroupDirs {
-		stat := readString(filepath.Join(d, "cpu.stat"))
-		key, unit := "throttled_usec", time.Microsecond
-		if m.v1 {
-			key, unit = "throttled_time", time.Nanosecond
-		}
-		if v, ok := statValue(stat, key); ok {
-			s.throttled, s.haveThrottled = time.Duration(v)*unit, true
-			break
-		}
+	if m.statDir == "" {
+		return s
+	}
+	stat := readString(filepath.Join(m.statDir, "cpu.stat"))
+	key, unit := "throttled_usec", time.Microsecond
+	if m.v1 {
+		key, unit = "throttled_time", time.Nanosecond
+	}
+	periods, ok1 := statValue(stat, "nr_periods")
+	throttled, ok2 := statValue(stat, "nr_throttled")
+	t, ok3 := statValue(stat, key)
+	if ok1 && ok2 && ok3 {
+		s.periods, s.throttledPeriods, s.throttled, s.haveStat = periods, throttled, time.Duration(t)*unit, true
 	}
 	return s
 }
 
 // usage is the CPU use between two snapshots.
 func (m *cpuMeter) usage(from, to cpuSnapshot) *results.CPUUsage {
-	limit, source := m.limit()
 	u := &results.CPUUsage{
 		WindowMillis:  max(to.at.Sub(from.at).Milliseconds(), 0),
 		UsedMillis:    max((to.used - from.used).Milliseconds(), 0),
-		LimitMilliCPU: limit,
-		LimitSource:   source,
+		LimitMilliCPU: m.limitMilli,
+		LimitSource:   m.limitSource,
 	}
-	if from.haveThrottled && to.haveThrottled {
+	if from.haveStat && to.haveStat {
 		t := max((to.throttled - from.throttled).Milliseconds(), 0)
-		u.ThrottledMillis = &t
+		p, tp := max(to.periods-from.periods, 0), max(to.throttledPeriods-from.throttledPeriods, 0)
+		u.ThrottledMillis, u.Periods, u.ThrottledPeriods = &t, &p, &tp
 	}
 	return u
 }

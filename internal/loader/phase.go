@@ -123,17 +123,22 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	var sampler *telemetry.Sampler
 	opts := pr.opts
 	opts.Ready = func(ctx context.Context, threads int) error {
-		if err := pc.openConnections(ctx, client, threads, barrier, &stats, env); err != nil {
-			return err
-		}
-		// Sampling starts just before the workload and stops right after
-		// it, outside ycsb.Run's runtime: the sampler's last samples add
-		// nothing to the phase's measured time.
-		sampler = startTelemetry(ctx, pc.telemetry, pr.index)
-		return nil
+		return pc.openConnections(ctx, client, threads, barrier, &stats, env)
 	}
-	opts.OnMeasure = func(t time.Time) { cpuStart = cpu.snapshot(t) }
+	// Sampling covers the measured window, after any warm-up, so that
+	// the servers' figures and the validity checks that read them speak
+	// of what was measured; it stops right after the workload.
+	opts.OnMeasure = func(t time.Time) {
+		cpuStart = cpu.snapshot(t)
+		sampler = startTelemetry(ctx, pc.telemetry, pr.index)
+	}
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
+	var cpuEnd cpuSnapshot
+	if res != nil {
+		// Before the telemetry's final statistics and encoding, which
+		// are no part of the window.
+		cpuEnd = cpu.snapshot(res.End)
+	}
 	tel := stopTelemetry(sampler, env)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	_ = client.Close(cctx) // the results are in; a failed disconnect changes nothing
@@ -145,7 +150,7 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}
 	stats.Start = res.Start
-	stats.CPU = cpu.usage(cpuStart, cpu.snapshot(res.End))
+	stats.CPU = cpu.usage(cpuStart, cpuEnd)
 	writeErr := dst.write(ctx, res, pr.percentiles, stats, tel, env)
 	return phaseOutcome(ctx, phase, res, client, writeErr)
 }
@@ -375,6 +380,12 @@ func phaseOutcome(ctx context.Context, phase ycsb.Phase, res *ycsb.RunResult, cl
 	}
 	if writeErr != nil {
 		return writeErr
+	}
+	if res.WarmupUnfinished {
+		// A timed warm-up longer than the load, say: the phase measured
+		// nothing, and its numbers would read as a throughput of 0.
+		return fmt.Errorf("%s phase ended during its warm-up, after %d warm-up operations: nothing was measured; "+
+			"shorten the phase's warmup", phase, res.Warmup.Operations)
 	}
 	if phase == phaseLoad && (res.ThreadsStoppedOnInsertFailure > 0 || res.FailedBufferedInserts > 0) {
 		first, n := client.FirstError()

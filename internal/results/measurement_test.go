@@ -151,3 +151,18 @@ func TestValidateMeasurements(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatVersions: results of version 1 (before intended latencies,
+// warm-ups and loader stats) still decode; a newer version is refused by
+// name rather than field by field.
+func TestFormatVersions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := buildResult(t, 0, 1, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), randomOps(rng, 50))
+	for v, ok := range map[int]bool{1: true, FormatVersion: true, FormatVersion + 1: false, 0: false} {
+		r.Version = v
+		err := r.Validate()
+		if (err == nil) != ok || (!ok && !strings.Contains(err.Error(), "result format version")) {
+			t.Errorf("version %d: %v", v, err)
+		}
+	}
+}

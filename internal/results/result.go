@@ -6,8 +6,14 @@ import (
 )
 
 // FormatVersion is the version of the Result encoding. Decoders reject other
-// versions rather than guess.
-const FormatVersion = 1
+// versions rather than guess: version 2 added the measurement interval and
+// intended latencies, the warm-up and the loaders' stats, which a decoder
+// of version 1 would refuse as unknown fields; version 1 results (no such
+// fields) still decode.
+const FormatVersion = 2
+
+// oldestFormatVersion is the oldest version Decode reads.
+const oldestFormatVersion = 1
 
 // Kind is what a loader did: YCSB's load or run (transactions) phase, or
 // a Grow phase (KindGrow, growth.go).
@@ -155,9 +161,14 @@ type CPUUsage struct {
 	// cpu.cfs_quota_us) or "cpus" (the CPUs the process may run on).
 	LimitMilliCPU int64  `json:"limitMilliCPU"`
 	LimitSource   string `json:"limitSource"`
-	// ThrottledMillis is the time the cgroup's CFS quota held the loader
-	// back in the window (cpu.stat); nil when the cgroup does not say.
-	ThrottledMillis *int64 `json:"throttledMillis,omitempty"`
+	// Periods and ThrottledPeriods are the CFS periods of the window
+	// (cpu.stat nr_periods) and those in which the quota throttled the
+	// loader (nr_throttled); ThrottledMillis is cpu.stat's throttled time,
+	// summed over the CPUs' run queues (so it can exceed the window). Nil
+	// when the cgroup does not say.
+	Periods          *int64 `json:"periods,omitempty"`
+	ThrottledPeriods *int64 `json:"throttledPeriods,omitempty"`
+	ThrottledMillis  *int64 `json:"throttledMillis,omitempty"`
 }
 
 // UsedPercent is the CPU used in % of the limit over the window.
@@ -168,13 +179,19 @@ func (c *CPUUsage) UsedPercent() float64 {
 	return float64(c.UsedMillis) * 100 * 1000 / (float64(c.WindowMillis) * float64(c.LimitMilliCPU))
 }
 
-// ThrottledPercent is the throttled time in % of the window (0 when unknown).
+// ThrottledPercent is the share of the window's CFS periods in which the
+// quota throttled the loader, in % (0 when unknown). cpu.stat's throttled
+// time is no share of the window: the kernel adds each CPU run queue's
+// (kernel/sched/fair.c, unthrottle_cfs_rq).
 func (c *CPUUsage) ThrottledPercent() float64 {
-	if c == nil || c.WindowMillis <= 0 || c.ThrottledMillis == nil {
+	if c == nil || c.Periods == nil || c.ThrottledPeriods == nil || *c.Periods <= 0 {
 		return 0
 	}
-	return float64(*c.ThrottledMillis) * 100 / float64(c.WindowMillis)
+	return float64(*c.ThrottledPeriods) * 100 / float64(*c.Periods)
 }
+
+// Throttled reports whether the cgroup said how often it throttled.
+func (c *CPUUsage) Throttled() bool { return c != nil && c.Periods != nil }
 
 // Partial reports whether the loader stopped before finishing its work.
 func (r *Result) Partial() bool { return r.StopReason == StopCancelled }
@@ -248,8 +265,8 @@ func (r *Result) Throughput() float64 {
 // Validate checks internal consistency: what a decoder must refuse before
 // the numbers reach a user.
 func (r *Result) Validate() error { //nolint:gocyclo // one list of checks, each a line
-	if r.Version != FormatVersion {
-		return fmt.Errorf("result format version %d, want %d", r.Version, FormatVersion)
+	if r.Version < oldestFormatVersion || r.Version > FormatVersion {
+		return fmt.Errorf("result format version %d, want %d to %d", r.Version, oldestFormatVersion, FormatVersion)
 	}
 	if err := r.validateKind(); err != nil {
 		return err
@@ -286,7 +303,8 @@ func (r *Result) Validate() error { //nolint:gocyclo // one list of checks, each
 			return fmt.Errorf("loader stats %d: index %d out of order or range (%d loaders)", i, l.Index, r.Loader.Count)
 		}
 		if c := l.CPU; c != nil && (c.WindowMillis < 0 || c.UsedMillis < 0 || c.LimitMilliCPU <= 0 ||
-			(c.ThrottledMillis != nil && *c.ThrottledMillis < 0)) {
+			(c.ThrottledMillis != nil && *c.ThrottledMillis < 0) || (c.Periods != nil && *c.Periods < 0) ||
+			(c.ThrottledPeriods != nil && (*c.ThrottledPeriods < 0 || c.Periods == nil || *c.ThrottledPeriods > *c.Periods))) {
 			return fmt.Errorf("loader %d: CPU usage %+v is not possible", l.Index, *c)
 		}
 	}

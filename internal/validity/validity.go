@@ -60,6 +60,9 @@ func Check(run *benchv1.BenchmarkRun) []Problem {
 			errs += o.Errors
 			ops += o.Count
 		}
+		// Buffered inserts the final flush lost were counted OK when they
+		// were buffered (BATCHED_OK): they failed all the same.
+		errs += res.LostInserts
 		if ops > 0 {
 			if pct := float64(errs) * 100 / float64(ops); pct > maxErr {
 				add(benchv1.ReasonTooManyErrors, "%s%% of the database calls failed (%d of %d), above validity.maxErrorPercent %s%%",
@@ -105,7 +108,7 @@ func Check(run *benchv1.BenchmarkRun) []Problem {
 					name, pctString(*l.CPUPercent), l.CPULimit, pctString(maxCPU))
 			}
 			if l.ThrottledPercent != nil && *l.ThrottledPercent > maxThrottled {
-				add(benchv1.ReasonLoaderSaturated, "%s was CPU-throttled %s%% of the measured window, above validity.maxLoaderThrottledPercent %s%%",
+				add(benchv1.ReasonLoaderSaturated, "%s was CPU-throttled in %s%% of its quota's periods, above validity.maxLoaderThrottledPercent %s%%",
 					name, pctString(*l.ThrottledPercent), pctString(maxThrottled))
 			}
 		}

@@ -65,6 +65,8 @@ func TestEachCheck(t *testing.T) {
 	}{
 		{"errors above 0.1%", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].OperationStats[1].Errors = 81 },
 			[]benchv1.Reason{benchv1.ReasonTooManyErrors}, "phase S2: 0.101% of the database calls failed (101 of 100000)"},
+		{"buffered inserts the flush lost", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].LostInserts = 200 },
+			[]benchv1.Reason{benchv1.ReasonTooManyErrors}, "0.25% of the database calls failed (250 of 100000)"},
 		{"a lower threshold", func(r *benchv1.BenchmarkRun) { r.Spec.Validity.MaxErrorPercent = ptr.To(0.01) },
 			[]benchv1.Reason{benchv1.ReasonTooManyErrors}, "above validity.maxErrorPercent 0.01%"},
 		{"a restart", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].Server[1].Restarts = 1 },
@@ -84,7 +86,7 @@ func TestEachCheck(t *testing.T) {
 		{"a busy loader", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].LoaderStats[1].CPUPercent = ptr.To(93.2) },
 			[]benchv1.Reason{benchv1.ReasonLoaderSaturated}, "loader 1 (r-s2-1-x) used 93.2% of the CPU it may use (8 (cpus))"},
 		{"a throttled loader", func(r *benchv1.BenchmarkRun) { r.Status.Results[0].LoaderStats[0].ThrottledPercent = ptr.To(12.0) },
-			[]benchv1.Reason{benchv1.ReasonLoaderSaturated}, "loader 0 (r-s2-0-x) was CPU-throttled 12% of the measured window"},
+			[]benchv1.Reason{benchv1.ReasonLoaderSaturated}, "loader 0 (r-s2-0-x) was CPU-throttled in 12% of its quota's periods"},
 		{"everything, in order", func(r *benchv1.BenchmarkRun) {
 			res := &r.Status.Results[0]
 			res.LoaderStats[0].ThrottledPercent = ptr.To(12.0)

@@ -194,8 +194,11 @@ type RunResult struct {
 	RuntimeMillis int64
 	// Interval is measurement.interval.
 	Interval MeasurementInterval
-	// Warmup is nil without a warm-up.
-	Warmup *WarmupResult
+	// Warmup is nil without a warm-up. WarmupUnfinished: the threads
+	// ended (their work done, or stopped) before the warm-up did, so the
+	// measured window is empty.
+	Warmup           *WarmupResult
+	WarmupUnfinished bool
 	// Operations is YCSB's opsDone: completed top-level operations
 	// (inserts or transactions), failed ones included.
 	Operations int64
@@ -733,6 +736,7 @@ func (c *client) result(start, end time.Time, threads int, opcount int64) *RunRe
 			wr.Operations += wk.warm
 		}
 		r.Warmup = wr
+		r.WarmupUnfinished = c.warmupUnfinished
 	}
 	return r
 }

@@ -203,3 +203,26 @@ func TestReadyRunsBeforeTheClock(t *testing.T) {
 		t.Fatal("a failed Ready did not fail the run")
 	}
 }
+
+// TestWarmupOutlastingTheLoad: a timed warm-up longer than the load it
+// warms up leaves an empty measured window, and says so.
+func TestWarmupOutlastingTheLoad(t *testing.T) {
+	w, _ := ycsb.NewWorkload(mustProps(t, "recordcount=200"))
+	store := memdb.New(memdb.Options{})
+	res, err := ycsb.Run(context.Background(), w, store.Factory(), ycsb.RunOptions{
+		Phase: ycsb.PhaseLoad, Threads: 2, Seed: 1, Warmup: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.WarmupUnfinished || res.Operations != 0 || res.Warmup.Operations != 200 || store.Len() != 200 || res.StopReason != "Completed" {
+		t.Fatalf("unfinished %v, measured %d, warm-up %+v, stored %d", res.WarmupUnfinished, res.Operations, res.Warmup, store.Len())
+	}
+	// A warm-up that ended is not unfinished.
+	res, err = ycsb.Run(context.Background(), w, memdb.New(memdb.Options{}).Factory(), ycsb.RunOptions{
+		Phase: ycsb.PhaseLoad, Threads: 2, Seed: 1, WarmupOperations: 50,
+	})
+	if err != nil || res.WarmupUnfinished {
+		t.Fatalf("%v, unfinished %v", err, res.WarmupUnfinished)
+	}
+}
