@@ -1,4 +1,3 @@
-// Command manager runs the mongobench controller manager.
 package main
 
 import (

@@ -1,7 +1,3 @@
-// Package v1alpha1 contains the BenchmarkRun API of the bench.mongobench.io
-// group.
-// +kubebuilder:object:generate=true
-// +groupName=bench.mongobench.io
 package v1alpha1
 
 import (

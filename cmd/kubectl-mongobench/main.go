@@ -1,7 +1,3 @@
-// Command kubectl-mongobench is the mongobench kubectl plugin: put it on
-// PATH and run "kubectl mongobench wait|results run/NAME". The commands live
-// in internal/plugin; this file wires the process to them: arguments,
-// streams, signals and the exit code.
 package main
 
 import (

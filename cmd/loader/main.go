@@ -1,8 +1,3 @@
-// Command loader runs YCSB workloads against MongoDB (`loader load|run`,
-// bin/ycsb's interface) and the in-cluster administration of the
-// benchmark's topology (`loader bootstrap|collmod`). Everything lives in
-// internal/loader; this file wires the process to it: arguments, streams,
-// environment and signals.
 package main
 
 import (
