@@ -34,7 +34,9 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Phase RunPhase `json:"phase,omitempty"`
 
-	// Conditions: TopologyReady, Complete, Failed.
+	// Conditions: TopologyReady, Complete, Failed, Warnings, Valid (once
+	// the run ended), ValidatorApplied (with spec.collection) and
+	// Regressed (with spec.compare).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -309,7 +309,8 @@ type BenchmarkSweepStatus struct {
 	// +optional
 	Phase SweepPhase `json:"phase,omitempty"`
 
-	// Conditions: Validated, Complete, Failed.
+	// Conditions: Validated, Complete, Failed and Regressed (with
+	// spec.compare).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
