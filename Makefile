@@ -13,6 +13,7 @@ KUSTOMIZE_VERSION ?= v5.8.1
 GOLANGCI_LINT_VERSION ?= v2.12.2
 HELM_VERSION ?= v3.22.0
 KIND_VERSION ?= v0.33.0
+CRD_REF_DOCS_VERSION ?= v0.3.0
 K8S_VERSION ?= 1.36.3
 ETCD_VERSION ?= v3.6.16
 
@@ -21,6 +22,7 @@ CONTROLLER_GEN := $(BIN)/controller-gen
 KUSTOMIZE := $(BIN)/kustomize
 GOLANGCI_LINT := $(BIN)/golangci-lint
 HELM := $(BIN)/helm
+CRD_REF_DOCS := $(BIN)/crd-ref-docs
 
 # Images. The chart's appVersion is the single source of the default tag.
 VERSION ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' charts/mongobench/Chart.yaml 2>/dev/null)
@@ -51,11 +53,19 @@ manifests: controller-gen ## Generate the CRD and RBAC manifests from the API an
 generate: controller-gen ## Generate deepcopy code.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..."
 
+.PHONY: docs
+docs: crd-ref-docs ## Generate docs/api.md, the API reference, from the API types (crd-ref-docs).
+	@# --max-depth: the default (10) stops short of the deepest status types.
+	$(CRD_REF_DOCS) --source-path=./api --config=hack/crd-ref-docs/config.yaml --templates-dir=hack/crd-ref-docs \
+		--renderer=markdown --max-depth=30 --output-path=docs/api.md --log-level=warn
+
+GENERATED := api config charts docs/api.md
+
 .PHONY: verify-generated
-verify-generated: manifests generate ## Fail if generated files differ from what is committed.
-	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
-		echo "Generated files are out of date; run 'make manifests generate' and commit:"; \
-		git status --porcelain -- api config charts; git --no-pager diff --stat -- api config charts; exit 1; fi
+verify-generated: manifests generate docs ## Fail if generated files (CRDs, RBAC, deepcopy, docs/api.md) differ from what is committed.
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
+		echo "Generated files are out of date; run 'make manifests generate docs' and commit:"; \
+		git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); exit 1; fi
 
 .PHONY: fmt
 fmt: ## Run gofmt.
@@ -142,7 +152,7 @@ run: manifests generate kubectl ## Run the manager against the current kubeconfi
 
 # Tool targets are phony: build-tool.sh is a no-op relink when the pinned
 # version is cached, and a version bump in this file takes effect at once.
-.PHONY: controller-gen kustomize golangci-lint helm kind kubectl
+.PHONY: controller-gen kustomize golangci-lint helm kind kubectl crd-ref-docs
 controller-gen:
 	@./hack/build-tool.sh controller-gen sigs.k8s.io/controller-tools $(CONTROLLER_TOOLS_VERSION) sigs.k8s.io/controller-tools/cmd/controller-gen
 
@@ -158,9 +168,12 @@ helm:
 kind:
 	@./hack/build-tool.sh kind sigs.k8s.io/kind $(KIND_VERSION) sigs.k8s.io/kind
 
+crd-ref-docs:
+	@./hack/build-tool.sh crd-ref-docs github.com/elastic/crd-ref-docs $(CRD_REF_DOCS_VERSION) github.com/elastic/crd-ref-docs
+
 # kubectl is the one built with the envtest binaries (same Kubernetes version).
 kubectl: envtest
 	@ln -sf "$$(K8S_VERSION=$(K8S_VERSION) ./hack/envtest-assets.sh)/kubectl" $(BIN)/kubectl
 
 .PHONY: tools
-tools: controller-gen kustomize golangci-lint helm kind kubectl ## Build every pinned tool.
+tools: controller-gen kustomize golangci-lint helm kind kubectl crd-ref-docs ## Build every pinned tool.
