@@ -252,7 +252,7 @@ func interestingContainers(s *runState) []containerRef {
 	var out []containerRef
 	for _, n := range names {
 		pod := s.pods[n]
-		atWork := pod.Labels[topology.LabelDatabase] != "true" && pod.Status.Phase != corev1.PodSucceeded
+		atWork := pod.Labels[benchv1.LabelDatabase] != "true" && pod.Status.Phase != corev1.PodSucceeded
 		for _, cs := range allStatuses(pod) {
 			failed := cs.RestartCount > 0 || pod.Status.Phase == corev1.PodFailed ||
 				(cs.State.Terminated != nil && cs.State.Terminated.ExitCode != 0) ||
@@ -275,9 +275,9 @@ var stuckReasons = []string{"CrashLoopBackOff", "ErrImagePull", "ImagePullBackOf
 func describeContainer(c containerRef) string {
 	var b strings.Builder
 	pod, cs := c.pod, c.status
-	role := pod.Labels[topology.LabelRole]
+	role := pod.Labels[benchv1.LabelRole]
 	if role == "" {
-		role = pod.Labels[topology.LabelComponent]
+		role = pod.Labels[benchv1.LabelComponent]
 	}
 	fmt.Fprintf(&b, "== pod %s, container %s (%s)", pod.Name, cs.Name, role)
 	if i := completionIndex(pod); i != "" {

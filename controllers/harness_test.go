@@ -570,7 +570,7 @@ func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: contract.ResultConfigMapName(jobName, index), Namespace: k.ns,
-			Labels: map[string]string{topology.LabelManagedBy: topology.ManagedBy, topology.LabelRun: run.Name},
+			Labels: map[string]string{benchv1.LabelManagedBy: benchv1.ManagedBy, benchv1.LabelRun: run.Name},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun", Name: run.Name, UID: run.UID,
 				Controller: ptr.To(true)}},
 		},
@@ -773,7 +773,7 @@ func (k *cluster) autopilotWith(opts autopilotOptions) (stop func()) {
 
 func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts autopilotOptions) error {
 	var pods corev1.PodList
-	if err := k.c.List(ctx, &pods, client.InNamespace(k.ns), client.MatchingLabels{topology.LabelDatabase: "true"}); err != nil {
+	if err := k.c.List(ctx, &pods, client.InNamespace(k.ns), client.MatchingLabels{benchv1.LabelDatabase: "true"}); err != nil {
 		return err
 	}
 	for i := range pods.Items {
@@ -798,7 +798,7 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 				return err
 			}
 		}
-		if p.Labels[topology.LabelRole] == string(benchv1.RoleMongos) && !k.bootstrapped(ctx, p.Labels[topology.LabelRun]) {
+		if p.Labels[benchv1.LabelRole] == string(benchv1.RoleMongos) && !k.bootstrapped(ctx, p.Labels[benchv1.LabelRun]) {
 			continue // mongos becomes ready only once its config server is initiated
 		}
 		now := metav1.Now()
@@ -823,14 +823,14 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 			continue
 		}
 		run := &benchv1.BenchmarkRun{}
-		if err := k.c.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: j.Labels[topology.LabelRun]}, run); err != nil {
+		if err := k.c.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: j.Labels[benchv1.LabelRun]}, run); err != nil {
 			return err
 		}
-		switch j.Labels[topology.LabelComponent] {
-		case topology.ComponentBootstrap:
+		switch j.Labels[benchv1.LabelComponent] {
+		case benchv1.ComponentBootstrap:
 			b, _ := results.EncodeBootstrap(bootstrapReport(run))
 			k.writeResultCM(run, j.Name, 0, nil, map[string]string{contract.BootstrapConfigMapKey: string(b)})
-		case topology.ComponentLoader:
+		case benchv1.ComponentLoader:
 			if opts.holdPhases {
 				continue
 			}

@@ -244,7 +244,7 @@ func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step
 		if p.Spec.NodeName != "" || p.Spec.NodeSelector[topology.HostnameLabel] != "host-b" || p.Spec.NodeSelector["pool"] != "bench" {
 			t.Errorf("%s: nodeName %q selector %v", name, p.Spec.NodeName, p.Spec.NodeSelector)
 		}
-		if p.OwnerReferences[0].Name != "ms" || p.Labels[topology.LabelRun] != "ms" {
+		if p.OwnerReferences[0].Name != "ms" || p.Labels[benchv1.LabelRun] != "ms" {
 			t.Errorf("%s: owner %v labels %v", name, p.OwnerReferences, p.Labels)
 		}
 	}

@@ -251,7 +251,7 @@ func TestPhaseTelemetry(t *testing.T) { //nolint:gocyclo // one scenario, step b
 	if !bytes.Equal(cm.BinaryData[contract.TelemetryKey], payload) || len(cm.BinaryData) != 1 || len(cm.Data) != 0 {
 		t.Errorf("telemetry ConfigMap holds %d binary keys, not the report as loader 0 wrote it", len(cm.BinaryData))
 	}
-	if cm.Labels[topology.LabelComponent] != topology.ComponentTelemetry || cm.Labels[topology.LabelPhase] != "load" || cm.Labels[topology.LabelRun] != "tel" {
+	if cm.Labels[benchv1.LabelComponent] != benchv1.ComponentTelemetry || cm.Labels[benchv1.LabelPhase] != "load" || cm.Labels[benchv1.LabelRun] != "tel" {
 		t.Errorf("telemetry ConfigMap labels %v", cm.Labels)
 	}
 }

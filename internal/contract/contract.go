@@ -35,7 +35,9 @@ const (
 )
 
 // LabelLoaderIndex is added by the loader to every result ConfigMap: its
-// index (the Job's completion index; 0 for bootstrap).
+// index (the Job's completion index; 0 for bootstrap). It is the one label
+// key not in api/v1alpha1/labels.go, which the loader binary does not
+// import (it would bring in k8s.io/api and apimachinery).
 const LabelLoaderIndex = "bench.mongobench.io/loader-index"
 
 // Data keys of the result ConfigMaps.

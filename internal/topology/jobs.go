@@ -54,7 +54,7 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args = append(args, resultArgs(run, name)...)
 	// Room for the bootstrap's own deadline plus image pull and start-up.
 	deadline := cfg.BootstrapTimeout + 5*time.Minute
-	return job(run, name, ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
+	return job(run, name, benchv1.ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
 }
 
 // loadKeyArgs tell the bootstrap which keys the Load phase inserts, so that
@@ -102,7 +102,7 @@ func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"collmod", "--uri", MongoURL(run, cfg.ClusterDomain), "--namespace", Namespace,
 		"--validator", string(c.Validator.Raw), "--validation-level", c.ValidationLevel, "--validation-action", c.ValidationAction,
 		"--timeout", "2m"}
-	return job(run, ValidatorJobName(run), ComponentValidator, "", 1, 10*time.Minute, container("validator", args, cfg, nil), nil)
+	return job(run, ValidatorJobName(run), benchv1.ComponentValidator, "", 1, 10*time.Minute, container("validator", args, cfg, nil), nil)
 }
 
 // PhaseJob runs one phase with spec.loaders loader pods: an Indexed Job
@@ -117,7 +117,7 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	}
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
 	loaders := max(run.Spec.Loaders, 1)
-	j := job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
+	j := job(run, name, benchv1.ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
 	if phase.Type == benchv1.PhaseGrow {
 		// A Grow phase can last days and resumes from the database: a
 		// loader pod that is disrupted (evicted, preempted, its node
@@ -448,7 +448,7 @@ func orDefault(s, def string) string {
 func resultArgs(run *benchv1.BenchmarkRun, jobName string) []string {
 	ref := ownerRefs(run)[0]
 	owner := contract.Owner{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: string(ref.UID)}
-	labels := map[string]string{LabelManagedBy: ManagedBy, LabelRun: run.Name, LabelName: AppName}
+	labels := map[string]string{benchv1.LabelManagedBy: benchv1.ManagedBy, benchv1.LabelRun: run.Name, benchv1.LabelName: benchv1.AppName}
 	return []string{
 		"--" + contract.FlagResultConfigMap, contract.ResultConfigMapPrefix(jobName),
 		"--" + contract.FlagResultOwner, contract.EncodeOwner(owner),
@@ -481,7 +481,7 @@ func job(run *benchv1.BenchmarkRun, name, component, phase string, completions i
 	c corev1.Container, affinity *corev1.Affinity) *batchv1.Job {
 	labels := RunLabels(run, component)
 	if phase != "" {
-		labels[LabelPhase] = strings.ToLower(phase)
+		labels[benchv1.LabelPhase] = strings.ToLower(phase)
 	}
 	var tolerations []corev1.Toleration
 	if run.Spec.Placement.LoaderPlacement == benchv1.LoaderSameNode {
