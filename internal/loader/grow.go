@@ -44,13 +44,13 @@ func GrowKnownProperties() []ycsb.Property {
 			Meaning: "the collection; the phase's state goes in <table>" + growth.StateCollectionSuffix},
 		ycsb.Property{Name: "exportfile", Group: ycsb.GroupClient, Meaning: "file the text report goes to (unset: stdout)"},
 		ycsb.Property{Name: "loader.index", Default: "JOB_COMPLETION_INDEX or 0", Group: ycsb.GroupLoader, Meaning: "must be 0"},
-		ycsb.Property{Name: "loader.count", Default: "1", Group: ycsb.GroupLoader, Meaning: "must be 1: a Grow phase has one loader"},
+		ycsb.Property{Name: contract.PropLoaderCount, Default: "1", Group: ycsb.GroupLoader, Meaning: "must be 1: a Grow phase has one loader"},
 	)
 	for _, p := range mongodb.KnownProperties() {
 		switch p.Name {
 		case mongodb.PropWriteConcern:
 			p.Ignored = "the insert mode (" + contract.PropGrowthInsertMode + ") decides the inserts' write concern; the phase's state is written w:1, j:true"
-		case mongodb.PropBatchSize:
+		case contract.PropBatchSize:
 			p.Ignored = "a Grow phase's batches are " + contract.PropGrowthBatchSize
 		case mongodb.PropUpsert:
 			p.Ignored = "a Grow phase inserts"

@@ -466,7 +466,7 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 		return nil, usageError{err}
 	}
 	if pr.opts.WarmupOperations, err = shareOf(pr.opts.WarmupOperations, pr.index, pr.count); err != nil {
-		return nil, usagef("%s: %w", ycsb.PropWarmupOperations, err)
+		return nil, usagef("%s: %w", contract.PropWarmupOperations, err)
 	}
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
@@ -493,7 +493,7 @@ func loaderIdentity(p *ycsb.Properties, getenv func(string) string) (index, coun
 	if index, err = p.Int("loader.index", 0); err != nil {
 		return 0, 0, usageError{err}
 	}
-	if count, err = p.Int("loader.count", 1); err != nil {
+	if count, err = p.Int(contract.PropLoaderCount, 1); err != nil {
 		return 0, 0, usageError{err}
 	}
 	if count < 1 || index < 0 || index >= count {

@@ -248,13 +248,13 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 	if recordCount == nil && w.Preset == "" {
 		recordCount = ptr.To(DefaultCount)
 	}
-	addInt("recordcount", recordCount)
-	addInt32("fieldcount", w.FieldCount)
-	addInt32("fieldlength", w.FieldLength)
+	addInt(contract.PropRecordCount, recordCount)
+	addInt32(contract.PropFieldCount, w.FieldCount)
+	addInt32(contract.PropFieldLength, w.FieldLength)
 	if w.InsertOrder != "" {
-		add("insertorder", string(w.InsertOrder))
+		add(contract.PropInsertOrder, string(w.InsertOrder))
 	}
-	addInt32("zeropadding", w.ZeroPadding)
+	addInt32(contract.PropZeroPadding, w.ZeroPadding)
 
 	params := w.WorkloadParameters
 	props := map[string]string{}
@@ -272,60 +272,60 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		if opCount == nil && w.Preset == "" {
 			opCount = ptr.To(DefaultCount)
 		}
-		addInt("operationcount", opCount)
+		addInt(contract.PropOperationCount, opCount)
 		for _, p := range []struct {
 			k string
 			v *float64
 		}{
-			{"readproportion", params.ReadProportion},
-			{"updateproportion", params.UpdateProportion},
-			{"insertproportion", params.InsertProportion},
-			{"scanproportion", params.ScanProportion},
-			{"readmodifywriteproportion", params.ReadModifyWriteProportion},
+			{contract.PropReadProportion, params.ReadProportion},
+			{contract.PropUpdateProportion, params.UpdateProportion},
+			{contract.PropInsertProportion, params.InsertProportion},
+			{contract.PropScanProportion, params.ScanProportion},
+			{contract.PropReadModifyWriteProportion, params.ReadModifyWriteProportion},
 		} {
 			if p.v != nil {
 				add(p.k, fmt.Sprint(*p.v))
 			}
 		}
 		if params.RequestDistribution != "" {
-			add("requestdistribution", string(params.RequestDistribution))
+			add(contract.PropRequestDistribution, string(params.RequestDistribution))
 		}
 	}
 	if params.ReadAllFields != nil {
-		add("readallfields", fmt.Sprint(*params.ReadAllFields))
+		add(contract.PropReadAllFields, fmt.Sprint(*params.ReadAllFields))
 	}
 	if params.WriteAllFields != nil {
-		add("writeallfields", fmt.Sprint(*params.WriteAllFields))
+		add(contract.PropWriteAllFields, fmt.Sprint(*params.WriteAllFields))
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		add(k, props[k])
 	}
-	addInt32("batchsize", phase.BatchSize)
+	addInt32(contract.PropBatchSize, phase.BatchSize)
 	if phase.MaxExecutionTime != nil {
 		// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
-		add("maxexecutiontime", fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
+		add(contract.PropMaxExecutionTime, fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
 	}
-	add("measurement.interval", string(MeasurementIntervalOf(run, phase)))
+	add(contract.PropMeasurementInterval, string(MeasurementIntervalOf(run, phase)))
 	if w := phase.Warmup; w != nil {
 		// The loader takes the warm-up's length in seconds (go-ycsb's
 		// warmuptime), or its operations as a total that each loader
 		// divides by loader.count, like operationcount.
 		switch {
 		case w.Duration != nil:
-			add(ycsb.PropWarmupTime, strconv.FormatFloat(w.Duration.Seconds(), 'f', -1, 64))
+			add(contract.PropWarmupTime, strconv.FormatFloat(w.Duration.Seconds(), 'f', -1, 64))
 		case w.Operations != nil:
-			add(ycsb.PropWarmupOperations, fmt.Sprint(*w.Operations))
+			add(contract.PropWarmupOperations, fmt.Sprint(*w.Operations))
 		}
 	}
 	if k := runPhaseOrdinal(run, phase); k > 0 {
 		// Each Run phase inserts into its own key range: YCSB would start
 		// every run's inserts at recordcount and collide with the previous
 		// run's (see internal/ycsb/keyspace.go).
-		add("loader.insertkeyoffset", fmt.Sprint(int64(k)<<InsertKeyRangeBits))
+		add(contract.PropLoaderInsertKeyOffset, fmt.Sprint(int64(k)<<InsertKeyRangeBits))
 	}
-	add("mongodb.url", MongoURL(run, clusterDomain))
-	add("loader.count", fmt.Sprint(max(run.Spec.Loaders, 1)))
-	add("status.interval", "10")
+	add(contract.PropMongoDBURL, MongoURL(run, clusterDomain))
+	add(contract.PropLoaderCount, fmt.Sprint(max(run.Spec.Loaders, 1)))
+	add(contract.PropStatusInterval, "10")
 	return out
 }
 

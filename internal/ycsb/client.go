@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 )
 
@@ -89,7 +90,7 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if o.Target, err = p.Float64("target", 0); err != nil {
 		errs = append(errs, err)
 	}
-	maxExec, err := p.Int64("maxexecutiontime", 0)
+	maxExec, err := p.Int64(contract.PropMaxExecutionTime, 0)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -97,7 +98,7 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if err != nil {
 		errs = append(errs, err)
 	}
-	interval, err := p.Float64("status.interval", 10)
+	interval, err := p.Float64(contract.PropStatusInterval, 10)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -107,7 +108,7 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if mt := p.String("measurementtype", "hdrhistogram"); mt != "hdrhistogram" {
 		return o, fmt.Errorf("measurementtype: %q is not supported (only hdrhistogram)", mt)
 	}
-	if o.Interval, err = ParseMeasurementInterval(p.String("measurement.interval", "op")); err != nil {
+	if o.Interval, err = ParseMeasurementInterval(p.String(contract.PropMeasurementInterval, "op")); err != nil {
 		return o, err
 	}
 	if o.Warmup, o.WarmupOperations, err = warmupFromProperties(p); err != nil {

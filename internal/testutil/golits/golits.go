@@ -24,7 +24,9 @@ type Literal struct {
 	Value string
 }
 
-func (l Literal) String() string { return l.File + ":" + strconv.Itoa(l.Line) + ": " + strconv.Quote(l.Value) }
+func (l Literal) String() string {
+	return l.File + ":" + strconv.Itoa(l.Line) + ": " + strconv.Quote(l.Value)
+}
 
 // Production returns the string literals of the production Go files under
 // root, the module's root directory.
