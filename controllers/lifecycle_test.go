@@ -198,7 +198,7 @@ func TestStandaloneLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, s
 		t.Errorf("diagnostics of a successful run hold %d keys, want one report per phase", len(cm.Data))
 	}
 	for _, res := range r.Status.Results {
-		report := cm.Data[res.Name+controllers.DiagnosticsReportSuffix]
+		report := cm.Data[res.Name+controllers.DiagnosticsYCSBTextSuffix]
 		want := []string{fmt.Sprintf("[OVERALL], RunTime(ms), %d\n", res.RuntimeMillis)}
 		for _, op := range res.OperationStats {
 			want = append(want, fmt.Sprintf("[%s], Operations, %d\n", op.Name, op.Count-op.Errors),

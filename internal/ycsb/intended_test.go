@@ -65,7 +65,7 @@ func TestIntendedLatencyUnderAStall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ycsb.WriteReport(&report, res, []float64{50, 99, 99.9}); err != nil {
+	if err := ycsb.WriteText(&report, res, []float64{50, 99, 99.9}); err != nil {
 		t.Fatal(err)
 	}
 	read := res.Op(ycsb.OpRead)
@@ -189,7 +189,7 @@ func TestReportIntervals(t *testing.T) {
 	render := func(interval string) string {
 		r.MeasurementInterval = interval
 		var b bytes.Buffer
-		if err := ycsb.WriteSummary(&b, ycsb.ResultSummary(r, []float64{99})); err != nil {
+		if err := ycsb.WriteTextSummary(&b, ycsb.ResultTextSummary(r, []float64{99})); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
