@@ -581,13 +581,13 @@ func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index
 	}
 }
 
-// bootstrapReport is what a bootstrap Job reports for a run.
+// bootstrapResult is what a bootstrap Job reports for a run.
 // startupWarningAnnotation makes the fake bootstrap report a startup
 // warning of the run's first MongoDB process.
 const startupWarningAnnotation = "test.mongobench.io/startup-warning"
 
-func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
-	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace,
+func bootstrapResult(run *benchv1.BenchmarkRun) *results.Bootstrap {
+	rep := &results.Bootstrap{ServerVersion: "8.0.4", Namespace: topology.Namespace,
 		Server: &results.ServerEnvironment{Version: "8.0.4", GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0",
 			StorageEngine: "wiredTiger"}}
 	for _, p := range topology.Processes(run) {
@@ -601,7 +601,7 @@ func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
 		rep.Sharded, rep.ShardKey, rep.BalancerMode = true, `{"_id":"hashed"}`, "off"
 		for i := 0; i < int(*run.Spec.Topology.Shards); i++ {
-			rep.Shards = append(rep.Shards, results.ShardReport{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
+			rep.Shards = append(rep.Shards, results.ShardChunks{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
 		}
 	}
 	return rep
@@ -611,7 +611,7 @@ func (k *cluster) finishBootstrap(run *benchv1.BenchmarkRun) {
 	k.t.Helper()
 	name := topology.BootstrapJobName(run)
 	k.job(name)
-	b, err := results.EncodeBootstrap(bootstrapReport(run))
+	b, err := results.EncodeBootstrap(bootstrapResult(run))
 	if err != nil {
 		k.t.Fatal(err)
 	}
@@ -828,7 +828,7 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 		}
 		switch j.Labels[benchv1.LabelComponent] {
 		case benchv1.ComponentBootstrap:
-			b, _ := results.EncodeBootstrap(bootstrapReport(run))
+			b, _ := results.EncodeBootstrap(bootstrapResult(run))
 			k.writeResultCM(run, j.Name, 0, nil, map[string]string{contract.BootstrapConfigMapKey: string(b)})
 		case benchv1.ComponentLoader:
 			if opts.holdPhases {

@@ -45,7 +45,7 @@ const (
 	// ConfigMapKey is the binaryData key holding a load or run phase's
 	// encoded result (results.Encode).
 	ConfigMapKey = "result.json.gz"
-	// BootstrapConfigMapKey is the data key of a bootstrap Job's report
+	// BootstrapConfigMapKey is the data key of a bootstrap Job's result
 	// (results.EncodeBootstrap).
 	BootstrapConfigMapKey = "bootstrap.json"
 )
