@@ -96,8 +96,8 @@
 // its own connected to it alone (directConnection=true, 3 s timeouts);
 // with --telemetry-collection also the collection's storage statistics at
 // the end, and every --telemetry-collection-every during the phase. The
-// report, gzip(JSON(telemetry.Report)) of at most
-// contract.MaxTelemetryBytes (telemetry.EncodeReport drops the collection's
+// report, gzip(JSON(telemetry.Payload)) of at most
+// contract.MaxTelemetryBytes (telemetry.EncodePayload drops the collection's
 // growth, then halves the series, to fit), goes beside the result in
 // binaryData[telemetry.json.gz] (contract.TelemetryKey) of the result
 // ConfigMap, and to --telemetry-result FILE (the --result FILE|- modes'

@@ -138,12 +138,12 @@ func (c *apiClient) listWatch(resource, name string) cache.ListerWatcher {
 
 // getTelemetry reads a phase's server telemetry ConfigMap (named by
 // status.results[].telemetry).
-func (c *apiClient) getTelemetry(ctx context.Context, name string) (*telemetry.Report, error) {
+func (c *apiClient) getTelemetry(ctx context.Context, name string) (*telemetry.Payload, error) {
 	cm, err := c.core.ConfigMaps(c.namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("get telemetry ConfigMap %s in namespace %q: %w", name, c.namespace, err)
 	}
-	rep, err := telemetry.DecodeReport(cm.BinaryData[contract.TelemetryKey])
+	rep, err := telemetry.DecodePayload(cm.BinaryData[contract.TelemetryKey])
 	if err != nil {
 		return nil, fmt.Errorf("telemetry ConfigMap %s: %w", name, err)
 	}

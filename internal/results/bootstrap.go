@@ -62,7 +62,7 @@ type ServerEnvironment struct {
 	// entry point (version, gitVersion, allocator, openssl.running). Version
 	// is the release, e.g. "8.0.16"; GitVersion is the commit it was built
 	// from (src/mongo/util/version.cpp appendBuildInfo, mongodb/mongo).
-	// Reports from before Version was recorded lack it.
+	// Results from before Version was recorded lack it.
 	Version    string `json:"version,omitempty"`
 	GitVersion string `json:"gitVersion,omitempty"`
 	Allocator  string `json:"allocator,omitempty"`

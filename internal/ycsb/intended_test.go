@@ -166,11 +166,11 @@ func TestOpIntervalKeepsNoIntended(t *testing.T) {
 	}
 }
 
-// TestReportIntervals: the text report of each measurement.interval, line
+// TestTextIntervals: the text output of each measurement.interval, line
 // for line as YCSB 0.17.0's Measurements.exportMeasurements prints it: op
 // blocks only; intended blocks under the operations' names with the Return
 // lines; op blocks then "Intended-<OP>" blocks without them.
-func TestReportIntervals(t *testing.T) {
+func TestTextIntervals(t *testing.T) {
 	h := func(vals ...int64) *results.Histogram {
 		x := results.NewHistogram()
 		for _, v := range vals {

@@ -374,7 +374,7 @@ func TestNoKubernetesClientInTheLoader(t *testing.T) {
 // without errors.
 func checkSampled(t *testing.T, data []byte) {
 	t.Helper()
-	r, err := telemetry.DecodeReport(data)
+	r, err := telemetry.DecodePayload(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestRunWithTelemetry(t *testing.T) {
 		t.Errorf("runtime %s, wall time %s: the sampler's stop counts in the runtime", runtime, wall)
 	}
 
-	checkTelemetryReport(t, readFile(t, telFile), db.Name()+".usertable", runtime)
+	checkTelemetryPayload(t, readFile(t, telFile), db.Name()+".usertable", runtime)
 
 	// Loader 1 of the same Job samples nothing and writes no report.
 	other := t.TempDir() + "/telemetry-1.json.gz"
@@ -105,13 +105,13 @@ func sameMeasurements(t *testing.T, plain, with *run) [2]*results.Result {
 	return res
 }
 
-// checkTelemetryReport checks loader 0's encoded report of the run: the
+// checkTelemetryPayload checks loader 0's encoded report of the run: the
 // wire server sampled without errors, the missing process with errors
 // and no samples, sampling over the whole phase, and the collection's
 // final statistics.
-func checkTelemetryReport(t *testing.T, data []byte, namespace string, runtime time.Duration) {
+func checkTelemetryPayload(t *testing.T, data []byte, namespace string, runtime time.Duration) {
 	t.Helper()
-	rep, err := telemetry.DecodeReport(data)
+	rep, err := telemetry.DecodePayload(data)
 	if err != nil {
 		t.Fatal(err)
 	}
