@@ -104,8 +104,8 @@ func shardedSetup(n int, keyJSON string) []string {
 // uuidJSON is the fake's collection uuid as the commands render it.
 const uuidJSON = `{"$binary":{"base64":"MDEyMzQ1Njc4OWFiY2RlZg==","subType":"04"}}`
 
-// reportCommands read what the report says: version, shards, chunk counts.
-func reportCommands() []string {
+// bootstrapResultCommands read what the bootstrap result says: version, shards, chunk counts.
+func bootstrapResultCommands() []string {
 	return []string{
 		mongosHost + ` admin {"buildInfo":1}`,
 		mongosHost + ` admin {"listShards":1}`,
@@ -134,7 +134,7 @@ func environmentCommands(n int) []string {
 // shardedFromScratch is the command sequence for n shards of a topology
 // that nothing has touched yet, with a hashed key.
 func shardedFromScratch(n int, keyJSON string) []string {
-	return append(shardedSetup(n, keyJSON), reportCommands()...)
+	return append(shardedSetup(n, keyJSON), bootstrapResultCommands()...)
 }
 
 // Commands of the ranged pre-split, as the fake records them.
@@ -230,7 +230,7 @@ func TestBootstrapShardedRangedCommands(t *testing.T) {
 		mongosHost+findChunksJSON, // the outcome, checked
 		getMore(2),
 	)
-	want = append(append(append(want, reportCommands()...), getMore(3)), environmentCommands(3)...)
+	want = append(append(append(want, bootstrapResultCommands()...), getMore(3)), environmentCommands(3)...)
 	sameLines(t, "commands", f.callStrings(), want)
 
 	wantBoot := &results.Bootstrap{
@@ -270,7 +270,7 @@ func TestBootstrapRangedOneShard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	want := append(append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), reportCommands()...), environmentCommands(1)...)
+	want := append(append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), bootstrapResultCommands()...), environmentCommands(1)...)
 	sameLines(t, "commands", f.callStrings(), want)
 	if report.SplitPoints != nil || !reflect.DeepEqual(report.Shards[0].Range, &results.KeyRange{Min: results.MinKeyBound, Max: results.MaxKeyBound}) {
 		t.Errorf("report %+v, shard %+v", report, report.Shards[0])

@@ -364,12 +364,12 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	} else {
 		c.startMeasuring(start)
 	}
-	reporterDone, reporting := make(chan struct{}), make(chan struct{})
+	statusDone, statusStarted := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(reporterDone)
-		c.report(start, reporting)
+		defer close(statusDone)
+		c.status(start, statusStarted)
 	}()
-	<-reporting // the first status line shows the start, before any operation
+	<-statusStarted // the first status line shows the start, before any operation
 	watcherDone := make(chan struct{})
 	go func() {
 		defer close(watcherDone)
@@ -389,7 +389,7 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	c.warmupUnfinished = c.warming.Load()
 	c.startMeasuring(end)
 	close(c.done)
-	<-reporterDone
+	<-statusDone
 	<-watcherDone
 
 	return c.result(start, end, threads, opcount), nil
@@ -616,12 +616,12 @@ func (c *client) runThread(wk *worker, threads int) {
 	c.failedBufferedInserts.Add(int64(failed))
 }
 
-// report collects measurements every second and prints YCSB's status line
+// status collects measurements every second and prints YCSB's status line
 // every StatusInterval, plus one at the start and one at the end, like
 // YCSB's StatusThread. During a warm-up it collects the warm-up's
 // measurements only (status lines show them); the series' first interval
 // starts with the measured window.
-func (c *client) report(start time.Time, reporting chan<- struct{}) {
+func (c *client) status(start time.Time, started chan<- struct{}) {
 	every := max(int(c.opts.StatusInterval/time.Second), 1)
 	startMs := start.UnixMilli()
 	intervalStartMs := startMs
@@ -643,7 +643,7 @@ func (c *client) report(start time.Time, reporting chan<- struct{}) {
 	if c.opts.Status != nil {
 		status()
 	}
-	close(reporting)
+	close(started)
 	ticker := time.NewTicker(seriesInterval)
 	defer ticker.Stop()
 	last := start

@@ -19,7 +19,7 @@ import (
 // with telemetry on: the wire server sampled as a "standalone" every
 // 100 ms, plus a process that does not exist (nothing listens on port 1),
 // plus the collection's statistics. The phase succeeds; its telemetry
-// report (--telemetry-result) decodes, holds samples of the wire server,
+// payload (--telemetry-result) decodes, holds samples of the wire server,
 // failures (not a failed phase) for the missing process, and the final
 // statistics of the collection; the result on stdout and the text report
 // are those of the same run without telemetry but for the measurements'
@@ -79,13 +79,13 @@ func TestRunWithTelemetry(t *testing.T) {
 func sameMeasurements(t *testing.T, plain, with *run) [2]*results.Result {
 	t.Helper()
 	var res [2]*results.Result
-	var reps [2]report
+	var reps [2]ycsbText
 	for i, r := range []*run{plain, with} {
 		var err error
 		if res[i], err = results.Decode(r.stdout); err != nil {
 			t.Fatalf("stdout is not an encoded result: %v\n%s", err, r.stderr)
 		}
-		reps[i] = parseReport(t, r.stderr)
+		reps[i] = parseYCSBText(t, r.stderr)
 		reps[i].checkNoFailures(t)
 		compareWithResult(t, reps[i], res[i])
 	}
