@@ -17,7 +17,8 @@ import (
 
 // loadKeyProperties decide which keys a Load phase inserts; LoadKeys reads
 // nothing else.
-var loadKeyProperties = [...]string{contract.PropRecordCount, "insertstart", "insertcount", contract.PropInsertOrder, contract.PropZeroPadding, contract.PropLoaderCount}
+var loadKeyProperties = [...]string{contract.PropRecordCount, "insertstart", "insertcount", contract.PropInsertOrder, contract.PropZeroPadding,
+	contract.PropLoaderCount}
 
 // LoadKeyProperties returns the names of the properties that decide which
 // keys a Load phase inserts. LoadKeys ignores every other property, so a
