@@ -1,20 +1,23 @@
 package v1alpha1
 
 // The label keys (and the values of some) that mongobench puts on what it
-// creates, defined once: the controller, the Job builders, the loader's
-// result ConfigMaps' readers, the kubectl plugin and the report select on
-// these, and so may users and tools (kubectl get -l, dashboards, scripts),
-// which can import this package. mongobench sets no annotations of its
-// own. A test (labels_test.go) fails when a quoted bench.mongobench.io/ or
-// app.kubernetes.io/ key appears in production Go code outside this file.
+// creates, defined once: the controller, the Job builders and the kubectl
+// plugin select on these, and so may users and tools (kubectl get -l,
+// dashboards, scripts), which can import this package. mongobench sets no
+// annotations of its own. A test (labels_test.go) fails when a quoted
+// bench.mongobench.io/ or app.kubernetes.io/ key appears in production Go
+// code outside this file.
 //
-// One key lives elsewhere: the loader's bench.mongobench.io/loader-index
-// on each result ConfigMap is internal/contract's LabelLoaderIndex, as the
-// loader binary does not import this package (it would bring in
-// k8s.io/api and apimachinery).
+// One key lives elsewhere: bench.mongobench.io/loader-index, which the
+// loader puts on each result ConfigMap, is internal/contract's
+// LabelLoaderIndex, because the loader binary does not import this package
+// (it would bring in k8s.io/api and apimachinery, which
+// test/loader's TestNoKubernetesClientInTheLoader keeps out).
 //
-// Selectors use only the bench.mongobench.io labels, which the controller
-// owns; the app.kubernetes.io labels are for people and tools.
+// The controller selects a run's objects by the bench.mongobench.io
+// labels, which it owns; the app.kubernetes.io labels are for people and
+// tools, and for the manager's cache, which sees only objects managed by
+// mongobench (ManagedBy).
 
 // Kubernetes' recommended labels, on every object of a run and on a
 // sweep's child runs.
