@@ -164,7 +164,7 @@ func TestStartBarrierTimeout(t *testing.T) {
 	k.job(jobName)
 	ready := &corev1.ConfigMap{Data: map[string]string{contract.ReadyAtKey: time.Now().UTC().Format(time.RFC3339Nano)}}
 	ready.Name, ready.Namespace = contract.ReadyConfigMapName(jobName, 0), k.ns
-	ready.Labels = map[string]string{topology.LabelManagedBy: topology.ManagedBy, topology.LabelRun: run.Name}
+	ready.Labels = map[string]string{benchv1.LabelManagedBy: benchv1.ManagedBy, benchv1.LabelRun: run.Name}
 	ready.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(run, benchv1.GroupVersion.WithKind("BenchmarkRun"))}
 	if err := k.c.Create(k.ctx(), ready); err != nil {
 		t.Fatal(err)

@@ -248,14 +248,14 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// Pods of loader Jobs and result ConfigMaps are not owned by the run
 	// directly (the Job and the loader create them): map them by label.
 	byRunLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-		run := obj.GetLabels()[topology.LabelRun]
+		run := obj.GetLabels()[benchv1.LabelRun]
 		if run == "" {
 			return nil
 		}
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: run}}}
 	})
 	managed := builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
-		return obj.GetLabels()[topology.LabelManagedBy] == topology.ManagedBy
+		return obj.GetLabels()[benchv1.LabelManagedBy] == benchv1.ManagedBy
 	}))
 	if err := ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkRun{}).

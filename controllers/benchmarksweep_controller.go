@@ -296,7 +296,7 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 func (r *BenchmarkSweepReconciler) observe(ctx context.Context, s *sweepState) (bool, error) {
 	var list benchv1.BenchmarkRunList
 	if err := r.APIReader.List(ctx, &list, client.InNamespace(s.sweep.Namespace),
-		client.MatchingLabels{sweep.LabelSweep: s.sweep.Name}); err != nil {
+		client.MatchingLabels{benchv1.LabelSweep: s.sweep.Name}); err != nil {
 		return false, fmt.Errorf("list the runs of sweep %s: %w", s.sweep.Name, err)
 	}
 	byName := make(map[string]*benchv1.BenchmarkRun, len(list.Items))

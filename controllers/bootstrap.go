@@ -80,10 +80,10 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 	return true, nil
 }
 
-// bootstrappedMessage sums up a bootstrap report: the server version, and
+// bootstrappedMessage sums up a bootstrap result: the server version, and
 // for a sharded collection its key, chunks per shard and the split points
 // of a ranged pre-split.
-func bootstrappedMessage(rep *results.BootstrapReport) string {
+func bootstrappedMessage(rep *results.Bootstrap) string {
 	msg := "MongoDB " + rep.ServerVersion
 	chunks := make([]string, 0, len(rep.Shards))
 	for _, sh := range rep.Shards {

@@ -9,8 +9,8 @@ import (
 )
 
 func TestBootstrappedMessage(t *testing.T) {
-	hashed := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Sharded: true, ShardKey: `{"_id":"hashed"}`,
-		Shards: []results.ShardReport{{Name: "shard0", Chunks: 1}, {Name: "shard1", Chunks: 1}}}
+	hashed := &results.Bootstrap{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Sharded: true, ShardKey: `{"_id":"hashed"}`,
+		Shards: []results.ShardChunks{{Name: "shard0", Chunks: 1}, {Name: "shard1", Chunks: 1}}}
 	if got, want := bootstrappedMessage(hashed), `MongoDB 8.0.4; ycsb.usertable sharded on {"_id":"hashed"}, chunks shard0=1 shard1=1`; got != want {
 		t.Errorf("hashed:\n got %s\nwant %s", got, want)
 	}
@@ -19,7 +19,7 @@ func TestBootstrappedMessage(t *testing.T) {
 	if got, want := bootstrappedMessage(&ranged), `MongoDB 8.0.4; ycsb.usertable sharded on {"_id":1}, chunks shard0=1 shard1=1, split at user4999`; got != want {
 		t.Errorf("ranged:\n got %s\nwant %s", got, want)
 	}
-	if got := bootstrappedMessage(&results.BootstrapReport{ServerVersion: "7.0.14"}); got != "MongoDB 7.0.14" {
+	if got := bootstrappedMessage(&results.Bootstrap{ServerVersion: "7.0.14"}); got != "MongoDB 7.0.14" {
 		t.Errorf("standalone: %s", got)
 	}
 
@@ -29,7 +29,7 @@ func TestBootstrappedMessage(t *testing.T) {
 	big := ranged
 	big.Shards, big.SplitPoints = nil, nil
 	for i := range 64 {
-		big.Shards = append(big.Shards, results.ShardReport{Name: fmt.Sprintf("shard%d", i), Chunks: 1})
+		big.Shards = append(big.Shards, results.ShardChunks{Name: fmt.Sprintf("shard%d", i), Chunks: 1})
 		big.SplitPoints = append(big.SplitPoints, "user"+strings.Repeat("9", 20))
 	}
 	if got := bootstrappedMessage(&big); len(got) > MaxEventMessage {

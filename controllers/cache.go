@@ -8,14 +8,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/mongobench/mongobench/internal/topology"
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
 // CacheOptions restricts the manager's cache to the objects it manages: a
 // cluster's pods, ConfigMaps and Jobs can be many and are none of its
 // business. namespace, when not empty, limits the cache to one namespace.
 func CacheOptions(namespace string) cache.Options {
-	ours := labels.SelectorFromSet(labels.Set{topology.LabelManagedBy: topology.ManagedBy})
+	ours := labels.SelectorFromSet(labels.Set{benchv1.LabelManagedBy: benchv1.ManagedBy})
 	byObject := map[client.Object]cache.ByObject{}
 	for _, o := range []client.Object{&corev1.Pod{}, &corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{},
 		&corev1.ServiceAccount{}, &batchv1.Job{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {

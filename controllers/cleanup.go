@@ -31,7 +31,7 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 	}
 	var objs []client.Object
 	for _, p := range s.pods {
-		if p.Labels[topology.LabelDatabase] == "true" {
+		if p.Labels[benchv1.LabelDatabase] == "true" {
 			objs = append(objs, p)
 		}
 	}
@@ -89,10 +89,10 @@ func kept(run *benchv1.BenchmarkRun, cm *corev1.ConfigMap) bool {
 		return true
 	}
 	var name func(*benchv1.BenchmarkRun, string) string
-	switch cm.Labels[topology.LabelComponent] {
-	case topology.ComponentTelemetry:
+	switch cm.Labels[benchv1.LabelComponent] {
+	case benchv1.ComponentTelemetry:
 		name = topology.TelemetryConfigMapName
-	case topology.ComponentHistograms:
+	case benchv1.ComponentHistograms:
 		name = topology.HistogramsConfigMapName
 	default:
 		return false

@@ -13,7 +13,6 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/compare"
-	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // specHash hashes what a run measures: its spec without compare (the gate,
@@ -233,9 +232,9 @@ func findBaseline(ctx context.Context, c client.Reader, q baselineQuery) (
 			cell[axis] = string(v)
 		}
 		var list benchv1.BenchmarkRunList
-		sel := client.MatchingLabels{sweep.LabelSweep: b.SweepRef.Name}
+		sel := client.MatchingLabels{benchv1.LabelSweep: b.SweepRef.Name}
 		for axis, v := range cell {
-			sel[sweep.AxisLabelPrefix+axis] = v
+			sel[benchv1.LabelAxisPrefix+axis] = v
 		}
 		if err := c.List(ctx, &list, client.InNamespace(ns), sel); err != nil {
 			return nil, "", false, fmt.Errorf("list the runs of sweep %s: %w", b.SweepRef.Name, err)

@@ -32,7 +32,7 @@ func TestIntendedStatusHoldsYCSBsBlock(t *testing.T) {
 			Latency: hist(100, 1099), Failed: hist(5000, 5001), Intended: hist(137, 1136), IntendedFailed: hist(5100, 5101)}},
 	}
 	pcts := []float64{50, 95, 99, 99.9}
-	want := ycsb.ResultSummary(m, pcts).Ops[0].IntendedOK
+	want := ycsb.ResultTextSummary(m, pcts).Ops[0].IntendedOK
 	got := phaseResult(&benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun}, m).OperationStats[0]
 	it := got.Intended
 	if it == nil {

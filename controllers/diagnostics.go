@@ -89,7 +89,7 @@ func (r *BenchmarkRunReconciler) storeDiagnostics(ctx context.Context, s *runSta
 		run.Status.Diagnostics = name
 		return nil
 	}
-	data, summary := r.phaseReports(ctx, s)
+	data, summary := r.phaseYCSBTexts(ctx, s)
 	if run.Status.Phase == benchv1.RunFailed {
 		failure, what := r.failureDiagnostics(ctx, s, MaxDiagnosticsBytes-dataSize(data))
 		maps.Copy(data, failure)
@@ -104,19 +104,19 @@ func (r *BenchmarkRunReconciler) storeDiagnostics(ctx context.Context, s *runSta
 	return nil
 }
 
-// DiagnosticsReportSuffix ends the key of a phase's YCSB text report in
+// DiagnosticsYCSBTextSuffix ends the key of a phase's YCSB text output in
 // the diagnostics ConfigMap: "<phase>.ycsb.txt".
-const DiagnosticsReportSuffix = ".ycsb.txt"
+const DiagnosticsYCSBTextSuffix = ".ycsb.txt"
 
-// maxReportsBytes bounds the phases' reports together (a report is about
+// maxYCSBTextsBytes bounds the phases' YCSB texts together (one is about
 // 1 KiB per operation type; 16 phases of 8 operations need ~130 KiB).
-const maxReportsBytes = 256 << 10
+const maxYCSBTextsBytes = 256 << 10
 
-// phaseReports renders the YCSB text report of every phase that finished,
-// from the exact merge of its loaders' histograms, with the percentiles
-// the phase asked for (hdrhistogram.percentiles). A single loader's report
-// is byte for byte the one it printed.
-func (r *BenchmarkRunReconciler) phaseReports(ctx context.Context, s *runState) (map[string]string, string) {
+// phaseYCSBTexts renders the YCSB text output of every phase that
+// finished, from the exact merge of its loaders' histograms, with the
+// percentiles the phase asked for (hdrhistogram.percentiles). A single
+// loader's is byte for byte the one it printed.
+func (r *BenchmarkRunReconciler) phaseYCSBTexts(ctx context.Context, s *runState) (map[string]string, string) {
 	run := s.run
 	data := map[string]string{}
 	kept := 0
@@ -125,8 +125,8 @@ func (r *BenchmarkRunReconciler) phaseReports(ctx context.Context, s *runState) 
 		if ph == nil {
 			continue
 		}
-		key := ph.Name + DiagnosticsReportSuffix
-		text, err := r.phaseReport(s, ph)
+		key := ph.Name + DiagnosticsYCSBTextSuffix
+		text, err := r.phaseYCSBText(s, ph)
 		if err != nil {
 			// The results are in status already; the report is a convenience.
 			logf.FromContext(ctx).Info("cannot rebuild a phase's YCSB report", "run", client.ObjectKeyFromObject(run).String(),
@@ -135,7 +135,7 @@ func (r *BenchmarkRunReconciler) phaseReports(ctx context.Context, s *runState) 
 		} else {
 			kept++
 		}
-		if dataSize(data)+len(key)+len(text) > maxReportsBytes {
+		if dataSize(data)+len(key)+len(text) > maxYCSBTextsBytes {
 			text = "(report left out: the reports exceed the diagnostics' share for them)\n"
 		}
 		data[key] = text
@@ -143,8 +143,8 @@ func (r *BenchmarkRunReconciler) phaseReports(ctx context.Context, s *runState) 
 	return data, fmt.Sprintf("%d phase reports", kept)
 }
 
-// phaseReport is one phase's YCSB text report.
-func (r *BenchmarkRunReconciler) phaseReport(s *runState, ph *benchv1.PhaseSpec) (string, error) {
+// phaseYCSBText is one phase's YCSB text output.
+func (r *BenchmarkRunReconciler) phaseYCSBText(s *runState, ph *benchv1.PhaseSpec) (string, error) {
 	merged, err := mergedResult(s, ph, topology.PhaseJobName(s.run, ph.Name))
 	if err != nil {
 		return "", err
@@ -160,7 +160,7 @@ func (r *BenchmarkRunReconciler) phaseReport(s *runState, ph *benchv1.PhaseSpec)
 		return "", fmt.Errorf("hdrhistogram.percentiles: %w", err)
 	}
 	var b strings.Builder
-	if err := ycsb.WriteSummary(&b, ycsb.ResultSummary(merged, percentiles)); err != nil {
+	if err := ycsb.WriteTextSummary(&b, ycsb.ResultTextSummary(merged, percentiles)); err != nil {
 		return "", fmt.Errorf("render the report: %w", err)
 	}
 	return b.String(), nil
@@ -252,7 +252,7 @@ func interestingContainers(s *runState) []containerRef {
 	var out []containerRef
 	for _, n := range names {
 		pod := s.pods[n]
-		atWork := pod.Labels[topology.LabelDatabase] != "true" && pod.Status.Phase != corev1.PodSucceeded
+		atWork := pod.Labels[benchv1.LabelDatabase] != "true" && pod.Status.Phase != corev1.PodSucceeded
 		for _, cs := range allStatuses(pod) {
 			failed := cs.RestartCount > 0 || pod.Status.Phase == corev1.PodFailed ||
 				(cs.State.Terminated != nil && cs.State.Terminated.ExitCode != 0) ||
@@ -275,9 +275,9 @@ var stuckReasons = []string{"CrashLoopBackOff", "ErrImagePull", "ImagePullBackOf
 func describeContainer(c containerRef) string {
 	var b strings.Builder
 	pod, cs := c.pod, c.status
-	role := pod.Labels[topology.LabelRole]
+	role := pod.Labels[benchv1.LabelRole]
 	if role == "" {
-		role = pod.Labels[topology.LabelComponent]
+		role = pod.Labels[benchv1.LabelComponent]
 	}
 	fmt.Fprintf(&b, "== pod %s, container %s (%s)", pod.Name, cs.Name, role)
 	if i := completionIndex(pod); i != "" {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
@@ -237,7 +238,7 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	for _, ph := range env.Phases {
 		props := map[string]string{}
 		for k, v := range ph.Properties {
-			if k != "mongodb.url" {
+			if k != contract.PropMongoDBURL {
 				props[k] = v
 			}
 		}

@@ -570,7 +570,7 @@ func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: contract.ResultConfigMapName(jobName, index), Namespace: k.ns,
-			Labels: map[string]string{topology.LabelManagedBy: topology.ManagedBy, topology.LabelRun: run.Name},
+			Labels: map[string]string{benchv1.LabelManagedBy: benchv1.ManagedBy, benchv1.LabelRun: run.Name},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun", Name: run.Name, UID: run.UID,
 				Controller: ptr.To(true)}},
 		},
@@ -581,13 +581,13 @@ func (k *cluster) writeResultCM(run *benchv1.BenchmarkRun, jobName string, index
 	}
 }
 
-// bootstrapReport is what a bootstrap Job reports for a run.
+// bootstrapResult is what a bootstrap Job reports for a run.
 // startupWarningAnnotation makes the fake bootstrap report a startup
 // warning of the run's first MongoDB process.
 const startupWarningAnnotation = "test.mongobench.io/startup-warning"
 
-func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
-	rep := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: topology.Namespace,
+func bootstrapResult(run *benchv1.BenchmarkRun) *results.Bootstrap {
+	rep := &results.Bootstrap{ServerVersion: "8.0.4", Namespace: topology.Namespace,
 		Server: &results.ServerEnvironment{Version: "8.0.4", GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", FeatureCompatibilityVersion: "8.0",
 			StorageEngine: "wiredTiger"}}
 	for _, p := range topology.Processes(run) {
@@ -601,7 +601,7 @@ func bootstrapReport(run *benchv1.BenchmarkRun) *results.BootstrapReport {
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
 		rep.Sharded, rep.ShardKey, rep.BalancerMode = true, `{"_id":"hashed"}`, "off"
 		for i := 0; i < int(*run.Spec.Topology.Shards); i++ {
-			rep.Shards = append(rep.Shards, results.ShardReport{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
+			rep.Shards = append(rep.Shards, results.ShardChunks{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
 		}
 	}
 	return rep
@@ -611,7 +611,7 @@ func (k *cluster) finishBootstrap(run *benchv1.BenchmarkRun) {
 	k.t.Helper()
 	name := topology.BootstrapJobName(run)
 	k.job(name)
-	b, err := results.EncodeBootstrap(bootstrapReport(run))
+	b, err := results.EncodeBootstrap(bootstrapResult(run))
 	if err != nil {
 		k.t.Fatal(err)
 	}
@@ -773,7 +773,7 @@ func (k *cluster) autopilotWith(opts autopilotOptions) (stop func()) {
 
 func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts autopilotOptions) error {
 	var pods corev1.PodList
-	if err := k.c.List(ctx, &pods, client.InNamespace(k.ns), client.MatchingLabels{topology.LabelDatabase: "true"}); err != nil {
+	if err := k.c.List(ctx, &pods, client.InNamespace(k.ns), client.MatchingLabels{benchv1.LabelDatabase: "true"}); err != nil {
 		return err
 	}
 	for i := range pods.Items {
@@ -798,7 +798,7 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 				return err
 			}
 		}
-		if p.Labels[topology.LabelRole] == string(benchv1.RoleMongos) && !k.bootstrapped(ctx, p.Labels[topology.LabelRun]) {
+		if p.Labels[benchv1.LabelRole] == string(benchv1.RoleMongos) && !k.bootstrapped(ctx, p.Labels[benchv1.LabelRun]) {
 			continue // mongos becomes ready only once its config server is initiated
 		}
 		now := metav1.Now()
@@ -823,14 +823,14 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 			continue
 		}
 		run := &benchv1.BenchmarkRun{}
-		if err := k.c.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: j.Labels[topology.LabelRun]}, run); err != nil {
+		if err := k.c.Get(ctx, client.ObjectKey{Namespace: k.ns, Name: j.Labels[benchv1.LabelRun]}, run); err != nil {
 			return err
 		}
-		switch j.Labels[topology.LabelComponent] {
-		case topology.ComponentBootstrap:
-			b, _ := results.EncodeBootstrap(bootstrapReport(run))
+		switch j.Labels[benchv1.LabelComponent] {
+		case benchv1.ComponentBootstrap:
+			b, _ := results.EncodeBootstrap(bootstrapResult(run))
 			k.writeResultCM(run, j.Name, 0, nil, map[string]string{contract.BootstrapConfigMapKey: string(b)})
-		case topology.ComponentLoader:
+		case benchv1.ComponentLoader:
 			if opts.holdPhases {
 				continue
 			}

@@ -38,7 +38,7 @@ func (k *cluster) assertHistograms(run *benchv1.BenchmarkRun) { //nolint:gocyclo
 		if ref := metav1.GetControllerOf(cm); cm.DeletionTimestamp != nil || ref == nil || ref.UID != run.UID || ref.Kind != "BenchmarkRun" {
 			t.Errorf("%s: histograms ConfigMap deleted at %v, owner %+v", res.Name, cm.DeletionTimestamp, cm.OwnerReferences)
 		}
-		if cm.Labels[topology.LabelComponent] != topology.ComponentHistograms || len(cm.BinaryData) != 1 || len(cm.Data) != 0 {
+		if cm.Labels[benchv1.LabelComponent] != benchv1.ComponentHistograms || len(cm.BinaryData) != 1 || len(cm.Data) != 0 {
 			t.Errorf("%s: histograms ConfigMap labels %v, binary keys %d, data keys %d", res.Name, cm.Labels, len(cm.BinaryData), len(cm.Data))
 		}
 		m, err := results.DecodeMerged(cm.BinaryData[contract.ConfigMapKey])

@@ -198,7 +198,7 @@ func TestStandaloneLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, s
 		t.Errorf("diagnostics of a successful run hold %d keys, want one report per phase", len(cm.Data))
 	}
 	for _, res := range r.Status.Results {
-		report := cm.Data[res.Name+controllers.DiagnosticsReportSuffix]
+		report := cm.Data[res.Name+controllers.DiagnosticsYCSBTextSuffix]
 		want := []string{fmt.Sprintf("[OVERALL], RunTime(ms), %d\n", res.RuntimeMillis)}
 		for _, op := range res.OperationStats {
 			want = append(want, fmt.Sprintf("[%s], Operations, %d\n", op.Name, op.Count-op.Errors),
@@ -244,7 +244,7 @@ func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step
 		if p.Spec.NodeName != "" || p.Spec.NodeSelector[topology.HostnameLabel] != "host-b" || p.Spec.NodeSelector["pool"] != "bench" {
 			t.Errorf("%s: nodeName %q selector %v", name, p.Spec.NodeName, p.Spec.NodeSelector)
 		}
-		if p.OwnerReferences[0].Name != "ms" || p.Labels[topology.LabelRun] != "ms" {
+		if p.OwnerReferences[0].Name != "ms" || p.Labels[benchv1.LabelRun] != "ms" {
 			t.Errorf("%s: owner %v labels %v", name, p.OwnerReferences, p.Labels)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // observe reads every child of the run from the cache. Only objects that
@@ -28,7 +27,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{},
 		serviceAccounts: map[string]*corev1.ServiceAccount{}, roles: map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
 	}
-	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{topology.LabelRun: run.Name}}
+	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{benchv1.LabelRun: run.Name}}
 	list := func(l client.ObjectList, keep func(client.Object) bool, add func(client.Object)) error {
 		if err := r.List(ctx, l, opts...); err != nil {
 			return fmt.Errorf("list %T: %w", l, err)

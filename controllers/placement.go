@@ -251,17 +251,17 @@ func formatResources(list corev1.ResourceList) string {
 // still enforces exclusivity everywhere.
 func (r *BenchmarkRunReconciler) busyNodes(ctx context.Context, run *benchv1.BenchmarkRun) (map[string][]string, error) {
 	var pods corev1.PodList
-	if err := r.List(ctx, &pods, client.HasLabels{topology.LabelRunUID}); err != nil {
+	if err := r.List(ctx, &pods, client.HasLabels{benchv1.LabelRunUID}); err != nil {
 		return nil, fmt.Errorf("list pods of other runs: %w", err)
 	}
 	busy := map[string][]string{}
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if p.Labels[topology.LabelRunUID] == string(run.UID) || p.Spec.NodeName == "" || p.DeletionTimestamp != nil ||
+		if p.Labels[benchv1.LabelRunUID] == string(run.UID) || p.Spec.NodeName == "" || p.DeletionTimestamp != nil ||
 			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		other := p.Namespace + "/" + p.Labels[topology.LabelRun]
+		other := p.Namespace + "/" + p.Labels[benchv1.LabelRun]
 		if !slices.Contains(busy[p.Spec.NodeName], other) {
 			busy[p.Spec.NodeName] = append(busy[p.Spec.NodeName], other)
 		}

@@ -49,7 +49,7 @@ func TestPreflightFailsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
-		if p.Labels[topology.LabelRun] == "toobig" && p.Namespace == k.ns {
+		if p.Labels[benchv1.LabelRun] == "toobig" && p.Namespace == k.ns {
 			t.Errorf("pod %s created for a topology that fits no node", p.Name)
 		}
 	}

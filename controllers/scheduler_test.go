@@ -20,7 +20,7 @@ import (
 func (k *cluster) nodesOf(runs ...string) map[string]map[string]bool {
 	k.t.Helper()
 	var pods corev1.PodList
-	if err := k.c.List(k.ctx(), &pods, client.InNamespace(k.ns), client.MatchingLabels{topology.LabelDatabase: "true"}); err != nil {
+	if err := k.c.List(k.ctx(), &pods, client.InNamespace(k.ns), client.MatchingLabels{benchv1.LabelDatabase: "true"}); err != nil {
 		k.t.Fatal(err)
 	}
 	out := map[string]map[string]bool{}
@@ -28,8 +28,8 @@ func (k *cluster) nodesOf(runs ...string) map[string]map[string]bool {
 		out[r] = map[string]bool{}
 	}
 	for _, p := range pods.Items {
-		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil && out[p.Labels[topology.LabelRun]] != nil {
-			out[p.Labels[topology.LabelRun]][p.Spec.NodeName] = true
+		if p.Spec.NodeName != "" && p.DeletionTimestamp == nil && out[p.Labels[benchv1.LabelRun]] != nil {
+			out[p.Labels[benchv1.LabelRun]][p.Spec.NodeName] = true
 		}
 	}
 	return out

@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // runState is one reconcile's view of a run: the run itself (whose status
@@ -112,7 +111,7 @@ func conditionTrue(run *benchv1.BenchmarkRun, typ string) bool {
 // Job exists: the controller creates them only once the topology is ready.
 func (s *runState) benchmarkStarted() bool {
 	for _, j := range s.jobs {
-		if c := j.Labels[topology.LabelComponent]; c == topology.ComponentLoader || c == topology.ComponentValidator {
+		if c := j.Labels[benchv1.LabelComponent]; c == benchv1.ComponentLoader || c == benchv1.ComponentValidator {
 			return true
 		}
 	}

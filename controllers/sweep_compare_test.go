@@ -38,7 +38,7 @@ func (k *cluster) historyRun(name, hash, threads string, s2 float64, completed t
 	k.t.Helper()
 	run := newRun(name, benchv1.TopologyStandalone, 0, 1)
 	run.Labels = map[string]string{benchv1.LabelFingerprint: "fp-test", benchv1.LabelSpecHash: hash,
-		sweep.AxisLabelPrefix + "threads": threads}
+		benchv1.LabelAxisPrefix + "threads": threads}
 	k.create(run)
 	run = k.run(name)
 	run.Status.Phase = benchv1.RunSucceeded
@@ -76,7 +76,7 @@ func (k *cluster) runGatedSweepWith(name string, c *benchv1.CompareSpec, s2 map[
 	children := k.waitChildren(name, names...)
 	for _, n := range names {
 		_, rep, _ := sweep.ParseRunName(name, n)
-		threads := children[n].Labels[sweep.AxisLabelPrefix+"threads"]
+		threads := children[n].Labels[benchv1.LabelAxisPrefix+"threads"]
 		valid := metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
 			Message: "no check failed"}
 		if reason, ok := invalid[n]; ok {

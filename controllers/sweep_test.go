@@ -83,7 +83,7 @@ func sweepCond(sw *benchv1.BenchmarkSweep, typ string) *metav1.Condition {
 func (k *cluster) children(sweepName string) map[string]*benchv1.BenchmarkRun {
 	k.t.Helper()
 	var list benchv1.BenchmarkRunList
-	if err := k.c.List(k.ctx(), &list, client.InNamespace(k.ns), client.MatchingLabels{sweep.LabelSweep: sweepName}); err != nil {
+	if err := k.c.List(k.ctx(), &list, client.InNamespace(k.ns), client.MatchingLabels{benchv1.LabelSweep: sweepName}); err != nil {
 		k.t.Fatal(err)
 	}
 	out := map[string]*benchv1.BenchmarkRun{}
@@ -213,8 +213,8 @@ func TestSweepRunsItsCells(t *testing.T) {
 	if !metav1.IsControlledBy(run, st) {
 		t.Error("the run is not owned by the sweep")
 	}
-	wantLabels := map[string]string{sweep.LabelSweep: "grid", sweep.LabelCell: "0", sweep.LabelRepetition: "1",
-		sweep.AxisLabelPrefix + "topologies": "standalone", sweep.AxisLabelPrefix + "threads": "4"}
+	wantLabels := map[string]string{benchv1.LabelSweep: "grid", benchv1.LabelCell: "0", benchv1.LabelRepetition: "1",
+		benchv1.LabelAxisPrefix + "topologies": "standalone", benchv1.LabelAxisPrefix + "threads": "4"}
 	for key, v := range wantLabels {
 		if run.Labels[key] != v {
 			t.Errorf("label %s = %q, want %q", key, run.Labels[key], v)
@@ -605,7 +605,7 @@ func TestDeletedRunIsNotRecreated(t *testing.T) {
 	// Someone removes the sweep's label from a run: it stays the sweep's.
 	own := k.run("del-1-r1")
 	k.waitSweep("del", "del-1-r1's UID recorded", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Cells[1].Runs[0].UID == own.UID })
-	delete(own.Labels, sweep.LabelSweep)
+	delete(own.Labels, benchv1.LabelSweep)
 	if err := k.c.Update(k.ctx(), own); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package controllers
 
 // This file reads a phase's server telemetry (sampled in the cluster by
 // loader 0 of the phase, internal/telemetry) into status.results[].server
-// and .collection, and keeps the full report in a ConfigMap of its own.
+// and .collection, and keeps the full payload in a ConfigMap of its own.
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
-// Bounds of a telemetry report, which comes from a pod and is not trusted.
+// Bounds of a telemetry payload, which comes from a pod and is not trusted.
 const (
-	// MaxTelemetryDecodedBytes bounds the report's decompressed size.
+	// MaxTelemetryDecodedBytes bounds the payload's decompressed size.
 	MaxTelemetryDecodedBytes = telemetry.MaxDecodedBytes
 	// maxTelemetryText bounds the strings copied into status (pod, version,
 	// shard and index names).
@@ -28,9 +28,9 @@ const (
 )
 
 // keepTelemetry adds a finished phase's server telemetry to its result,
-// when loader 0 reported any: the summaries into res, the report itself
+// when loader 0 reported any: the summaries into res, the payload itself
 // into the ConfigMap <run>-telemetry-<phase>. Telemetry is a companion of
-// the results, never a condition of them: an unusable report leaves res
+// the results, never a condition of them: an unusable payload leaves res
 // without it and says why in a Warning event.
 func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState, ph *benchv1.PhaseSpec, jobName string, res *benchv1.PhaseResult) error {
 	cm := s.configMaps[contract.ResultConfigMapName(jobName, 0)]
@@ -55,13 +55,13 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 	return nil
 }
 
-// telemetrySummaries decodes a report and condenses it into the status
-// fields of a phase. The report must be fit for the API server: one entry
+// telemetrySummaries decodes a payload and condenses it into the status
+// fields of a phase. The payload must be fit for the API server: one entry
 // per pod, at most maxProcesses (the run's topology) of them, known roles,
 // bounded names, finite numbers; anything else is an error, so that a bad
-// report can never make the status patch fail.
+// payload can never make the status patch fail.
 func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *benchv1.CollectionSummary, error) {
-	rep, err := telemetry.DecodeReport(b)
+	rep, err := telemetry.DecodePayload(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode: %w", err)
 	}
@@ -116,7 +116,7 @@ func evictionSource(s telemetry.EvictionSource) (string, bool) {
 
 // serverSummary is a process's status entry: telemetry.Summarize, rounded
 // to 2 decimals.
-func serverSummary(p *telemetry.ProcessReport) (benchv1.ServerSummary, error) {
+func serverSummary(p *telemetry.ProcessPayload) (benchv1.ServerSummary, error) {
 	role, ok := role(p.Role)
 	if !ok {
 		return benchv1.ServerSummary{}, fmt.Errorf("unknown role %.32q", p.Role)

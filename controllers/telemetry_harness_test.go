@@ -19,7 +19,7 @@ var telemetryStart = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 // telemetrySamples is the number of samples of each process, one a second.
 const telemetrySamples = 6
 
-// telemetryReport is what loader 0's sampler would report for a phase of
+// telemetryPayload is what loader 0's sampler would report for a phase of
 // run: every process of the topology sampled once a second with
 // SeriesBuilder, with numbers the tests know. Process j (in topology
 // order), over telemetrySamples samples i = 0…5:
@@ -39,8 +39,8 @@ const telemetrySamples = 6
 //     electionId changes at i=4 for j=1 (one primary change).
 //
 // The collection's final statistics are split over the run's shards.
-func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
-	rep := &telemetry.Report{Start: telemetryStart, End: telemetryStart.Add(telemetrySamples * time.Second)}
+func telemetryPayload(run *benchv1.BenchmarkRun) *telemetry.Payload {
+	rep := &telemetry.Payload{Start: telemetryStart, End: telemetryStart.Add(telemetrySamples * time.Second)}
 	for j, p := range topology.Processes(run) {
 		b := telemetry.NewSeriesBuilder(telemetryStart, time.Second)
 		for i := 0; i < telemetrySamples; i++ {
@@ -78,7 +78,7 @@ func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
 			}
 			b.Add(&s)
 		}
-		rep.Processes = append(rep.Processes, telemetry.ProcessReport{Role: string(p.Role), Pod: p.Name, Series: b.Series()})
+		rep.Processes = append(rep.Processes, telemetry.ProcessPayload{Role: string(p.Role), Pod: p.Name, Series: b.Series()})
 	}
 	final := &telemetry.CollectionStats{Time: rep.End, Namespace: topology.Namespace, Source: telemetry.SourceAggregate}
 	shards := 1
@@ -100,7 +100,7 @@ func telemetryReport(run *benchv1.BenchmarkRun) *telemetry.Report {
 		}
 	}
 	final.CollectionSizes = total
-	rep.Collection = &telemetry.CollectionReport{Final: final}
+	rep.Collection = &telemetry.CollectionPayload{Final: final}
 	return rep
 }
 

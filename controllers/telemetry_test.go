@@ -29,7 +29,7 @@ func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
 // wantServer is what status.results[].server must hold for a report:
 // telemetry.Summarize of each process, rounded to 2 decimals.
-func wantServer(rep *telemetry.Report) []benchv1.ServerSummary {
+func wantServer(rep *telemetry.Payload) []benchv1.ServerSummary {
 	f := func(v *float64) *float64 {
 		if v == nil {
 			return nil
@@ -58,8 +58,8 @@ func wantServer(rep *telemetry.Report) []benchv1.ServerSummary {
 }
 
 // checkServer compares server summaries with wantServer's and with the
-// absolute numbers telemetryReport was built with.
-func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *telemetry.Report, run *benchv1.BenchmarkRun) {
+// absolute numbers telemetryPayload was built with.
+func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *telemetry.Payload, run *benchv1.BenchmarkRun) {
 	t.Helper()
 	if want := wantServer(rep); !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)
@@ -76,7 +76,7 @@ func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *te
 			t.Errorf("%s: entry %d is %s %s %s, %d samples; want %s %s", what, j, s.Role, s.Pod, s.Version, s.Samples, p.Role, p.Name)
 		}
 		// The config server's cache was resized, shard0's primary saw a new
-		// election (telemetryReport).
+		// election (telemetryPayload).
 		wantCache, wantChanges := int64(1)<<30, int32(0)
 		if j == 0 {
 			wantCache = 2 << 30
@@ -122,7 +122,7 @@ func checkServer(t *testing.T, what string, got []benchv1.ServerSummary, rep *te
 // API server.
 func TestTelemetrySummaries(t *testing.T) {
 	run := newRun("t", benchv1.TopologySharded, 2, 1)
-	rep := telemetryReport(run)
+	rep := telemetryPayload(run)
 	server, coll, err := controllers.TelemetrySummaries(encodeTelemetry(t, rep), 4)
 	if err != nil {
 		t.Fatal(err)
@@ -134,14 +134,14 @@ func TestTelemetrySummaries(t *testing.T) {
 	}
 
 	// No collection statistics: no collection summary, and no error.
-	noColl := telemetryReport(run)
-	noColl.Collection = &telemetry.CollectionReport{Errors: 3, LastError: "timeout"}
+	noColl := telemetryPayload(run)
+	noColl.Collection = &telemetry.CollectionPayload{Errors: 3, LastError: "timeout"}
 	if _, coll, err := controllers.TelemetrySummaries(encodeTelemetry(t, noColl), 4); err != nil || coll != nil {
 		t.Errorf("without final statistics: collection %+v, error %v", coll, err)
 	}
 
-	mutate := func(f func(*telemetry.Report)) []byte {
-		r := telemetryReport(run)
+	mutate := func(f func(*telemetry.Payload)) []byte {
+		r := telemetryPayload(run)
 		f(r)
 		return encodeTelemetry(t, r)
 	}
@@ -155,18 +155,18 @@ func TestTelemetrySummaries(t *testing.T) {
 		{"not JSON", string(gz(t, "serverStatus")), "parse"},
 		{"unknown field", string(gz(t, `{"processes":[],"extra":1}`)), "unknown field"},
 		{"too big", string(huge), "more than 16777216 bytes"},
-		{"invalid series", string(mutate(func(r *telemetry.Report) { r.Processes[0].Series.IntervalMillis = 0 })), "interval"},
-		{"negative delta", string(mutate(func(r *telemetry.Report) { r.Processes[1].Series.Points[1].Counters[0].Count = -5 })), "negative delta"},
-		{"duplicate pod", string(mutate(func(r *telemetry.Report) { r.Processes[1].Pod = r.Processes[0].Pod })), "reported twice"},
-		{"empty pod", string(mutate(func(r *telemetry.Report) { r.Processes[1].Pod = "" })), "empty"},
-		{"unknown role", string(mutate(func(r *telemetry.Report) { r.Processes[0].Role = "arbiter" })), "unknown role"},
-		{"unknown eviction statistics", string(mutate(func(r *telemetry.Report) { r.Processes[0].Series.EvictedByAppFrom = "guessed" })),
+		{"invalid series", string(mutate(func(r *telemetry.Payload) { r.Processes[0].Series.IntervalMillis = 0 })), "interval"},
+		{"negative delta", string(mutate(func(r *telemetry.Payload) { r.Processes[1].Series.Points[1].Counters[0].Count = -5 })), "negative delta"},
+		{"duplicate pod", string(mutate(func(r *telemetry.Payload) { r.Processes[1].Pod = r.Processes[0].Pod })), "reported twice"},
+		{"empty pod", string(mutate(func(r *telemetry.Payload) { r.Processes[1].Pod = "" })), "empty"},
+		{"unknown role", string(mutate(func(r *telemetry.Payload) { r.Processes[0].Role = "arbiter" })), "unknown role"},
+		{"unknown eviction statistics", string(mutate(func(r *telemetry.Payload) { r.Processes[0].Series.EvictedByAppFrom = "guessed" })),
 			"unknown source of the app evictions"},
-		{"too many processes", string(mutate(func(r *telemetry.Report) {
+		{"too many processes", string(mutate(func(r *telemetry.Payload) {
 			r.Processes = append(r.Processes, r.Processes[0])
 			r.Processes[4].Pod = "t-extra"
 		})), "5 processes reported"},
-		{"duplicate shard", string(mutate(func(r *telemetry.Report) { r.Collection.Final.Shards[1].Shard = "shard0" })), "reported twice"},
+		{"duplicate shard", string(mutate(func(r *telemetry.Payload) { r.Collection.Final.Shards[1].Shard = "shard0" })), "reported twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, c, err := controllers.TelemetrySummaries([]byte(tc.payload), 4)
@@ -188,7 +188,7 @@ func TestPhaseTelemetry(t *testing.T) { //nolint:gocyclo // one scenario, step b
 	stop := k.autopilotWith(autopilotOptions{holdPhases: true})
 	defer stop()
 	run := k.create(newRun("tel", benchv1.TopologySharded, 2, 2))
-	rep := telemetryReport(run)
+	rep := telemetryPayload(run)
 	payload := encodeTelemetry(t, rep)
 	payloads := [][]byte{payload, gz(t, `{"processes": [{"role": "shard", "pod": "tel-shard0", "series": {"points": "garbage"`), nil}
 	for i, ph := range run.Spec.Phases {
@@ -251,7 +251,7 @@ func TestPhaseTelemetry(t *testing.T) { //nolint:gocyclo // one scenario, step b
 	if !bytes.Equal(cm.BinaryData[contract.TelemetryKey], payload) || len(cm.BinaryData) != 1 || len(cm.Data) != 0 {
 		t.Errorf("telemetry ConfigMap holds %d binary keys, not the report as loader 0 wrote it", len(cm.BinaryData))
 	}
-	if cm.Labels[topology.LabelComponent] != topology.ComponentTelemetry || cm.Labels[topology.LabelPhase] != "load" || cm.Labels[topology.LabelRun] != "tel" {
+	if cm.Labels[benchv1.LabelComponent] != benchv1.ComponentTelemetry || cm.Labels[benchv1.LabelPhase] != "load" || cm.Labels[benchv1.LabelRun] != "tel" {
 		t.Errorf("telemetry ConfigMap labels %v", cm.Labels)
 	}
 }
@@ -263,7 +263,7 @@ func TestPhaseTelemetry(t *testing.T) { //nolint:gocyclo // one scenario, step b
 func bigStatus(t *testing.T, run *benchv1.BenchmarkRun) benchv1.BenchmarkRunStatus {
 	t.Helper()
 	procs := len(topology.Processes(run))
-	server, coll, err := controllers.TelemetrySummaries(encodeTelemetry(t, telemetryReport(run)), procs)
+	server, coll, err := controllers.TelemetrySummaries(encodeTelemetry(t, telemetryPayload(run)), procs)
 	if err != nil {
 		t.Fatal(err)
 	}

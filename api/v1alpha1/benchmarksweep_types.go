@@ -123,9 +123,6 @@ type BenchmarkSweepSpec struct {
 	HistoryLimit *int32 `json:"historyLimit,omitempty"`
 }
 
-// LabelSeries groups recurring sweeps into a series for historyLimit.
-const LabelSeries = "bench.mongobench.io/series"
-
 // SweepValueName names a value of an axis.
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=63

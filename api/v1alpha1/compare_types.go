@@ -4,12 +4,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// LabelSpecHash is the label the controller puts on every run with a hash
-// of what it measures (the spec without compare, cleanup, timeout and
-// validity): with
-// the fingerprint label it selects a run's comparable history.
-const LabelSpecHash = "bench.mongobench.io/spec-hash"
-
 // CompareSpec makes a run a regression gate: once it succeeded, each
 // metric is compared with a baseline, status.comparison holds the
 // verdicts and the Regressed condition sums them up (kubectl mongobench

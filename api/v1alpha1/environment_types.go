@@ -5,11 +5,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// LabelFingerprint labels a run with its environment fingerprint, so that
-// comparable runs can be selected: kubectl get benchmarkruns -l
-// bench.mongobench.io/fingerprint=<value>.
-const LabelFingerprint = "bench.mongobench.io/fingerprint"
-
 // EnvironmentStatus records what a run's numbers came from: the node, the
 // Kubernetes and mongobench versions, the database pods' QoS, and the
 // exact YCSB properties of each phase. It is recorded once, when the

@@ -57,7 +57,7 @@ func HistorySelector(h *benchv1.HistoryBaseline, fingerprint, hash string, cell 
 	}
 	sort.Strings(axes)
 	for _, axis := range axes {
-		req, err := labels.NewRequirement(sweep.AxisLabelPrefix+axis, selection.Equals, []string{cell[axis]})
+		req, err := labels.NewRequirement(benchv1.LabelAxisPrefix+axis, selection.Equals, []string{cell[axis]})
 		if err != nil {
 			return nil, fmt.Errorf("select axis %s: %w", axis, err)
 		}

@@ -21,7 +21,9 @@ const (
 )
 
 // LabelLoaderIndex is added by the loader to every result ConfigMap: its
-// index (the Job's completion index; 0 for bootstrap).
+// index (the Job's completion index; 0 for bootstrap). It is the one label
+// key not in api/v1alpha1/labels.go, which the loader binary does not
+// import (it would bring in k8s.io/api and apimachinery).
 const LabelLoaderIndex = "bench.mongobench.io/loader-index"
 
 // Data keys of the result ConfigMaps.
@@ -29,7 +31,7 @@ const (
 	// ConfigMapKey is the binaryData key holding a load or run phase's
 	// encoded result (results.Encode).
 	ConfigMapKey = "result.json.gz"
-	// BootstrapConfigMapKey is the data key of a bootstrap Job's report
+	// BootstrapConfigMapKey is the data key of a bootstrap Job's result
 	// (results.EncodeBootstrap).
 	BootstrapConfigMapKey = "bootstrap.json"
 )

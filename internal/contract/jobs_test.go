@@ -133,9 +133,9 @@ func checkResultContract(t *testing.T, run *benchv1.BenchmarkRun, job *batchv1.J
 		// The manager's cache only sees objects managed by mongobench
 		// (controllers.CacheOptions); the run label names the run.
 		want := map[string]string{
-			topology.LabelManagedBy:   topology.ManagedBy,
-			topology.LabelRun:         run.Name,
-			topology.LabelName:        topology.AppName,
+			benchv1.LabelManagedBy:    benchv1.ManagedBy,
+			benchv1.LabelRun:          run.Name,
+			benchv1.LabelName:         benchv1.AppName,
 			contract.LabelLoaderIndex: strconv.Itoa(i),
 		}
 		if !maps.Equal(cm.Labels, want) {

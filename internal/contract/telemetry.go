@@ -9,7 +9,7 @@ import (
 
 // TelemetryKey is the binaryData key of a phase's server telemetry in the
 // result ConfigMap of its loader 0 (the only loader that samples):
-// gzip(JSON(telemetry.Report)), at most MaxTelemetryBytes. The key is
+// gzip(JSON(telemetry.Payload)), at most MaxTelemetryBytes. The key is
 // absent when telemetry is off, and from the other loaders' ConfigMaps.
 const TelemetryKey = "telemetry.json.gz"
 

@@ -19,7 +19,7 @@
 //     (Store), and MongoStore, the driver's.
 //   - engine.go: Run, the phase: inserts, checkpoints, queries, result.
 //   - resume.go: the phase's state and how a loader resumes a phase.
-//   - report.go: the text report.
+//   - text.go: the text output (WriteCheckpoint, WriteTextSummary).
 //
 // # Documents
 //

@@ -146,7 +146,7 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 // runBootstrap runs a parsed `loader bootstrap`: for a ranged shard key over
 // several shards, the split points (the quantiles of the keys the Load
 // phase inserts, ycsb.KeySet.SplitPoints), then mongoadmin.Bootstrap, then
-// the report to stdout and, with --result-configmap, to ConfigMap NAME-0
+// the result (results.Bootstrap) to stdout and, with --result-configmap, to ConfigMap NAME-0
 // (data key contract.BootstrapConfigMapKey).
 func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
 	cm, err := b.sink.prepare(env, 0)
@@ -173,15 +173,15 @@ func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
 		return fmt.Errorf("bootstrap: computing the split points took the whole --timeout of %v", b.timeout)
 	}
 
-	report, err := mongoadmin.Bootstrap(ctx, b.topo, mongoadmin.Options{Timeout: remaining, Logger: log})
+	boot, err := mongoadmin.Bootstrap(ctx, b.topo, mongoadmin.Options{Timeout: remaining, Logger: log})
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("bootstrap: %w", err))
 		}
 		return fmt.Errorf("bootstrap: %w", err)
 	}
-	logShardRanges(log, report, keys, plan)
-	enc, err := results.EncodeBootstrap(report)
+	logShardRanges(log, boot, keys, plan)
+	enc, err := results.EncodeBootstrap(boot)
 	if err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
@@ -218,11 +218,11 @@ func splitPoints(ctx context.Context, loadProps *ycsb.Properties, n int, timeout
 
 // logShardRanges prints, per shard, the range it owns after a ranged
 // pre-split and how many of the Load phase's records fall in it.
-func logShardRanges(log *slog.Logger, report *results.BootstrapReport, keys ycsb.KeySet, plan []ycsb.SplitPoint) {
+func logShardRanges(log *slog.Logger, boot *results.Bootstrap, keys ycsb.KeySet, plan []ycsb.SplitPoint) {
 	if len(plan) == 0 {
 		return
 	}
-	for i, sh := range report.Shards {
+	for i, sh := range boot.Shards {
 		if sh.Range == nil || i > len(plan) {
 			continue
 		}

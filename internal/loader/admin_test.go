@@ -175,7 +175,7 @@ func TestSplitPointsLogged(t *testing.T) {
 	if len(plan) != 2 || plan[0].Rank != 3334 || plan[1].Rank != 6667 {
 		t.Fatalf("plan %+v", plan)
 	}
-	report := &results.BootstrapReport{Shards: []results.ShardReport{
+	report := &results.Bootstrap{Shards: []results.ShardChunks{
 		{Name: "shard0", Chunks: 1, Range: &results.KeyRange{Min: results.MinKeyBound, Max: plan[0].Key}},
 		{Name: "shard1", Chunks: 1, Range: &results.KeyRange{Min: plan[0].Key, Max: plan[1].Key}},
 		{Name: "shard2", Chunks: 1, Range: &results.KeyRange{Min: plan[1].Key, Max: results.MaxKeyBound}},

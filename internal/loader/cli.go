@@ -8,25 +8,9 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader/k8sresult"
-)
-
-// Exit codes of the loader command.
-const (
-	// ExitOK: the phase completed (or ran for maxexecutiontime) and every
-	// result destination was written.
-	ExitOK = 0
-	// ExitFailure: a fatal error (cannot connect, a result could not be
-	// written, a load left records out, bootstrap or collMod failed).
-	ExitFailure = 1
-	// ExitUsage: bad flags, properties or topology, found before any work.
-	ExitUsage = 2
-	// exitSignalBase + n: stopped by signal n after writing the partial
-	// result (143 for SIGTERM, 130 for SIGINT), the shell's convention.
-	exitSignalBase = 128
 )
 
 // DefaultTerminationLog is where Kubernetes reads a container's termination
@@ -49,29 +33,6 @@ type Env struct {
 	// talking to a test API server).
 	NewResultWriter func() (*k8sresult.Writer, error)
 }
-
-// SignalError is the cancellation cause cmd/loader gives the context when
-// a signal asks the loader to stop; Main turns it into exit code 128+n.
-type SignalError struct{ Signal os.Signal }
-
-func (e SignalError) Error() string { return "stopped by signal " + e.Signal.String() }
-
-// usageError marks errors found in the command line or configuration.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
-
-// exitError carries a specific exit code (a signal's) with its message.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
 
 const topUsage = `usage: loader <command> [flags]
 
@@ -241,35 +202,15 @@ func versionString(env Env) string {
 // fatal reports err on stderr and in the termination log and returns its
 // exit code.
 func fatal(env Env, termLog string, err error) int {
-	code := ExitFailure
-	var ue usageError
-	var ee exitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.code
-	case errors.As(err, &ue):
-		code = ExitUsage
-	}
 	msg := err.Error()
 	_, _ = fmt.Fprintf(env.Stderr, "loader: %s\n", msg)
 	writeTerminationLog(termLog, msg)
-	return code
+	return exitCodeOf(err)
 }
 
 // warn prints a warning that does not stop the command.
 func warn(env Env, msg string) {
 	_, _ = fmt.Fprintf(env.Stderr, "loader: warning: %s\n", msg)
-}
-
-// signalExit converts a cancellation caused by a signal into its exit code.
-func signalExit(ctx context.Context, err error) error {
-	var se SignalError
-	if errors.As(context.Cause(ctx), &se) {
-		if s, ok := se.Signal.(syscall.Signal); ok {
-			return exitError{code: exitSignalBase + int(s), err: err}
-		}
-	}
-	return exitError{code: ExitFailure, err: err}
 }
 
 // terminationLogArg finds --termination-log in the arguments before they are

@@ -399,7 +399,7 @@ func checkLoader0Telemetry(t *testing.T, admin kubernetes.Interface, newWriter f
 	if _, err := results.Decode(cm0.BinaryData[contract.ConfigMapKey]); err != nil {
 		t.Errorf("loader 0's result: %v", err)
 	}
-	tel, err := telemetry.DecodeReport(cm0.BinaryData[contract.TelemetryKey])
+	tel, err := telemetry.DecodePayload(cm0.BinaryData[contract.TelemetryKey])
 	if err != nil {
 		t.Fatalf("loader 0's telemetry: %v", err)
 	}

@@ -96,8 +96,8 @@
 // its own connected to it alone (directConnection=true, 3 s timeouts);
 // with --telemetry-collection also the collection's storage statistics at
 // the end, and every --telemetry-collection-every during the phase. The
-// report, gzip(JSON(telemetry.Report)) of at most
-// contract.MaxTelemetryBytes (telemetry.EncodeReport drops the collection's
+// report, gzip(JSON(telemetry.Payload)) of at most
+// contract.MaxTelemetryBytes (telemetry.EncodePayload drops the collection's
 // growth, then halves the series, to fit), goes beside the result in
 // binaryData[telemetry.json.gz] (contract.TelemetryKey) of the result
 // ConfigMap, and to --telemetry-result FILE (the --result FILE|- modes'
@@ -138,13 +138,8 @@
 //
 // # Exit codes and failures
 //
-//	0        done (the phase completed, or ran for maxexecutiontime), results written
-//	1        failure: cannot connect (the message names the hosts, the wait and what set it:
-//	         mongodb.operationtimeout or serverSelectionTimeoutMS), a result not written, a load that left records out
-//	         (a thread stopped after a failed insert, or buffered inserts lost; YCSB exits 0),
-//	         bootstrap or collMod failed
-//	2        usage: bad flags, properties (a malformed mongodb.url too), topology, found before any work
-//	128+n    stopped by signal n (143 SIGTERM, 130 SIGINT), after reporting the partial result
+// 0 done, 1 failure, 2 usage, 128+n stopped by signal n: exit.go lists
+// what each covers.
 //
 // Failed operations of a run phase are measurements (in the report and the
 // result), not failures of the command. A fatal error is printed to stderr

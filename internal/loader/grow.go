@@ -44,13 +44,13 @@ func GrowKnownProperties() []ycsb.Property {
 			Meaning: "the collection; the phase's state goes in <table>" + growth.StateCollectionSuffix},
 		ycsb.Property{Name: "exportfile", Group: ycsb.GroupClient, Meaning: "file the text report goes to (unset: stdout)"},
 		ycsb.Property{Name: "loader.index", Default: "JOB_COMPLETION_INDEX or 0", Group: ycsb.GroupLoader, Meaning: "must be 0"},
-		ycsb.Property{Name: "loader.count", Default: "1", Group: ycsb.GroupLoader, Meaning: "must be 1: a Grow phase has one loader"},
+		ycsb.Property{Name: contract.PropLoaderCount, Default: "1", Group: ycsb.GroupLoader, Meaning: "must be 1: a Grow phase has one loader"},
 	)
 	for _, p := range mongodb.KnownProperties() {
 		switch p.Name {
 		case mongodb.PropWriteConcern:
 			p.Ignored = "the insert mode (" + contract.PropGrowthInsertMode + ") decides the inserts' write concern; the phase's state is written w:1, j:true"
-		case mongodb.PropBatchSize:
+		case contract.PropBatchSize:
 			p.Ignored = "a Grow phase's batches are " + contract.PropGrowthBatchSize
 		case mongodb.PropUpsert:
 			p.Ignored = "a Grow phase inserts"
@@ -161,7 +161,7 @@ func (gc *growCommand) describe() string {
 
 // run runs the phase: opens its destinations, connects, grows the
 // collection (resuming where an earlier loader stopped) and writes the
-// report and the result.
+// text output and the result.
 func (gc *growCommand) run(ctx context.Context, env Env) error {
 	dst, err := openDestinations(gc.flags, gc.props, env, 0)
 	if err != nil {
@@ -182,7 +182,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	}
 	_, _ = fmt.Fprintf(env.Stderr, "%s: grow phase, %s\n", versionString(env), gc.describe())
 	planned := int(growth.Checkpoints(gc.cfg.TargetRecords, gc.cfg.CheckpointEvery))
-	var reportErr error
+	var textErr error
 	sampler := startTelemetry(ctx, gc.telemetry, 0)
 	// The loader's CPU over its part of the phase (a resumed phase's
 	// result holds the last pod's): a saturated loader makes the run
@@ -192,8 +192,8 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	res, runErr := growth.Run(ctx, gc.cfg, store, growth.Options{
 		Hostname: hostname(env), Log: env.Stderr, StopGrace: StopGrace,
 		OnCheckpoint: func(row *results.GrowthCheckpoint, earlier bool) {
-			if err := growth.WriteCheckpoint(dst.report, row, planned, earlier); err != nil && reportErr == nil {
-				reportErr = err
+			if err := growth.WriteCheckpoint(dst.text, row, planned, earlier); err != nil && textErr == nil {
+				textErr = err
 			}
 		},
 	})
@@ -210,10 +210,10 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	}
 	res.Loaders = []results.LoaderStats{{Index: 0, Hostname: hostname(env), Start: cpuStart.at, CPU: cpu.usage(cpuStart, cpuEnd)}}
 	var errs []error
-	if reportErr != nil {
-		errs = append(errs, reportErr)
+	if textErr != nil {
+		errs = append(errs, textErr)
 	}
-	if err := growth.WriteSummary(dst.report, res); err != nil {
+	if err := growth.WriteTextSummary(dst.text, res); err != nil {
 		errs = append(errs, err)
 	}
 	if res.StopReason == results.StopCancelled && ctx.Err() != nil && dst.sink != nil {

@@ -245,11 +245,12 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 	return f, p, nil
 }
 
-// destinations are where a phase's report and result go, opened (files
+// destinations are where a phase's text output (YCSB's, or a Grow phase's
+// checkpoint lines) and result go, opened (files
 // created, the ConfigMap's client set up) before the run.
 type destinations struct {
 	stdout         io.Writer
-	report         io.Writer
+	text           io.Writer
 	resultToStdout bool
 	resultFile     io.WriteCloser
 	// telemetryFile receives loader 0's telemetry (--telemetry-result).
@@ -259,22 +260,22 @@ type destinations struct {
 }
 
 func openDestinations(f *phaseFlags, p *ycsb.Properties, env Env, index int) (*destinations, error) {
-	d := &destinations{stdout: env.Stdout, report: env.Stdout}
+	d := &destinations{stdout: env.Stdout, text: env.Stdout}
 	if path, ok := p.Get("exportfile"); ok {
-		// YCSB: the report goes to this file instead of stdout.
+		// YCSB: the text output goes to this file instead of stdout.
 		file, err := os.Create(path)
 		if err != nil {
 			return nil, fmt.Errorf("exportfile: %w", err)
 		}
 		d.files = append(d.files, file)
-		d.report = file
+		d.text = file
 	}
 	switch f.result {
 	case "":
 	case "-":
 		d.resultToStdout = true
-		if d.report == env.Stdout {
-			d.report = env.Stderr
+		if d.text == env.Stdout {
+			d.text = env.Stderr
 		}
 	default:
 		file, err := os.Create(f.result)
@@ -315,7 +316,7 @@ func (d *destinations) close() {
 // failing to write that file is a warning, never the phase's failure.
 func (d *destinations) write(ctx context.Context, res *ycsb.RunResult, percentiles []float64, stats results.LoaderStats, tel []byte, env Env) error {
 	var errs []error
-	if err := ycsb.WriteReport(d.report, res, percentiles); err != nil {
+	if err := ycsb.WriteText(d.text, res, percentiles); err != nil {
 		errs = append(errs, err)
 	}
 	r := res.ToResult(stats.Hostname)
@@ -466,7 +467,7 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 		return nil, usageError{err}
 	}
 	if pr.opts.WarmupOperations, err = shareOf(pr.opts.WarmupOperations, pr.index, pr.count); err != nil {
-		return nil, usagef("%s: %w", ycsb.PropWarmupOperations, err)
+		return nil, usagef("%s: %w", contract.PropWarmupOperations, err)
 	}
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
@@ -493,7 +494,7 @@ func loaderIdentity(p *ycsb.Properties, getenv func(string) string) (index, coun
 	if index, err = p.Int("loader.index", 0); err != nil {
 		return 0, 0, usageError{err}
 	}
-	if count, err = p.Int("loader.count", 1); err != nil {
+	if count, err = p.Int(contract.PropLoaderCount, 1); err != nil {
 		return 0, 0, usageError{err}
 	}
 	if count < 1 || index < 0 || index >= count {

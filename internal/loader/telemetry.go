@@ -128,9 +128,9 @@ func startTelemetry(ctx context.Context, t *Telemetry, index int) *telemetry.Sam
 	return telemetry.Start(ctx, t.config())
 }
 
-// stopTelemetry stops the sampler and encodes its report within
+// stopTelemetry stops the sampler and encodes its payload within
 // contract.MaxTelemetryBytes. Telemetry never fails the phase: what goes
-// wrong is logged, and the report is then left out (nil).
+// wrong is logged, and the payload is then left out (nil).
 func stopTelemetry(s *telemetry.Sampler, env Env) []byte {
 	if s == nil {
 		return nil
@@ -148,7 +148,7 @@ func stopTelemetry(s *telemetry.Sampler, env Env) []byte {
 	if c := r.Collection; c != nil && c.Errors > 0 {
 		warn(env, fmt.Sprintf("telemetry: %d failed collection statistics; last: %s", c.Errors, c.LastError))
 	}
-	b, trimmed, err := telemetry.EncodeReport(r, contract.MaxTelemetryBytes)
+	b, trimmed, err := telemetry.EncodePayload(r, contract.MaxTelemetryBytes)
 	if err != nil {
 		warn(env, "telemetry left out: "+err.Error())
 		return nil

@@ -7,7 +7,7 @@ import (
 	"github.com/mongobench/mongobench/internal/results"
 )
 
-// Bootstrap makes the topology ready for loaders and reports what it found.
+// Bootstrap makes the topology ready for loaders and returns what it found.
 // It is idempotent: run against a topology that is partly or fully
 // bootstrapped, it recognises every step already done and sends no command
 // that changes anything for it.
@@ -18,7 +18,7 @@ import (
 // the shards, stop the balancer, enable sharding on the database (5.0
 // needs it), shard the collection, pre-split a ranged one (one range per
 // shard, see presplit.go), and report the chunks per shard.
-func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.BootstrapReport, error) {
+func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Bootstrap, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid topology: %w", err)
 	}
@@ -32,7 +32,7 @@ func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Boots
 	return r.bootstrapSharded(ctx, topo)
 }
 
-func (r *runner) bootstrapStandalone(ctx context.Context, topo Topology) (*results.BootstrapReport, error) {
+func (r *runner) bootstrapStandalone(ctx context.Context, topo Topology) (*results.Bootstrap, error) {
 	uri := DirectURI(topo.Standalone)
 	r.log.Info("bootstrapping standalone", "host", topo.Standalone, "namespace", topo.Namespace)
 	err := r.retry(ctx, "wait for mongod "+topo.Standalone, func(ctx context.Context) error {
@@ -59,17 +59,17 @@ func (r *runner) bootstrapStandalone(ctx context.Context, topo Topology) (*resul
 		return nil, err
 	}
 	version := bi.version
-	// The collection is created so that the report, and the validator step
+	// The collection is created so that the result, and the validator step
 	// that may follow, refer to something that exists.
 	if err := r.ensureCollection(ctx, uri, topo.Namespace); err != nil {
 		return nil, err
 	}
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace)
-	return &results.BootstrapReport{ServerVersion: version, Namespace: topo.Namespace,
+	return &results.Bootstrap{ServerVersion: version, Namespace: topo.Namespace,
 		Server: r.serverEnvironment(ctx, bi, topo.Standalone, []string{topo.Standalone})}, nil
 }
 
-func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.BootstrapReport, error) {
+func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.Bootstrap, error) {
 	r.log.Info("bootstrapping sharded cluster", "configServer", topo.ConfigServer.Name,
 		"shards", len(topo.Shards), "mongos", topo.Mongos, "namespace", topo.Namespace, "shardKey", topo.ShardKey)
 	// The config server first: mongos waits for its primary.
@@ -108,7 +108,7 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 		}
 	}
 
-	// The report reads the cluster back rather than echoing the topology.
+	// The result reads the cluster back rather than echoing the topology.
 	bi, err := r.buildInfo(ctx, DirectURI(topo.Mongos))
 	if err != nil {
 		return nil, err
@@ -124,21 +124,21 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 	if err != nil {
 		return nil, err
 	}
-	report := &results.BootstrapReport{
+	boot := &results.Bootstrap{
 		ServerVersion: version,
 		Namespace:     topo.Namespace,
 		Sharded:       true,
 		ShardKey:      keyJSON(coll.Key),
 		BalancerMode:  mode,
-		Shards:        shardReports(topo.Shards, listed, chunks, ranges),
+		Shards:        shardChunks(topo.Shards, listed, chunks, ranges),
 		SplitPoints:   topo.SplitPoints,
 	}
 	hosts := []string{topo.ConfigServer.Host}
 	for _, rs := range topo.Shards {
 		hosts = append(hosts, rs.Host)
 	}
-	report.Server = r.serverEnvironment(ctx, bi, topo.Shards[0].Host, append(hosts, topo.Mongos))
+	boot.Server = r.serverEnvironment(ctx, bi, topo.Shards[0].Host, append(hosts, topo.Mongos))
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace,
-		"shardKey", report.ShardKey, "balancer", mode, "chunks", chunks, "splitPoints", topo.SplitPoints)
-	return report, nil
+		"shardKey", boot.ShardKey, "balancer", mode, "chunks", chunks, "splitPoints", topo.SplitPoints)
+	return boot, nil
 }

@@ -54,7 +54,7 @@ func TestBootstrapStandaloneCommands(t *testing.T) {
 		h + ` admin {"getParameter":1,"featureCompatibilityVersion":1}`,
 		h + ` admin {"serverStatus":1,"repl":0,"metrics":0,"locks":0}`,
 	})
-	want := &results.BootstrapReport{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Server: &results.ServerEnvironment{
+	want := &results.Bootstrap{ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Server: &results.ServerEnvironment{
 		Version: "8.0.4", GitVersion: "git-8.0.4", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13", FeatureCompatibilityVersion: "8.0",
 		StorageEngine: "wiredTiger", Processes: []results.ProcessEnvironment{{Host: h, Options: `{"net": {"port": {"$numberInt":"27017"}}}`,
 			StartupWarnings: []string{`{"msg":"startup warning of ` + h + `"}`}}}}}
@@ -104,8 +104,8 @@ func shardedSetup(n int, keyJSON string) []string {
 // uuidJSON is the fake's collection uuid as the commands render it.
 const uuidJSON = `{"$binary":{"base64":"MDEyMzQ1Njc4OWFiY2RlZg==","subType":"04"}}`
 
-// reportCommands read what the report says: version, shards, chunk counts.
-func reportCommands() []string {
+// bootstrapResultCommands read what the bootstrap result says: version, shards, chunk counts.
+func bootstrapResultCommands() []string {
 	return []string{
 		mongosHost + ` admin {"buildInfo":1}`,
 		mongosHost + ` admin {"listShards":1}`,
@@ -134,7 +134,7 @@ func environmentCommands(n int) []string {
 // shardedFromScratch is the command sequence for n shards of a topology
 // that nothing has touched yet, with a hashed key.
 func shardedFromScratch(n int, keyJSON string) []string {
-	return append(shardedSetup(n, keyJSON), reportCommands()...)
+	return append(shardedSetup(n, keyJSON), bootstrapResultCommands()...)
 }
 
 // Commands of the ranged pre-split, as the fake records them.
@@ -172,21 +172,21 @@ func TestBootstrapShardedHashedCommands(t *testing.T) {
 		mongosHost+` config {"getMore":1,"collection":"chunks"}`), environmentCommands(3)...)
 	sameLines(t, "commands", f.callStrings(), want)
 
-	wantReport := &results.BootstrapReport{
+	wantBoot := &results.Bootstrap{
 		ServerVersion: "7.0.14",
 		Namespace:     "ycsb.usertable",
 		Sharded:       true,
 		ShardKey:      `{"_id":"hashed"}`,
 		BalancerMode:  "off",
-		Shards: []results.ShardReport{
+		Shards: []results.ShardChunks{
 			{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 2},
 			{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 2},
 			{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 2},
 		},
 	}
 	checkServerEnvironment(t, report, 3)
-	if !reflect.DeepEqual(report, wantReport) {
-		t.Errorf("report =\n%+v\nwant\n%+v", report, wantReport)
+	if !reflect.DeepEqual(report, wantBoot) {
+		t.Errorf("report =\n%+v\nwant\n%+v", report, wantBoot)
 	}
 	// The report must be one the controller accepts.
 	b, err := results.EncodeBootstrap(report)
@@ -230,16 +230,16 @@ func TestBootstrapShardedRangedCommands(t *testing.T) {
 		mongosHost+findChunksJSON, // the outcome, checked
 		getMore(2),
 	)
-	want = append(append(append(want, reportCommands()...), getMore(3)), environmentCommands(3)...)
+	want = append(append(append(want, bootstrapResultCommands()...), getMore(3)), environmentCommands(3)...)
 	sameLines(t, "commands", f.callStrings(), want)
 
-	wantReport := &results.BootstrapReport{
+	wantBoot := &results.Bootstrap{
 		ServerVersion: "7.0.14",
 		Namespace:     "ycsb.usertable",
 		Sharded:       true,
 		ShardKey:      `{"_id":1}`,
 		BalancerMode:  "off",
-		Shards: []results.ShardReport{
+		Shards: []results.ShardChunks{
 			{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 1, Range: &results.KeyRange{Min: results.MinKeyBound, Max: "user3"}},
 			{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 1, Range: &results.KeyRange{Min: "user3", Max: "user6"}},
 			{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 1, Range: &results.KeyRange{Min: "user6", Max: results.MaxKeyBound}},
@@ -247,8 +247,8 @@ func TestBootstrapShardedRangedCommands(t *testing.T) {
 		SplitPoints: []string{"user3", "user6"},
 	}
 	checkServerEnvironment(t, report, 3)
-	if !reflect.DeepEqual(report, wantReport) {
-		t.Errorf("report =\n%+v\nwant\n%+v", report, wantReport)
+	if !reflect.DeepEqual(report, wantBoot) {
+		t.Errorf("report =\n%+v\nwant\n%+v", report, wantBoot)
 	}
 	b, err := results.EncodeBootstrap(report)
 	if err != nil {
@@ -270,7 +270,7 @@ func TestBootstrapRangedOneShard(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	want := append(append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), reportCommands()...), environmentCommands(1)...)
+	want := append(append(append(shardedSetup(1, `{"_id":1}`), mongosHost+findChunksJSON), bootstrapResultCommands()...), environmentCommands(1)...)
 	sameLines(t, "commands", f.callStrings(), want)
 	if report.SplitPoints != nil || !reflect.DeepEqual(report.Shards[0].Range, &results.KeyRange{Min: results.MinKeyBound, Max: results.MaxKeyBound}) {
 		t.Errorf("report %+v, shard %+v", report, report.Shards[0])
@@ -436,7 +436,7 @@ func TestBootstrapStandaloneErrors(t *testing.T) {
 // checkServerEnvironment checks the report's server environment from the
 // fake (n shards), then leaves it out of the report for the comparisons
 // that follow.
-func checkServerEnvironment(t *testing.T, report *results.BootstrapReport, n int) {
+func checkServerEnvironment(t *testing.T, report *results.Bootstrap, n int) {
 	t.Helper()
 	env := report.Server
 	report.Server = nil

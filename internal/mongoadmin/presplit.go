@@ -79,8 +79,8 @@ func (b bound) String() string {
 	return fmt.Sprintf("%q", b.key)
 }
 
-// reportString renders the bound for the bootstrap report.
-func (b bound) reportString() string {
+// resultString renders the bound for the bootstrap result.
+func (b bound) resultString() string {
 	switch b.kind {
 	case boundMinKey:
 		return results.MinKeyBound
@@ -113,9 +113,9 @@ type keyRange struct{ min, max bound }
 
 func (r keyRange) String() string { return "[" + r.min.String() + ", " + r.max.String() + ")" }
 
-// report is the range as the bootstrap report gives it.
-func (r keyRange) report() *results.KeyRange {
-	return &results.KeyRange{Min: r.min.reportString(), Max: r.max.reportString()}
+// result is the range as the bootstrap result (results.Bootstrap) gives it.
+func (r keyRange) result() *results.KeyRange {
+	return &results.KeyRange{Min: r.min.resultString(), Max: r.max.resultString()}
 }
 
 // plannedRanges are the ranges the split points cut the key space into:

@@ -286,7 +286,7 @@ func TestBootstrapRangedErrorHandling(t *testing.T) {
 				}
 				wantBalanced(t, f, topo)
 				for i, sh := range report.Shards {
-					if sh.Chunks != 1 || sh.Range == nil || *sh.Range != *plannedRanges(topo.SplitPoints)[i].report() {
+					if sh.Chunks != 1 || sh.Range == nil || *sh.Range != *plannedRanges(topo.SplitPoints)[i].result() {
 						t.Errorf("shard %+v: want one chunk, range %v", sh, plannedRanges(topo.SplitPoints)[i])
 					}
 				}
@@ -315,7 +315,7 @@ func TestBootstrapRangedErrorHandling(t *testing.T) {
 func TestPlannedRanges(t *testing.T) {
 	var got []string
 	for _, rg := range plannedRanges([]string{"user3", "user6"}) {
-		got = append(got, rg.String()+" "+rg.report().Min+" "+rg.report().Max)
+		got = append(got, rg.String()+" "+rg.result().Min+" "+rg.result().Max)
 	}
 	sameLines(t, "ranges", got, []string{
 		`[MinKey, "user3") ` + results.MinKeyBound + ` user3`,

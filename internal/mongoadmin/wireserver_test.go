@@ -103,7 +103,7 @@ func TestWireServerBootstrapStandalone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bootstrap: %v\nlog:\n%s", err, log)
 	}
-	want := results.BootstrapReport{ServerVersion: "6.0.0", Namespace: "wire_bootstrap.usertable"}
+	want := results.Bootstrap{ServerVersion: "6.0.0", Namespace: "wire_bootstrap.usertable"}
 	t.Logf("server environment from mongo-java-server: %+v", report.Server)
 	wireEnvironmentDegrades(t, report, srv.Addr())
 	if !reflect.DeepEqual(*report, want) {
@@ -226,7 +226,7 @@ func TestWireServerUnreachable(t *testing.T) {
 // says the FCV and the storage engine were unavailable. It then
 // leaves the environment out of the report for the comparisons that
 // follow.
-func wireEnvironmentDegrades(t *testing.T, report *results.BootstrapReport, host string) {
+func wireEnvironmentDegrades(t *testing.T, report *results.Bootstrap, host string) {
 	t.Helper()
 	env := report.Server
 	report.Server = nil

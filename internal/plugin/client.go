@@ -17,7 +17,6 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
-	"github.com/mongobench/mongobench/internal/sweep"
 	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/version"
 )
@@ -101,7 +100,7 @@ func (c *apiClient) getSweep(ctx context.Context, name string) (*benchv1.Benchma
 // labelled by hand, is not its child).
 func (c *apiClient) sweepRuns(ctx context.Context, sw *benchv1.BenchmarkSweep) ([]benchv1.BenchmarkRun, error) {
 	list := &benchv1.BenchmarkRunList{}
-	sel := labels.SelectorFromSet(labels.Set{sweep.LabelSweep: sw.Name}).String()
+	sel := labels.SelectorFromSet(labels.Set{benchv1.LabelSweep: sw.Name}).String()
 	err := c.rest.Get().Namespace(c.namespace).Resource(runsResource).
 		VersionedParams(&metav1.ListOptions{LabelSelector: sel}, metav1.ParameterCodec).Do(ctx).Into(list)
 	if err != nil {
@@ -139,12 +138,12 @@ func (c *apiClient) listWatch(resource, name string) cache.ListerWatcher {
 
 // getTelemetry reads a phase's server telemetry ConfigMap (named by
 // status.results[].telemetry).
-func (c *apiClient) getTelemetry(ctx context.Context, name string) (*telemetry.Report, error) {
+func (c *apiClient) getTelemetry(ctx context.Context, name string) (*telemetry.Payload, error) {
 	cm, err := c.core.ConfigMaps(c.namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("get telemetry ConfigMap %s in namespace %q: %w", name, c.namespace, err)
 	}
-	rep, err := telemetry.DecodeReport(cm.BinaryData[contract.TelemetryKey])
+	rep, err := telemetry.DecodePayload(cm.BinaryData[contract.TelemetryKey])
 	if err != nil {
 		return nil, fmt.Errorf("telemetry ConfigMap %s: %w", name, err)
 	}

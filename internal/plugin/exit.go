@@ -7,7 +7,9 @@ import (
 
 // ExitCode is a command's process exit status. Scripts and CI branch on it,
 // so the values are part of the CLI's contract: never renumber them, only
-// add new ones.
+// add new ones. They are all here, documented for users in exitCodesHelp.
+// The loader binary has codes of its own, with other meanings
+// (internal/loader/exit.go): the two share none.
 type ExitCode int
 
 // Exit codes.

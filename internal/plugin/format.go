@@ -10,7 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/report"
 )
 
 // Output formats of the results command.
@@ -22,17 +26,6 @@ const (
 )
 
 var outputFormats = []string{outputTable, outputJSON, outputCSV, outputYCSB}
-
-// overallRow names the per-phase row of the table and CSV that holds the
-// phase's own numbers (YCSB's [OVERALL]); warmupRow the row of its
-// warm-up's ([WARMUP]), whose operations' rows are named warmupRow-<OP>
-// as YCSB-style reports name them ([WARMUP-READ]); loaderRow the CSV
-// rows of each loader's figures.
-const (
-	overallRow = "OVERALL"
-	warmupRow  = "WARMUP"
-	loaderRow  = "LOADER"
-)
 
 // writeTable prints aligned tables like kubectl's. The results: per phase
 // an OVERALL row (operations, throughput, runtime, p99 of all database
@@ -70,11 +63,11 @@ func writeTable(w io.Writer, doc *resultsDoc) error {
 		if ph.IntendedP99Micros != nil {
 			it = d(*ph.IntendedP99Micros)
 		}
-		row([]string{ph.Name, overallRow, d(ph.Count), "-", fixed2(ph.OpsPerSec), dur(ph.RuntimeMillis), "-", "-", "-", d(ph.P99Micros), "-"}, it)
+		row([]string{ph.Name, report.RowOverall, d(ph.Count), "-", fixed2(ph.OpsPerSec), dur(ph.RuntimeMillis), "-", "-", "-", d(ph.P99Micros), "-"}, it)
 		ops(ph.Name, "", ph.Operations)
 		if wu := ph.Warmup; wu != nil {
-			row([]string{ph.Name, warmupRow, d(wu.Count), "-", fixed2(wu.OpsPerSec), dur(wu.RuntimeMillis), "-", "-", "-", d(wu.P99Micros), "-"}, "-")
-			ops(ph.Name, warmupRow+"-", wu.Operations)
+			row([]string{ph.Name, report.RowWarmup, d(wu.Count), "-", fixed2(wu.OpsPerSec), dur(wu.RuntimeMillis), "-", "-", "-", d(wu.P99Micros), "-"}, "-")
+			ops(ph.Name, report.RowWarmup+"-", wu.Operations)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -132,13 +125,9 @@ func writeLoaderTable(w io.Writer, doc *resultsDoc) error {
 
 // csvHeader is the header row of "results -o csv". Columns are only ever
 // appended, so scripts may address them by position.
-var csvHeader = []string{
-	"namespace", "run", "phase", "type", "operation", "count", "errors", "ops_per_sec", "runtime_ms",
-	"avg_us", "min_us", "max_us", "p50_us", "p95_us", "p99_us", "p999_us",
-	"intended_avg_us", "intended_min_us", "intended_max_us", "intended_p50_us", "intended_p95_us", "intended_p99_us", "intended_p999_us",
-	"start_skew_ms", "loader", "pod", "connections", "connect_ms", "cpu_percent", "cpu_limit", "throttled_percent",
-	"valid", "valid_reason",
-}
+var csvHeader = slices.Concat([]string{"namespace", "run", "phase", "type", "operation"}, report.MeasuredColumns, report.IntendedColumns,
+	[]string{"start_skew_ms", "loader", "pod", "connections", "connect_ms", "cpu_percent", "cpu_limit", "throttled_percent",
+		"valid", "valid_reason"})
 
 // writeCSV prints one row per phase and operation, after an OVERALL row
 // per phase whose per-operation columns are empty; with a warm-up, a
@@ -149,64 +138,23 @@ var csvHeader = []string{
 // can be checked row by row. The intended_* columns hold an operation's
 // intended latencies (intended_p99_us on OVERALL rows: the phase's),
 // start_skew_ms is on OVERALL rows, and valid and valid_reason (the run's
-// Valid condition) are on every row.
-func writeCSV(w io.Writer, doc *resultsDoc) error {
-	cw := csv.NewWriter(w)
-	i := func(n int64) string { return strconv.FormatInt(n, 10) }
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	opt := func(p *int64) string {
-		if p == nil {
-			return ""
-		}
-		return i(*p)
-	}
-	optf := func(p *float64) string {
-		if p == nil {
-			return ""
-		}
-		return f(*p)
-	}
+// Valid condition) are on every row. The rows are the study report's
+// (report.PhaseRows), with the run's namespace and name before them and
+// the Valid condition last.
+func writeCSV(w io.Writer, run *benchv1.BenchmarkRun) error {
 	valid := []string{"", ""}
-	if v := doc.Valid; v != nil {
-		valid = []string{v.Status, v.Reason}
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionValid); c != nil {
+		valid = []string{string(c.Status), c.Reason}
 	}
-	const intendedCols, loaderCols = 7, 8
 	rows := [][]string{csvHeader}
-	row := func(ph *phaseDoc, op string, measured, intended, loader []string) {
-		r := append([]string{doc.Namespace, doc.Name, ph.Name, string(ph.Type), op}, measured...)
-		if intended == nil {
-			intended = make([]string, intendedCols)
-		}
-		if loader == nil {
-			loader = make([]string, loaderCols)
-		}
-		rows = append(rows, slices.Concat(r, intended, loader, valid))
-	}
-	ops := func(ph *phaseDoc, prefix string, list []operationDoc, runtimeMillis int64) {
-		for _, op := range list {
-			var intended []string
-			if it := op.Intended; it != nil {
-				intended = []string{f(it.AvgMicros), i(it.MinMicros), i(it.MaxMicros), i(it.P50Micros), i(it.P95Micros), i(it.P99Micros), i(it.P999Micros)}
-			}
-			row(ph, prefix+op.Name, []string{i(op.Count), i(op.Errors), f(op.OpsPerSec), i(runtimeMillis),
-				f(op.AvgMicros), i(op.MinMicros), i(op.MaxMicros), i(op.P50Micros), i(op.P95Micros), i(op.P99Micros), i(op.P999Micros)}, intended, nil)
+	for i := range run.Status.Results {
+		p := &run.Status.Results[i]
+		for _, r := range report.PhaseRows(p) {
+			rows = append(rows, slices.Concat([]string{run.Namespace, run.Name, p.Name, string(p.Type), r.Operation}, r.Measured,
+				r.Intended, r.Loader, valid))
 		}
 	}
-	for pi := range doc.Phases {
-		ph := &doc.Phases[pi]
-		row(ph, overallRow, []string{i(ph.Count), "", f(ph.OpsPerSec), i(ph.RuntimeMillis), "", "", "", "", "", i(ph.P99Micros), ""},
-			[]string{"", "", "", "", "", opt(ph.IntendedP99Micros), ""}, []string{opt(ph.StartSkewMillis), "", "", "", "", "", "", ""})
-		ops(ph, "", ph.Operations, ph.RuntimeMillis)
-		if wu := ph.Warmup; wu != nil {
-			row(ph, warmupRow, []string{i(wu.Count), "", f(wu.OpsPerSec), i(wu.RuntimeMillis), "", "", "", "", "", i(wu.P99Micros), ""}, nil, nil)
-			ops(ph, warmupRow+"-", wu.Operations, wu.RuntimeMillis)
-		}
-		for _, l := range ph.LoaderStats {
-			row(ph, loaderRow, []string{"", "", "", i(ph.RuntimeMillis), "", "", "", "", "", "", ""}, nil,
-				[]string{"", strconv.Itoa(int(l.Index)), l.Pod, strconv.Itoa(int(l.Connections)), i(l.ConnectMillis),
-					optf(l.CPUPercent), l.CPULimit, optf(l.ThrottledPercent)})
-		}
-	}
+	cw := csv.NewWriter(w)
 	if err := cw.WriteAll(rows); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}

@@ -153,11 +153,11 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 	}
 }
 
-// loaderReport is what the loader prints for rr (ycsb.WriteReport).
-func loaderReport(t *testing.T, rr *ycsb.RunResult, pct []float64) string {
+// loaderText is what the loader prints for rr (ycsb.WriteText).
+func loaderText(t *testing.T, rr *ycsb.RunResult, pct []float64) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := ycsb.WriteReport(&buf, rr, pct); err != nil {
+	if err := ycsb.WriteText(&buf, rr, pct); err != nil {
 		t.Fatal(err)
 	}
 	return buf.String()
@@ -181,7 +181,7 @@ func withoutFailedBlocks(report string) string {
 // measurement.interval both ([Intended-READ] after the others, no Return
 // lines) and intended ([READ] holds the intended latencies, with the
 // Return lines).
-func TestYCSBReportMatchesLoader(t *testing.T) {
+func TestYCSBTextMatchesLoader(t *testing.T) {
 	run := sampleRun()
 	intended := runRun()
 	intended.Interval = ycsb.IntervalIntended
@@ -202,7 +202,7 @@ func TestYCSBReportMatchesLoader(t *testing.T) {
 			if err := writeResults(&got, tc.run, phase, outputYCSB, pct, false); err != nil {
 				t.Fatal(err)
 			}
-			want := loaderReport(t, tc.rr, pct)
+			want := loaderText(t, tc.rr, pct)
 			if i > 0 && !strings.Contains(want, "[READ-FAILED], Operations, 2") {
 				t.Fatalf("fixture should exercise -FAILED blocks:\n%s", want)
 			}
@@ -220,8 +220,8 @@ func TestYCSBReportMatchesLoader(t *testing.T) {
 	if err := writeResults(&all, run, run.Status.Results, outputYCSB, []float64{95, 99}, true); err != nil {
 		t.Fatal(err)
 	}
-	want := "# run/demo phase=load type=Load loaders=1 threads=4\n" + loaderReport(t, loadRun(), []float64{95, 99}) +
-		"# run/demo phase=run type=Run loaders=2 threads=8\n" + withoutFailedBlocks(loaderReport(t, runRun(), []float64{95, 99}))
+	want := "# run/demo phase=load type=Load loaders=1 threads=4\n" + loaderText(t, loadRun(), []float64{95, 99}) +
+		"# run/demo phase=run type=Run loaders=2 threads=8\n" + withoutFailedBlocks(loaderText(t, runRun(), []float64{95, 99}))
 	if all.String() != want {
 		t.Errorf("all phases:\n%s\nwant:\n%s", all.String(), want)
 	}

@@ -100,7 +100,7 @@ func TestReport(t *testing.T) {
 	// A run labelled with the sweep's name but not owned by it is not
 	// one of its children.
 	stray := createRun(t, c, ns, "microsharding-stray")
-	stray.Labels = map[string]string{sweep.LabelSweep: "microsharding"}
+	stray.Labels = map[string]string{benchv1.LabelSweep: "microsharding"}
 	if err := c.Update(testContext(t), stray); err != nil {
 		t.Fatal(err)
 	}

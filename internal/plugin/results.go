@@ -148,14 +148,13 @@ func writeResults(w io.Writer, run *benchv1.BenchmarkRun, phases []benchv1.Phase
 	}
 	view := run.DeepCopy()
 	view.Status.Results = phases
-	doc := newResultsDoc(view)
 	switch out {
 	case outputJSON:
-		return writeJSON(w, doc)
+		return writeJSON(w, newResultsDoc(view))
 	case outputCSV:
-		return writeCSV(w, doc)
+		return writeCSV(w, view)
 	}
-	return writeTable(w, doc)
+	return writeTable(w, newResultsDoc(view))
 }
 
 // selectPhase finds the named phase's results (names are unique ignoring

@@ -45,7 +45,7 @@ func TestResultsFromAPIServer(t *testing.T) {
 
 	// --phase with -o ycsb is exactly one YCSB report: the loader's.
 	code, stdout, stderr := runPlugin(t, adminKubeconfig(t), "results", "run/demo", "-n", ns, "-o", "ycsb", "--phase", "load")
-	if want := loaderReport(t, loadRun(), []float64{95, 99}); code != ExitOK || stdout != want {
+	if want := loaderText(t, loadRun(), []float64{95, 99}); code != ExitOK || stdout != want {
 		t.Errorf("--phase load: exit %d, stderr %q\n%s\nwant:\n%s", code, stderr, stdout, want)
 	}
 }

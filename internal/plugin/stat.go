@@ -115,9 +115,9 @@ func (o *options) stat(ctx context.Context, ref Ref, f *statFlags) error {
 	return writeStat(o.streams.Out, rows, f.output)
 }
 
-// statRows turns a phase's report into rows, interval by interval, each
-// interval's processes in the report's (topology) order.
-func statRows(phase string, rep *telemetry.Report) []statRow {
+// statRows turns a phase's payload into rows, interval by interval, each
+// interval's processes in the payload's (topology) order.
+func statRows(phase string, rep *telemetry.Payload) []statRow {
 	var rows []statRow
 	longest := 0
 	for i := range rep.Processes {

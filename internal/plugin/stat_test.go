@@ -15,13 +15,13 @@ import (
 	"github.com/mongobench/mongobench/internal/telemetry"
 )
 
-// statReport is a two-process phase sampled once a second for 4 s: process
+// statPayload is a two-process phase sampled once a second for 4 s: process
 // j inserts 1000·(j+1)/s with 10+j connections; the mongos reports no
 // cache (absent, printed "-").
-func statReport(start time.Time) *telemetry.Report {
+func statPayload(start time.Time) *telemetry.Payload {
 	some := func(v int64) telemetry.Opt[int64] { return telemetry.Opt[int64]{V: v, Valid: true} }
 	somef := func(v float64) telemetry.Opt[float64] { return telemetry.Opt[float64]{V: v, Valid: true} }
-	rep := &telemetry.Report{Start: start, End: start.Add(4 * time.Second)}
+	rep := &telemetry.Payload{Start: start, End: start.Add(4 * time.Second)}
 	for j, p := range []struct{ role, pod string }{{"shard", "demo-shard0"}, {"mongos", "demo-mongos"}} {
 		b := telemetry.NewSeriesBuilder(start, time.Second)
 		for i := 0; i <= 4; i++ {
@@ -34,7 +34,7 @@ func statReport(start time.Time) *telemetry.Report {
 			}
 			b.Add(&s)
 		}
-		rep.Processes = append(rep.Processes, telemetry.ProcessReport{Role: p.role, Pod: p.pod, Series: b.Series()})
+		rep.Processes = append(rep.Processes, telemetry.ProcessPayload{Role: p.role, Pod: p.pod, Series: b.Series()})
 	}
 	return rep
 }
@@ -47,7 +47,7 @@ func TestStatFromAPIServer(t *testing.T) {
 	ns := createNamespace(t, c, "stat-")
 	run := createRun(t, c, ns, "demo")
 	start := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
-	b, _, err := telemetry.EncodeReport(statReport(start), contract.MaxTelemetryBytes)
+	b, _, err := telemetry.EncodePayload(statPayload(start), contract.MaxTelemetryBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

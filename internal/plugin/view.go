@@ -1,12 +1,11 @@
 package plugin
 
 import (
-	"math"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/report"
 )
 
 // resultsKind and resultsVersion identify the JSON document of
@@ -192,7 +191,7 @@ func operationDocs(ops []benchv1.OperationResult, runtimeMillis int64) []operati
 			Name:       op.Name,
 			Count:      op.Count,
 			Errors:     op.Errors,
-			OpsPerSec:  opsPerSec(op.Count, runtimeMillis),
+			OpsPerSec:  report.OpsPerSec(op.Count, runtimeMillis),
 			AvgMicros:  op.AverageMicros,
 			MinMicros:  op.MinMicros,
 			MaxMicros:  op.MaxMicros,
@@ -225,14 +224,4 @@ func (d *resultsDoc) measuresIntended() bool {
 		}
 	}
 	return false
-}
-
-// opsPerSec is count / runtime, rounded to hundredths like the phase
-// throughput in status (0 for an empty runtime rather than Inf, which
-// JSON cannot carry).
-func opsPerSec(count, runtimeMillis int64) float64 {
-	if runtimeMillis <= 0 {
-		return 0
-	}
-	return math.Round(float64(count)*1000/float64(runtimeMillis)*100) / 100
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -20,10 +19,9 @@ import (
 // csvFixed are the CSV's columns besides the axes.
 var (
 	csvLead  = []string{"study", "cell_index", "cell"}
-	csvTrail = []string{
+	csvTrail = slices.Concat([]string{
 		"repetition", "run", "run_phase", "reason", "fingerprint", "phase", "phase_type", "operation",
-		"count", "errors", "ops_per_sec", "runtime_ms", "avg_us", "min_us", "max_us", "p50_us", "p95_us", "p99_us", "p999_us",
-	}
+	}, MeasuredColumns)
 )
 
 // csvRunColumns are the leading columns of csvTrail that name the run
@@ -38,18 +36,8 @@ var csvHistory = []string{"history_of", "completion_time", "change_point"}
 // its runs' Valid condition, intended latencies, the loaders' figures.
 var (
 	csvValidity = []string{"valid", "valid_reason"}
-	csvIntended = []string{"intended_avg_us", "intended_min_us", "intended_max_us", "intended_p50_us", "intended_p95_us",
-		"intended_p99_us", "intended_p999_us"}
-	csvLoaders = []string{"start_skew_ms", "loader", "loader_pod", "connections", "connect_ms", "cpu_percent", "cpu_limit",
+	csvLoaders  = []string{"start_skew_ms", "loader", "loader_pod", "connections", "connect_ms", "cpu_percent", "cpu_limit",
 		"throttled_percent"}
-)
-
-// loaderRow names a run's row of one loader's figures in a phase;
-// warmupRow the row of a phase's warm-up (YCSB's [OVERALL] of it), whose
-// operations' rows are named warmupRow-<OP>.
-const (
-	loaderRow = "LOADER"
-	warmupRow = "WARMUP"
 )
 
 // csvExtras are the optional column groups a study's CSV has, after
@@ -64,7 +52,7 @@ func (x csvExtras) header() []string {
 		out = append(out, csvValidity...)
 	}
 	if x.intended {
-		out = append(out, csvIntended...)
+		out = append(out, IntendedColumns...)
 	}
 	if x.loaders {
 		out = append(out, csvLoaders...)
@@ -165,10 +153,6 @@ func (s *Study) csvGrowthColumns() *growthColumns {
 		shards:  slices.SortedFunc(maps.Keys(shards), naturalCompare),
 	}
 }
-
-// overall names the row of a phase's own numbers (YCSB's [OVERALL]), as
-// `kubectl mongobench results -o csv` does.
-const overall = "OVERALL"
 
 // CSV writes the study in long format (RFC 4180, one header row, nothing
 // else): a row per cell × repetition × phase × operation, each axis's value
@@ -374,21 +358,14 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 	extra := func(intended, loader []string) []string {
 		out := slices.Clone(valid)
 		if extras.intended {
-			out = append(out, orEmpty(intended, len(csvIntended))...)
+			out = append(out, orEmpty(intended, len(IntendedColumns))...)
 		}
 		if extras.loaders {
 			out = append(out, orEmpty(loader, len(csvLoaders))...)
 		}
 		return out
 	}
-	row := func(phase, op string, measured, grown []string, more ...[]string) []string {
-		var intended, loader []string
-		if len(more) > 0 {
-			intended = more[0]
-		}
-		if len(more) > 1 {
-			loader = more[1]
-		}
+	row := func(phase, op string, measured, grown, intended, loader []string) []string {
 		out := slices.Concat(lead, measured, extra(intended, loader))
 		if growth != nil {
 			if grown == nil {
@@ -406,50 +383,17 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 		res = run.Status.Results
 	}
 	if len(res) == 0 {
-		if err := cw.Write(row("", "", make([]string, len(csvTrail)-csvRunColumns), nil)); err != nil {
+		if err := cw.Write(row("", "", make([]string, len(csvTrail)-csvRunColumns), nil, nil, nil)); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
 		return nil
 	}
-	opt := func(v *int64) string {
-		if v == nil {
-			return ""
-		}
-		return i64(*v)
-	}
-	optf := func(v *float64) string {
-		if v == nil {
-			return ""
-		}
-		return plain(*v)
-	}
 	for pi := range res {
 		p := &res[pi]
-		rows := [][]string{row(p.Name, overall, []string{p.Name, string(p.Type), overall, i64(p.Operations), "", plain(p.Throughput), i64(p.RuntimeMillis),
-			"", "", "", "", "", i64(p.P99Micros), ""}, nil, []string{"", "", "", "", "", opt(p.IntendedP99Micros), ""},
-			[]string{opt(p.StartSkewMillis), "", "", "", "", "", "", ""})}
-		ops := func(prefix string, list []benchv1.OperationResult, runtimeMillis int64) {
-			for _, op := range list {
-				var intended []string
-				if it := op.Intended; it != nil {
-					intended = []string{plain(it.AverageMicros), i64(it.MinMicros), i64(it.MaxMicros), i64(it.P50Micros), i64(it.P95Micros),
-						i64(it.P99Micros), i64(it.P999Micros)}
-				}
-				rows = append(rows, row(p.Name, prefix+op.Name, []string{p.Name, string(p.Type), prefix + op.Name, i64(op.Count), i64(op.Errors),
-					plain(opsPerSec(op.Count, runtimeMillis)), i64(runtimeMillis), plain(op.AverageMicros),
-					i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)}, nil, intended))
-			}
-		}
-		ops("", p.OperationStats, p.RuntimeMillis)
-		if wu := p.Warmup; wu != nil {
-			rows = append(rows, row(p.Name, warmupRow, []string{p.Name, string(p.Type), warmupRow, i64(wu.Operations), "", plain(wu.Throughput),
-				i64(wu.RuntimeMillis), "", "", "", "", "", i64(wu.P99Micros), ""}, nil))
-			ops(warmupRow+"-", wu.OperationStats, wu.RuntimeMillis)
-		}
-		for _, l := range p.LoaderStats {
-			rows = append(rows, row(p.Name, loaderRow, []string{p.Name, string(p.Type), loaderRow, "", "", "", i64(p.RuntimeMillis),
-				"", "", "", "", "", "", ""}, nil, nil, []string{"", strconv.Itoa(int(l.Index)), l.Pod, strconv.Itoa(int(l.Connections)),
-				i64(l.ConnectMillis), optf(l.CPUPercent), l.CPULimit, optf(l.ThrottledPercent)}))
+		var rows [][]string
+		for _, r := range PhaseRows(p) {
+			rows = append(rows, row(p.Name, r.Operation, slices.Concat([]string{p.Name, string(p.Type), r.Operation}, r.Measured), nil,
+				r.Intended, r.Loader))
 		}
 		if growth != nil && p.Growth != nil {
 			// The checkpoints carry no change point: the tail gets no phase.
@@ -459,10 +403,10 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 					return []string{p.Name, string(p.Type), op, "", i64(errors), plain(rate), "", "", "", "", i64(p50), "", i64(p99), ""}
 				}
 				rows = append(rows, row("", "", measured(results.OpInsert, cp.InsertErrors, cp.InsertsPerSec, cp.InsertP50Micros, cp.InsertP99Micros),
-					growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), "")))
+					growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), ""), nil, nil))
 				for _, q := range cp.Queries {
 					rows = append(rows, row("", "", measured(string(q.Name), q.Errors, q.OpsPerSec, q.P50Micros, q.P99Micros),
-						growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), plain(q.DocumentsPerQuery))))
+						growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), plain(q.DocumentsPerQuery)), nil, nil))
 				}
 			}
 		}
@@ -514,13 +458,4 @@ func orEmpty(cols []string, n int) []string {
 		return make([]string, n)
 	}
 	return cols
-}
-
-// opsPerSec is count / runtime rounded to hundredths, like a phase's
-// throughput in status (0 for an empty runtime).
-func opsPerSec(count, runtimeMillis int64) float64 {
-	if runtimeMillis <= 0 {
-		return 0
-	}
-	return math.Round(float64(count)*1000/float64(runtimeMillis)*100) / 100
 }

@@ -86,7 +86,7 @@ func (s *Study) buildDocument(ax int) document {
 	}
 
 	// A Grow phase's figures are what a growth study is read for.
-	growth := s.growth()
+	growth := s.growth
 	for _, gp := range growth {
 		d.Parts = append(d.Parts, s.growthSection(gp, len(growth) > 1))
 	}

@@ -110,8 +110,10 @@ func (gp *growthPhase) records() []int64 {
 	return slices.Compact(out)
 }
 
-// growth lists the study's Grow phases that some cell has growth for.
-func (s *Study) growth() []growthPhase {
+// reduceGrowth sets the study's growth: its Grow phases that some cell
+// has growth for, each cell's reduced (cellGrowthOf). FromSweep and
+// FromRun call it once; the formats read s.growth.
+func (s *Study) reduceGrowth() {
 	var out []growthPhase
 	for _, ph := range s.Phases {
 		if ph.Type != benchv1.PhaseGrow {
@@ -145,7 +147,7 @@ func (s *Study) growth() []growthPhase {
 		gp.Shards = slices.SortedFunc(maps.Keys(shards), naturalCompare)
 		out = append(out, gp)
 	}
-	return out
+	s.growth = out
 }
 
 // cellGrowthOf reduces the growth of a cell's usable repetitions in the

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // The CSV's checkpoint rows: per run, Grow phase and checkpoint, an INSERT
@@ -130,7 +129,7 @@ func TestGrowthJSON(t *testing.T) {
 	cp := g.Checkpoints[11]
 	var rates []float64
 	for _, r := range runs {
-		if r.Labels[sweep.LabelCell] == "1" {
+		if r.Labels[benchv1.LabelCell] == "1" {
 			rates = append(rates, r.Status.Results[0].Growth.Checkpoints[11].InsertsPerSec)
 		}
 	}

@@ -67,7 +67,8 @@ func TestGrowthMedians(t *testing.T) {
 			growthRun(2, benchv1.RunSucceeded, 10, 20),
 			growthRun(3, benchv1.RunFailed, 10, 20, 30, 40), // failed: ignored
 		}}}}
-	gp := s.growth()
+	s.reduceGrowth()
+	gp := s.growth
 	if len(gp) != 1 || len(gp[0].Cells) != 1 {
 		t.Fatalf("growth: %+v", gp)
 	}
@@ -104,7 +105,8 @@ func TestGrowthMedians(t *testing.T) {
 	killed := s.Cells[0].Runs[0].Run.Status.Results[0].Growth.Checkpoints[0]
 	killed.Resumed, killed.InsertsPerSec, killed.InsertP50Micros, killed.InsertP99Micros = true, 0, 0, 0
 	s.Cells[0].Runs[0].Run.Status.Results[0].Growth.Checkpoints[0] = killed
-	if r := s.growth()[0].Cells[0].row(10e6); r.InsertsPerSec != 1210 || r.InsertP99 != 700 {
+	s.reduceGrowth()
+	if r := s.growth[0].Cells[0].row(10e6); r.InsertsPerSec != 1210 || r.InsertP99 != 700 {
 		t.Errorf("insert rate and p99 at 10M with a segment that measured nothing: %v, %v; want repetition 2's 1210, 700", r.InsertsPerSec, r.InsertP99)
 	}
 	if !math.IsNaN(c.row(10e6).StorageSize) {
@@ -144,6 +146,7 @@ func TestGrowthWithoutCheckpoints(t *testing.T) {
 			{Name: "none", baseline: -1, Runs: []CellRun{empty}},
 			{Index: 1, Name: "some", baseline: -1, Runs: []CellRun{growthRun(1, benchv1.RunSucceeded, 10)}},
 		}}
+	s.reduceGrowth()
 	out := squeeze(string(mustMarkdown(t, s)))
 	for _, want := range []string{"| records | - | 10M |", "| 10M | - | 1,110 |", "| none | Acknowledged | 40M | 10M | 0 of 4 | 0 |"} {
 		if !strings.Contains(out, want) {
@@ -160,7 +163,7 @@ func TestGrowthRunReport(t *testing.T) {
 	_, runs := loadFixture(t, "growth")
 	run := &runs[0]
 	s := FromRun(run, nil)
-	gp := s.growth()
+	gp := s.growth
 	if len(gp) != 1 || len(gp[0].Cells) != 1 || gp[0].Cells[0].Cell.Name != run.Name {
 		t.Fatalf("growth of run %s: %+v", run.Name, gp)
 	}

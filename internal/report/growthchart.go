@@ -15,7 +15,7 @@ import (
 // index and storage size) with a line per cell, at most maxSeriesLines.
 func (s *Study) growthCharts() ([]chart, error) {
 	var out []chart
-	for _, gp := range s.growth() {
+	for _, gp := range s.growth {
 		for _, m := range gp.metrics() {
 			sp, note := s.growthChart(gp, m)
 			if len(sp.Lines) == 0 {

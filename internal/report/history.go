@@ -282,7 +282,7 @@ func (h *History) changePointText(cp HistoryChangePoint) string {
 func (h *History) changePointsAt(run, phase, op string) string {
 	var out []string
 	for _, mh := range h.Metrics {
-		if mh.Phase != phase || cmp.Or(mh.Operation, overall) != op {
+		if mh.Phase != phase || cmp.Or(mh.Operation, RowOverall) != op {
 			continue
 		}
 		for _, cp := range mh.ChangePoints {

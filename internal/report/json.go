@@ -143,7 +143,7 @@ func (s *Study) jsonGrowthOf() []jsonGrowth {
 		}
 		return &v
 	}
-	for _, gp := range s.growth() {
+	for _, gp := range s.growth {
 		for _, c := range gp.Cells {
 			jg := jsonGrowth{Phase: gp.Phase.Name, Cell: c.Cell.Index, CellName: c.Cell.Name, Repetitions: c.Repetitions,
 				InsertMode: c.InsertMode, Checkpoints: []jsonCheckpoint{}}

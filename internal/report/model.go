@@ -61,6 +61,9 @@ type Study struct {
 	Histograms Histograms
 	// History is a gated run's history (AddHistory), nil without one.
 	History *History
+	// growth is each Grow phase's growth, reduced once from the cells
+	// when the study is built (reduceGrowth); the formats only render it.
+	growth []growthPhase
 }
 
 // Axis is one axis of the study, its values in spec order.
@@ -210,6 +213,7 @@ func FromSweep(sw *benchv1.BenchmarkSweep, runs []benchv1.BenchmarkRun, histogra
 	s.Axes = axes
 	s.Phases = phasesOf(sw.Spec.Template.Phases, s.Cells, s.Runs)
 	s.linkBaselines(&sw.Spec)
+	s.reduceGrowth()
 	return s, nil
 }
 
@@ -244,6 +248,7 @@ func FromRun(run *benchv1.BenchmarkRun, histograms Histograms) *Study {
 	}
 	s.Cells = []Cell{c}
 	s.Phases = phasesOf(run.Spec.Phases, s.Cells, s.Runs)
+	s.reduceGrowth()
 	return s
 }
 

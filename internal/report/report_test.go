@@ -142,7 +142,7 @@ func TestCSVIsRectangular(t *testing.T) {
 		// Every run × phase has exactly one OVERALL row.
 		overalls := map[string]int{}
 		for _, r := range rows[1:] {
-			if r[col("operation")] == overall {
+			if r[col("operation")] == RowOverall {
 				overalls[r[col("run")]+"/"+r[col("phase")]]++
 			}
 		}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 )
 
-// BootstrapFormatVersion is the version of the bootstrap report encoding.
+// BootstrapFormatVersion is the version of the Bootstrap encoding.
 // Version 2 added splitPoints and each shard's range (a ranged shard key);
 // version 3 the server environment. DecodeBootstrap still reads versions 1
 // and 2, which lack them. Fields added since (the environment's storage
-// engine and version) are optional within version 3: an older report
+// engine and version) are optional within version 3: an older result
 // lacks them, an older decoder ignores them.
 const BootstrapFormatVersion = 3
 
@@ -23,9 +23,9 @@ const (
 	MaxKeyBound = "$maxKey"
 )
 
-// BootstrapReport is what the bootstrap Job (loader bootstrap) found after
+// Bootstrap is what the bootstrap Job (loader bootstrap) found after
 // making the topology ready for loaders.
-type BootstrapReport struct {
+type Bootstrap struct {
 	Version int `json:"version"`
 	// ServerVersion reported by the entry point (mongos or standalone).
 	ServerVersion string `json:"serverVersion"`
@@ -38,7 +38,7 @@ type BootstrapReport struct {
 	// BalancerMode is the balancer's mode after bootstrap ("off").
 	BalancerMode string `json:"balancerMode,omitempty"`
 	// Shards lists each shard with its chunks of the collection.
-	Shards []ShardReport `json:"shards,omitempty"`
+	Shards []ShardChunks `json:"shards,omitempty"`
 	// SplitPoints are the _id values at which a collection with a ranged
 	// shard key was split before loading, in increasing order: the
 	// quantiles of the keys the Load phase inserts, one range per shard.
@@ -48,8 +48,8 @@ type BootstrapReport struct {
 	Server *ServerEnvironment `json:"server,omitempty"`
 }
 
-// Bounds of the server environment in a bootstrap report, so that the
-// report stays small whatever the servers say.
+// Bounds of the server environment in a bootstrap result, so that it stays
+// small whatever the servers say.
 const (
 	MaxStartupWarnings     = 20
 	MaxStartupWarningBytes = 512
@@ -62,7 +62,7 @@ type ServerEnvironment struct {
 	// entry point (version, gitVersion, allocator, openssl.running). Version
 	// is the release, e.g. "8.0.16"; GitVersion is the commit it was built
 	// from (src/mongo/util/version.cpp appendBuildInfo, mongodb/mongo).
-	// Reports from before Version was recorded lack it.
+	// Results from before Version was recorded lack it.
 	Version    string `json:"version,omitempty"`
 	GitVersion string `json:"gitVersion,omitempty"`
 	Allocator  string `json:"allocator,omitempty"`
@@ -89,8 +89,8 @@ type ProcessEnvironment struct {
 	Unavailable []string `json:"unavailable,omitempty"`
 }
 
-// ShardReport is one shard of a sharded topology.
-type ShardReport struct {
+// ShardChunks is one shard of a sharded topology.
+type ShardChunks struct {
 	Name   string `json:"name"`
 	Host   string `json:"host"`
 	Chunks int    `json:"chunks"`
@@ -106,9 +106,9 @@ type KeyRange struct {
 	Max string `json:"max"`
 }
 
-// EncodeBootstrap serialises a report, as the bootstrap Job writes it to
+// EncodeBootstrap serialises a bootstrap result, as the bootstrap Job writes it to
 // its result ConfigMap (data key contract.BootstrapConfigMapKey).
-func EncodeBootstrap(r *BootstrapReport) ([]byte, error) {
+func EncodeBootstrap(r *Bootstrap) ([]byte, error) {
 	r.Version = BootstrapFormatVersion
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -117,9 +117,9 @@ func EncodeBootstrap(r *BootstrapReport) ([]byte, error) {
 	return b, nil
 }
 
-// DecodeBootstrap parses and checks a report.
-func DecodeBootstrap(b []byte) (*BootstrapReport, error) {
-	var r BootstrapReport
+// DecodeBootstrap parses and checks a bootstrap result.
+func DecodeBootstrap(b []byte) (*Bootstrap, error) {
+	var r Bootstrap
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("parse bootstrap report: %w", err)
 	}

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-func TestBootstrapReportRoundTrip(t *testing.T) {
-	in := &BootstrapReport{
+func TestBootstrapRoundTrip(t *testing.T) {
+	in := &Bootstrap{
 		ServerVersion: "8.0.4", Namespace: "ycsb.usertable", Sharded: true, ShardKey: `{"_id":1}`, BalancerMode: "off",
-		Shards: []ShardReport{
+		Shards: []ShardChunks{
 			{Name: "shard0", Host: "shard0/a:1", Chunks: 1, Range: &KeyRange{Min: MinKeyBound, Max: "user3334"}},
 			{Name: "shard1", Host: "shard1/b:1", Chunks: 1, Range: &KeyRange{Min: "user3334", Max: MaxKeyBound}},
 		},
@@ -45,8 +45,8 @@ func TestDecodeBootstrapVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &BootstrapReport{Version: 1, ServerVersion: "7.0.14", Namespace: "ycsb.usertable", Sharded: true,
-		ShardKey: `{"_id":"hashed"}`, BalancerMode: "off", Shards: []ShardReport{{Name: "shard0", Host: "shard0/a:1", Chunks: 2}}}
+	want := &Bootstrap{Version: 1, ServerVersion: "7.0.14", Namespace: "ycsb.usertable", Sharded: true,
+		ShardKey: `{"_id":"hashed"}`, BalancerMode: "off", Shards: []ShardChunks{{Name: "shard0", Host: "shard0/a:1", Chunks: 2}}}
 	if !reflect.DeepEqual(r, want) {
 		t.Errorf("decoded %+v, want %+v", r, want)
 	}

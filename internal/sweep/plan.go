@@ -9,19 +9,6 @@ import (
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
-// Labels of child runs.
-const (
-	// LabelSweep names the sweep that owns a run.
-	LabelSweep = "bench.mongobench.io/sweep"
-	// LabelCell is the run's cell index.
-	LabelCell = "bench.mongobench.io/cell"
-	// LabelRepetition is the run's repetition, from 1.
-	LabelRepetition = "bench.mongobench.io/repetition"
-	// AxisLabelPrefix prefixes one label per axis, valued with the run's
-	// value of that axis: axis.bench.mongobench.io/<axis>=<value>.
-	AxisLabelPrefix = "axis.bench.mongobench.io/"
-)
-
 // RunName is the name of the run of a cell and repetition (from 1):
 // <sweep>-<cell>-r<repetition>. Sweep names of at most 32 characters keep
 // it within a run's 40.
@@ -95,17 +82,17 @@ func PlanFromOrder(sweep string, cells, repetitions int, names []string) ([]Plan
 	return plan, nil
 }
 
-// Labels of a cell's run.
+// Labels of a cell's run (api/v1alpha1/labels.go).
 func Labels(sweep string, c *Cell, repetition int) map[string]string {
 	l := map[string]string{
-		"app.kubernetes.io/name":       "mongobench",
-		"app.kubernetes.io/managed-by": "mongobench",
-		LabelSweep:                     sweep,
-		LabelCell:                      strconv.Itoa(c.Index),
-		LabelRepetition:                strconv.Itoa(repetition),
+		benchv1.LabelName:       benchv1.AppName,
+		benchv1.LabelManagedBy:  benchv1.ManagedBy,
+		benchv1.LabelSweep:      sweep,
+		benchv1.LabelCell:       strconv.Itoa(c.Index),
+		benchv1.LabelRepetition: strconv.Itoa(repetition),
 	}
 	for _, v := range c.Values {
-		l[AxisLabelPrefix+v.Axis] = v.Value
+		l[benchv1.LabelAxisPrefix+v.Axis] = v.Value
 	}
 	return l
 }

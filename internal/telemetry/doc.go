@@ -30,7 +30,7 @@
 //   - Start / Run sample a list of processes until the phase ends. The
 //     Sampler never takes the benchmark down: failures are counted and
 //     sampling goes on.
-//   - EncodeReport / DecodeReport carry a Report as gzip(JSON) within a
+//   - EncodePayload / DecodePayload carry a Payload as gzip(JSON) within a
 //     byte limit (the loader's result ConfigMap, contract.TelemetryKey):
 //     the collection's growth is dropped first, then every series halved.
 //
@@ -41,5 +41,5 @@
 // second cost about 1.3 ms of CPU a second: 0.13% of one core.
 //
 // The package imports the MongoDB driver and internal/results, and nothing
-// of Kubernetes: the loader runs it and carries its Report to the manager.
+// of Kubernetes: the loader runs it and carries its Payload to the manager.
 package telemetry

@@ -77,18 +77,18 @@ type Config struct {
 	Collection *CollectionTarget
 }
 
-// Report is what a Sampler gathered over a phase.
-type Report struct {
+// Payload is what a Sampler gathered over a phase.
+type Payload struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	// Processes are in the order of Config.Processes.
-	Processes []ProcessReport `json:"processes"`
+	Processes []ProcessPayload `json:"processes"`
 	// Collection is nil when Config.Collection was.
-	Collection *CollectionReport `json:"collection,omitempty"`
+	Collection *CollectionPayload `json:"collection,omitempty"`
 }
 
-// ProcessReport is one process's telemetry and the errors sampling it.
-type ProcessReport struct {
+// ProcessPayload is one process's telemetry and the errors sampling it.
+type ProcessPayload struct {
 	Role   string `json:"role"`
 	Pod    string `json:"pod"`
 	Series Series `json:"series"`
@@ -98,10 +98,10 @@ type ProcessReport struct {
 }
 
 // Summary condenses the process's series.
-func (p *ProcessReport) Summary() Summary { return Summarize(p.Role, p.Pod, &p.Series) }
+func (p *ProcessPayload) Summary() Summary { return Summarize(p.Role, p.Pod, &p.Series) }
 
-// CollectionReport holds the collection statistics of a phase.
-type CollectionReport struct {
+// CollectionPayload holds the collection statistics of a phase.
+type CollectionPayload struct {
 	// Final are the statistics at the end of the phase; nil when they could
 	// not be taken (LastError says why).
 	Final *CollectionStats `json:"final,omitempty"`
@@ -117,7 +117,7 @@ type CollectionReport struct {
 // Sampler samples serverStatus of several processes, each in a goroutine of
 // its own on its own ticker (a slow or unreachable process delays no other),
 // until Stop. It never fails and never panics into its caller: a failed
-// sample or connection is counted and remembered in the report, and
+// sample or connection is counted and remembered in the payload, and
 // sampling goes on. Memory is bounded (results.MaxSeriesPoints points per
 // process) whatever the phase's length.
 type Sampler struct {
@@ -130,7 +130,7 @@ type Sampler struct {
 	coll  *collectionSampler
 
 	stopOnce sync.Once
-	report   *Report
+	payload  *Payload
 }
 
 // Start begins sampling now: a first sample of every process at once, then
@@ -159,8 +159,8 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 	return s
 }
 
-// Run samples until ctx ends and returns the report.
-func Run(ctx context.Context, cfg Config) *Report {
+// Run samples until ctx ends and returns the payload.
+func Run(ctx context.Context, cfg Config) *Payload {
 	s := Start(ctx, cfg)
 	<-ctx.Done()
 	return s.Stop()
@@ -169,21 +169,21 @@ func Run(ctx context.Context, cfg Config) *Report {
 // Stop ends sampling: it takes a last sample of every process and the
 // final collection statistics (each within the timeout, even when the
 // context given to Start has ended), disconnects the clients the Sampler
-// opened, and returns the report. Later calls return the same report.
-func (s *Sampler) Stop() *Report {
+// opened, and returns the payload. Later calls return the same payload.
+func (s *Sampler) Stop() *Payload {
 	s.stopOnce.Do(func() {
 		s.cancel()
 		s.wg.Wait()
-		r := &Report{Start: s.start, End: time.Now()}
+		r := &Payload{Start: s.start, End: time.Now()}
 		for _, p := range s.procs {
-			r.Processes = append(r.Processes, p.report())
+			r.Processes = append(r.Processes, p.payload())
 		}
 		if s.coll != nil {
-			r.Collection = &s.coll.report
+			r.Collection = &s.coll.payload
 		}
-		s.report = r
+		s.payload = r
 	})
-	return s.report
+	return s.payload
 }
 
 // connect returns the client to use, and whether the Sampler owns it.
@@ -275,8 +275,8 @@ func (p *processSampler) sample(ctx context.Context, timeout time.Duration) {
 	p.builder.Add(&s)
 }
 
-func (p *processSampler) report() ProcessReport {
-	r := ProcessReport{Role: p.proc.Role, Pod: p.proc.Pod, Series: p.builder.Series(), Errors: p.errors}
+func (p *processSampler) payload() ProcessPayload {
+	r := ProcessPayload{Role: p.proc.Role, Pod: p.proc.Pod, Series: p.builder.Series(), Errors: p.errors}
 	if p.err != nil {
 		r.LastError = p.err.Error()
 	}
@@ -292,7 +292,7 @@ type collectionSampler struct {
 	// Only every stride-th tick (counted from 0) is taken; stride doubles
 	// whenever Growth is thinned, so the kept entries stay evenly spaced.
 	stride, tick int
-	report       CollectionReport
+	payload      CollectionPayload
 }
 
 func (c *collectionSampler) run(ctx context.Context, timeout time.Duration) {
@@ -321,7 +321,7 @@ func (c *collectionSampler) run(ctx context.Context, timeout time.Duration) {
 	}
 	<-ctx.Done()
 	if st, ok := c.take(final(ctx), timeout); ok {
-		c.report.Final = &st
+		c.payload.Final = &st
 	}
 }
 
@@ -354,20 +354,20 @@ func (c *collectionSampler) due() bool {
 // grow keeps st in Growth, thinning it to every other entry (and taking
 // only every other tick from then on) when it is full.
 func (c *collectionSampler) grow(st CollectionStats) {
-	c.report.Growth = append(c.report.Growth, st)
-	if len(c.report.Growth) < results.MaxSeriesPoints {
+	c.payload.Growth = append(c.payload.Growth, st)
+	if len(c.payload.Growth) < results.MaxSeriesPoints {
 		return
 	}
-	kept := c.report.Growth[:0]
-	for i := 0; i < len(c.report.Growth); i += 2 {
-		kept = append(kept, c.report.Growth[i])
+	kept := c.payload.Growth[:0]
+	for i := 0; i < len(c.payload.Growth); i += 2 {
+		kept = append(kept, c.payload.Growth[i])
 	}
-	clear(c.report.Growth[len(kept):])
-	c.report.Growth = kept
+	clear(c.payload.Growth[len(kept):])
+	c.payload.Growth = kept
 	c.stride *= 2
 }
 
 func (c *collectionSampler) fail(err error) {
-	c.report.Errors++
-	c.report.LastError = err.Error()
+	c.payload.Errors++
+	c.payload.LastError = err.Error()
 }

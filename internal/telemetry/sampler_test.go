@@ -104,7 +104,7 @@ func TestCollectionGrowthThinning(t *testing.T) {
 				c.grow(CollectionStats{Time: t0.Add(time.Duration(tick) * time.Second)})
 			}
 		}
-		g := c.report.Growth
+		g := c.payload.Growth
 		if len(g) == 0 || len(g) >= results.MaxSeriesPoints || !g[0].Time.Equal(t0) {
 			t.Fatalf("%d ticks: %d entries, first %v", ticks, len(g), g[0].Time)
 		}

@@ -17,8 +17,8 @@ import (
 // shards. Gzipped, as results travel, it must leave most of a result's
 // MaxEncodedBytes to the client's measurements (raw JSON is logged: it is
 // over a ConfigMap's 1 MiB, so it must not travel uncompressed).
-func TestReportSize(t *testing.T) {
-	r, one := largestReport(t)
+func TestPayloadSize(t *testing.T) {
+	r, one := largestPayload(t)
 	data, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -47,12 +47,12 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
-// largestReport is a phase's report at its largest (see TestReportSize),
+// largestPayload is a phase's report at its largest (see TestPayloadSize),
 // and one of its series.
-func largestReport(t *testing.T) (*Report, *Series) {
+func largestPayload(t *testing.T) (*Payload, *Series) {
 	t.Helper()
 	full := Extract(readDoc(t, "serverstatus-8.0.json"), t0)
-	r := &Report{Start: t0, End: t0.Add(time.Hour), Collection: &CollectionReport{}}
+	r := &Payload{Start: t0, End: t0.Add(time.Hour), Collection: &CollectionPayload{}}
 	for p := range 10 {
 		// Samples every half interval, with values that differ by process
 		// and by sample (repeated values would compress unrealistically).
@@ -73,7 +73,7 @@ func largestReport(t *testing.T) (*Report, *Series) {
 		if len(series.Points) != results.MaxSeriesPoints {
 			t.Fatalf("%d points", len(series.Points))
 		}
-		r.Processes = append(r.Processes, ProcessReport{Role: "shard", Pod: fmt.Sprintf("mb-shard%d-0", p), Series: series})
+		r.Processes = append(r.Processes, ProcessPayload{Role: "shard", Pod: fmt.Sprintf("mb-shard%d-0", p), Series: series})
 	}
 	stats, err := parseCollStatsStage(readDocs(t, "collstats-sharded.json"))
 	if err != nil {

@@ -6,14 +6,14 @@ import (
 	"github.com/mongobench/mongobench/internal/results"
 )
 
-// Transport: loader 0 of a phase carries its Report to the manager as
+// Transport: loader 0 of a phase carries its Payload to the manager as
 // gzip-compressed JSON (the binaryData key contract.TelemetryKey of its
 // result ConfigMap), at most a given number of bytes.
 
-// MaxDecodedBytes bounds the decompression of untrusted input (DecodeReport).
+// MaxDecodedBytes bounds the decompression of untrusted input (DecodePayload).
 const MaxDecodedBytes = results.MaxDecodedBytes
 
-// Trimmed says what EncodeReport left out to fit its limit.
+// Trimmed says what EncodePayload left out to fit its limit.
 type Trimmed struct {
 	// Growth is true when the collection's Growth list was dropped.
 	Growth bool
@@ -24,16 +24,16 @@ type Trimmed struct {
 	Halvings int
 }
 
-// EncodeReport serialises r (gzip(JSON)) within limit bytes. When it would
+// EncodePayload serialises r (gzip(JSON)) within limit bytes. When it would
 // not fit, it drops the collection's Growth list first (the final
 // statistics stay), then halves every process's series until it fits; r
 // itself is left unchanged. It fails only when even series of one point
 // each do not fit.
-func EncodeReport(r *Report, limit int) ([]byte, Trimmed, error) {
+func EncodePayload(r *Payload, limit int) ([]byte, Trimmed, error) {
 	var trimmed Trimmed
 	rr := *r
 	for {
-		b, err := encodeReport(&rr)
+		b, err := encodePayload(&rr)
 		if err != nil {
 			return nil, trimmed, err
 		}
@@ -47,7 +47,7 @@ func EncodeReport(r *Report, limit int) ([]byte, Trimmed, error) {
 			rr.Collection = &c
 			trimmed.Growth = true
 		case thinnable(&rr):
-			procs := make([]ProcessReport, len(rr.Processes))
+			procs := make([]ProcessPayload, len(rr.Processes))
 			for i, p := range rr.Processes {
 				p.Series.Points = append([]Point(nil), p.Series.Points...)
 				if len(p.Series.Points) > 1 {
@@ -64,7 +64,7 @@ func EncodeReport(r *Report, limit int) ([]byte, Trimmed, error) {
 }
 
 // thinnable reports whether any series has more than one point.
-func thinnable(r *Report) bool {
+func thinnable(r *Payload) bool {
 	for i := range r.Processes {
 		if len(r.Processes[i].Series.Points) > 1 {
 			return true
@@ -73,14 +73,14 @@ func thinnable(r *Report) bool {
 	return false
 }
 
-func encodeReport(r *Report) ([]byte, error) {
+func encodePayload(r *Payload) ([]byte, error) {
 	return results.GzipJSON(r, "telemetry") //nolint:wrapcheck // its errors name the telemetry
 }
 
-// DecodeReport parses EncodeReport's form, refusing a series of an invalid
+// DecodePayload parses EncodePayload's form, refusing a series of an invalid
 // shape (Series.Validate) and unknown fields.
-func DecodeReport(b []byte) (*Report, error) {
-	var r Report
+func DecodePayload(b []byte) (*Payload, error) {
+	var r Payload
 	if err := results.GunzipJSON(b, &r, "telemetry"); err != nil {
 		return nil, err //nolint:wrapcheck // its errors name the telemetry
 	}

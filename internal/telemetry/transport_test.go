@@ -9,13 +9,13 @@ import (
 )
 
 // The report round-trips through its transport form, whole when it fits.
-func TestEncodeReportRoundTrip(t *testing.T) {
-	r, _ := largestReport(t)
-	b, trimmed, err := EncodeReport(r, 1<<20)
+func TestEncodePayloadRoundTrip(t *testing.T) {
+	r, _ := largestPayload(t)
+	b, trimmed, err := EncodePayload(r, 1<<20)
 	if err != nil || trimmed != (Trimmed{}) {
-		t.Fatalf("EncodeReport: %v, trimmed %+v", err, trimmed)
+		t.Fatalf("EncodePayload: %v, trimmed %+v", err, trimmed)
 	}
-	got, err := DecodeReport(b)
+	got, err := DecodePayload(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,16 +25,16 @@ func TestEncodeReportRoundTrip(t *testing.T) {
 // Bounding the size: the collection's growth goes first, then every
 // series is halved, counter totals kept exact, until the report fits; the
 // report given is left alone. Limits are chosen from the real sizes.
-func TestEncodeReportBounded(t *testing.T) {
-	r, _ := largestReport(t)
+func TestEncodePayloadBounded(t *testing.T) {
+	r, _ := largestPayload(t)
 	before := mustJSON(t, r)
-	whole, _, err := EncodeReport(r, 1<<20)
+	whole, _, err := EncodePayload(r, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	noGrowth := *r
-	noGrowth.Collection = &CollectionReport{Final: r.Collection.Final}
-	withoutGrowth, _, err := EncodeReport(&noGrowth, 1<<20)
+	noGrowth.Collection = &CollectionPayload{Final: r.Collection.Final}
+	withoutGrowth, _, err := EncodePayload(&noGrowth, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestEncodeReportBounded(t *testing.T) {
 		{"series halved thrice or more", len(withoutGrowth) / 6, true, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, trimmed, err := EncodeReport(r, tc.limit)
+			b, trimmed, err := EncodePayload(r, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestEncodeReportBounded(t *testing.T) {
 			if trimmed.Growth != tc.growth || trimmed.Halvings < tc.minHalves || (tc.minHalves == 0 && trimmed.Halvings != 0) {
 				t.Errorf("trimmed %+v, want growth %t and at least %d halvings", trimmed, tc.growth, tc.minHalves)
 			}
-			got, err := DecodeReport(b)
+			got, err := DecodePayload(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,14 +88,14 @@ func TestEncodeReportBounded(t *testing.T) {
 		})
 	}
 	if after := mustJSON(t, r); !bytes.Equal(before, after) {
-		t.Error("EncodeReport changed the report it was given")
+		t.Error("EncodePayload changed the report it was given")
 	}
-	if _, _, err := EncodeReport(r, 100); err == nil || !strings.Contains(err.Error(), "more than the 100 allowed") {
+	if _, _, err := EncodePayload(r, 100); err == nil || !strings.Contains(err.Error(), "more than the 100 allowed") {
 		t.Errorf("a limit nothing fits: %v", err)
 	}
 }
 
-func TestDecodeReportRefuses(t *testing.T) {
+func TestDecodePayloadRefuses(t *testing.T) {
 	gz := func(s string) []byte {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -103,7 +103,7 @@ func TestDecodeReportRefuses(t *testing.T) {
 		_ = zw.Close()
 		return b.Bytes()
 	}
-	whole, _, err := EncodeReport(&Report{}, 1<<20)
+	whole, _, err := EncodePayload(&Payload{}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,11 +119,11 @@ func TestDecodeReportRefuses(t *testing.T) {
 		{"bad series", gz(`{"processes":[{"role":"shard","pod":"p","series":{"intervalMillis":0,"points":[{"samples":1}]}}]}`),
 			"telemetry of p: telemetry series interval 0 ms must be positive"},
 	} {
-		if r, err := DecodeReport(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if r, err := DecodePayload(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %+v, %v; want an error containing %q", tc.name, r, err, tc.want)
 		}
 	}
-	if r, err := DecodeReport(whole); err != nil || !reflect.DeepEqual(r, &Report{}) {
+	if r, err := DecodePayload(whole); err != nil || !reflect.DeepEqual(r, &Payload{}) {
 		t.Errorf("empty report: %+v, %v", r, err)
 	}
 }

@@ -67,7 +67,7 @@ func TestSamplerWireServer(t *testing.T) {
 
 // checkWireProcess checks a process's report: samples without errors, the
 // fields mongo-java-server reports present, every other one absent.
-func checkWireProcess(t *testing.T, p *ProcessReport) {
+func checkWireProcess(t *testing.T, p *ProcessPayload) {
 	t.Helper()
 	s := p.Series
 	sum := p.Summary()
@@ -121,7 +121,7 @@ func checkWireProcess(t *testing.T, p *ProcessReport) {
 // checkWireCollection checks the collection statistics: taken during the
 // phase and at its end, through the collStats command, with the count of
 // documents inserted and the index sizes absent.
-func checkWireCollection(t *testing.T, c *CollectionReport, inserted int64) {
+func checkWireCollection(t *testing.T, c *CollectionPayload, inserted int64) {
 	t.Helper()
 	if c == nil || c.Final == nil {
 		t.Fatalf("no final collection statistics: %+v", c)

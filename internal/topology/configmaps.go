@@ -15,7 +15,7 @@ import (
 // it survives the run's cleanup and goes with the run.
 func DiagnosticsConfigMap(run *benchv1.BenchmarkRun, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
-		ObjectMeta: objectMeta(run, DiagnosticsConfigMapName(run), RunLabels(run, ComponentDiagnostics)),
+		ObjectMeta: objectMeta(run, DiagnosticsConfigMapName(run), RunLabels(run, benchv1.ComponentDiagnostics)),
 		Data:       data,
 	}
 }
@@ -24,8 +24,8 @@ func DiagnosticsConfigMap(run *benchv1.BenchmarkRun, data map[string]string) *co
 // report as loader 0 wrote it (key contract.TelemetryKey); owned by the
 // run, it survives the run's cleanup and goes with the run.
 func TelemetryConfigMap(run *benchv1.BenchmarkRun, phase string, report []byte) *corev1.ConfigMap {
-	labels := RunLabels(run, ComponentTelemetry)
-	labels[LabelPhase] = strings.ToLower(phase)
+	labels := RunLabels(run, benchv1.ComponentTelemetry)
+	labels[benchv1.LabelPhase] = strings.ToLower(phase)
 	return &corev1.ConfigMap{
 		ObjectMeta: objectMeta(run, TelemetryConfigMapName(run, phase), labels),
 		BinaryData: map[string][]byte{contract.TelemetryKey: report},
@@ -37,8 +37,8 @@ func TelemetryConfigMap(run *benchv1.BenchmarkRun, phase string, report []byte) 
 // (contract.ConfigMapKey) since it has the same form; owned by the run, it
 // survives the run's cleanup and goes with the run.
 func HistogramsConfigMap(run *benchv1.BenchmarkRun, phase string, merged []byte) *corev1.ConfigMap {
-	labels := RunLabels(run, ComponentHistograms)
-	labels[LabelPhase] = strings.ToLower(phase)
+	labels := RunLabels(run, benchv1.ComponentHistograms)
+	labels[benchv1.LabelPhase] = strings.ToLower(phase)
 	return &corev1.ConfigMap{
 		ObjectMeta: objectMeta(run, HistogramsConfigMapName(run, phase), labels),
 		BinaryData: map[string][]byte{contract.ConfigMapKey: merged},
@@ -50,7 +50,7 @@ func HistogramsConfigMap(run *benchv1.BenchmarkRun, phase string, merged []byte)
 // Immutable: once loaders may have read it, it never changes.
 func StartConfigMap(run *benchv1.BenchmarkRun, jobName string, at time.Time) *corev1.ConfigMap {
 	return &corev1.ConfigMap{
-		ObjectMeta: objectMeta(run, contract.StartConfigMapName(jobName), RunLabels(run, ComponentLoader)),
+		ObjectMeta: objectMeta(run, contract.StartConfigMapName(jobName), RunLabels(run, benchv1.ComponentLoader)),
 		Immutable:  ptr.To(true),
 		Data:       map[string]string{contract.StartAtKey: at.UTC().Format(time.RFC3339Nano)},
 	}

@@ -89,7 +89,7 @@ func GrowProperties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, cluster
 	if g.Seed != nil {
 		add(contract.PropGrowthSeed, *g.Seed)
 	}
-	add("mongodb.url", MongoURL(run, clusterDomain))
-	add("loader.count", 1)
+	add(contract.PropMongoDBURL, MongoURL(run, clusterDomain))
+	add(contract.PropLoaderCount, 1)
 	return out
 }

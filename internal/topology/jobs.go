@@ -54,7 +54,7 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args = append(args, resultArgs(run, name)...)
 	// Room for the bootstrap's own deadline plus image pull and start-up.
 	deadline := cfg.BootstrapTimeout + 5*time.Minute
-	return job(run, name, ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
+	return job(run, name, benchv1.ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
 }
 
 // loadKeyArgs tell the bootstrap which keys the Load phase inserts, so that
@@ -102,7 +102,7 @@ func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"collmod", "--uri", MongoURL(run, cfg.ClusterDomain), "--namespace", Namespace,
 		"--validator", string(c.Validator.Raw), "--validation-level", c.ValidationLevel, "--validation-action", c.ValidationAction,
 		"--timeout", "2m"}
-	return job(run, ValidatorJobName(run), ComponentValidator, "", 1, 10*time.Minute, container("validator", args, cfg, nil), nil)
+	return job(run, ValidatorJobName(run), benchv1.ComponentValidator, "", 1, 10*time.Minute, container("validator", args, cfg, nil), nil)
 }
 
 // PhaseJob runs one phase with spec.loaders loader pods: an Indexed Job
@@ -117,7 +117,7 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	}
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
 	loaders := max(run.Spec.Loaders, 1)
-	j := job(run, name, ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
+	j := job(run, name, benchv1.ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
 	if phase.Type == benchv1.PhaseGrow {
 		// A Grow phase can last days and resumes from the database: a
 		// loader pod that is disrupted (evicted, preempted, its node
@@ -248,13 +248,13 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 	if recordCount == nil && w.Preset == "" {
 		recordCount = ptr.To(DefaultCount)
 	}
-	addInt("recordcount", recordCount)
-	addInt32("fieldcount", w.FieldCount)
-	addInt32("fieldlength", w.FieldLength)
+	addInt(contract.PropRecordCount, recordCount)
+	addInt32(contract.PropFieldCount, w.FieldCount)
+	addInt32(contract.PropFieldLength, w.FieldLength)
 	if w.InsertOrder != "" {
-		add("insertorder", string(w.InsertOrder))
+		add(contract.PropInsertOrder, string(w.InsertOrder))
 	}
-	addInt32("zeropadding", w.ZeroPadding)
+	addInt32(contract.PropZeroPadding, w.ZeroPadding)
 
 	params := w.WorkloadParameters
 	props := map[string]string{}
@@ -272,60 +272,60 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		if opCount == nil && w.Preset == "" {
 			opCount = ptr.To(DefaultCount)
 		}
-		addInt("operationcount", opCount)
+		addInt(contract.PropOperationCount, opCount)
 		for _, p := range []struct {
 			k string
 			v *float64
 		}{
-			{"readproportion", params.ReadProportion},
-			{"updateproportion", params.UpdateProportion},
-			{"insertproportion", params.InsertProportion},
-			{"scanproportion", params.ScanProportion},
-			{"readmodifywriteproportion", params.ReadModifyWriteProportion},
+			{contract.PropReadProportion, params.ReadProportion},
+			{contract.PropUpdateProportion, params.UpdateProportion},
+			{contract.PropInsertProportion, params.InsertProportion},
+			{contract.PropScanProportion, params.ScanProportion},
+			{contract.PropReadModifyWriteProportion, params.ReadModifyWriteProportion},
 		} {
 			if p.v != nil {
 				add(p.k, fmt.Sprint(*p.v))
 			}
 		}
 		if params.RequestDistribution != "" {
-			add("requestdistribution", string(params.RequestDistribution))
+			add(contract.PropRequestDistribution, string(params.RequestDistribution))
 		}
 	}
 	if params.ReadAllFields != nil {
-		add("readallfields", fmt.Sprint(*params.ReadAllFields))
+		add(contract.PropReadAllFields, fmt.Sprint(*params.ReadAllFields))
 	}
 	if params.WriteAllFields != nil {
-		add("writeallfields", fmt.Sprint(*params.WriteAllFields))
+		add(contract.PropWriteAllFields, fmt.Sprint(*params.WriteAllFields))
 	}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		add(k, props[k])
 	}
-	addInt32("batchsize", phase.BatchSize)
+	addInt32(contract.PropBatchSize, phase.BatchSize)
 	if phase.MaxExecutionTime != nil {
 		// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
-		add("maxexecutiontime", fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
+		add(contract.PropMaxExecutionTime, fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
 	}
-	add("measurement.interval", string(MeasurementIntervalOf(run, phase)))
+	add(contract.PropMeasurementInterval, string(MeasurementIntervalOf(run, phase)))
 	if w := phase.Warmup; w != nil {
 		// The loader takes the warm-up's length in seconds (go-ycsb's
 		// warmuptime), or its operations as a total that each loader
 		// divides by loader.count, like operationcount.
 		switch {
 		case w.Duration != nil:
-			add(ycsb.PropWarmupTime, strconv.FormatFloat(w.Duration.Seconds(), 'f', -1, 64))
+			add(contract.PropWarmupTime, strconv.FormatFloat(w.Duration.Seconds(), 'f', -1, 64))
 		case w.Operations != nil:
-			add(ycsb.PropWarmupOperations, fmt.Sprint(*w.Operations))
+			add(contract.PropWarmupOperations, fmt.Sprint(*w.Operations))
 		}
 	}
 	if k := runPhaseOrdinal(run, phase); k > 0 {
 		// Each Run phase inserts into its own key range: YCSB would start
 		// every run's inserts at recordcount and collide with the previous
 		// run's (see internal/ycsb/keyspace.go).
-		add("loader.insertkeyoffset", fmt.Sprint(int64(k)<<InsertKeyRangeBits))
+		add(contract.PropLoaderInsertKeyOffset, fmt.Sprint(int64(k)<<InsertKeyRangeBits))
 	}
-	add("mongodb.url", MongoURL(run, clusterDomain))
-	add("loader.count", fmt.Sprint(max(run.Spec.Loaders, 1)))
-	add("status.interval", "10")
+	add(contract.PropMongoDBURL, MongoURL(run, clusterDomain))
+	add(contract.PropLoaderCount, fmt.Sprint(max(run.Spec.Loaders, 1)))
+	add(contract.PropStatusInterval, "10")
 	return out
 }
 
@@ -448,7 +448,7 @@ func orDefault(s, def string) string {
 func resultArgs(run *benchv1.BenchmarkRun, jobName string) []string {
 	ref := ownerRefs(run)[0]
 	owner := contract.Owner{APIVersion: ref.APIVersion, Kind: ref.Kind, Name: ref.Name, UID: string(ref.UID)}
-	labels := map[string]string{LabelManagedBy: ManagedBy, LabelRun: run.Name, LabelName: AppName}
+	labels := map[string]string{benchv1.LabelManagedBy: benchv1.ManagedBy, benchv1.LabelRun: run.Name, benchv1.LabelName: benchv1.AppName}
 	return []string{
 		"--" + contract.FlagResultConfigMap, contract.ResultConfigMapPrefix(jobName),
 		"--" + contract.FlagResultOwner, contract.EncodeOwner(owner),
@@ -481,7 +481,7 @@ func job(run *benchv1.BenchmarkRun, name, component, phase string, completions i
 	c corev1.Container, affinity *corev1.Affinity) *batchv1.Job {
 	labels := RunLabels(run, component)
 	if phase != "" {
-		labels[LabelPhase] = strings.ToLower(phase)
+		labels[benchv1.LabelPhase] = strings.ToLower(phase)
 	}
 	var tolerations []corev1.Toleration
 	if run.Spec.Placement.LoaderPlacement == benchv1.LoaderSameNode {

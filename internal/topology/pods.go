@@ -151,8 +151,8 @@ func databaseAffinity(run *benchv1.BenchmarkRun, np NodePlacement) *corev1.Affin
 	if Exclusive(run) {
 		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 			LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: LabelRunUID, Operator: metav1.LabelSelectorOpExists},
-				{Key: LabelRunUID, Operator: metav1.LabelSelectorOpNotIn, Values: []string{string(run.UID)}},
+				{Key: benchv1.LabelRunUID, Operator: metav1.LabelSelectorOpExists},
+				{Key: benchv1.LabelRunUID, Operator: metav1.LabelSelectorOpNotIn, Values: []string{string(run.UID)}},
 			}},
 			NamespaceSelector: &metav1.LabelSelector{}, // every namespace
 			TopologyKey:       HostnameLabel,

@@ -17,7 +17,7 @@ import (
 // JobServiceAccount is the identity of the run's Jobs.
 func JobServiceAccount(run *benchv1.BenchmarkRun) *corev1.ServiceAccount {
 	return &corev1.ServiceAccount{
-		ObjectMeta:                   objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
+		ObjectMeta:                   objectMeta(run, JobServiceAccountName(run), RunLabels(run, benchv1.ComponentRBAC)),
 		AutomountServiceAccountToken: ptr.To(false),
 	}
 }
@@ -27,7 +27,7 @@ func JobServiceAccount(run *benchv1.BenchmarkRun) *corev1.ServiceAccount {
 // else.
 func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 	role := &rbacv1.Role{
-		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
+		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, benchv1.ComponentRBAC)),
 		Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{""},
 			Resources: []string{"configmaps"},
@@ -51,7 +51,7 @@ func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 // JobRoleBinding binds JobRole to JobServiceAccount.
 func JobRoleBinding(run *benchv1.BenchmarkRun) *rbacv1.RoleBinding {
 	return &rbacv1.RoleBinding{
-		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, ComponentRBAC)),
+		ObjectMeta: objectMeta(run, JobServiceAccountName(run), RunLabels(run, benchv1.ComponentRBAC)),
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: JobServiceAccountName(run)},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: JobServiceAccountName(run), Namespace: run.Namespace}},
 	}

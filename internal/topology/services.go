@@ -12,7 +12,7 @@ import (
 // other (and themselves) before they are initiated and ready.
 func HeadlessService(run *benchv1.BenchmarkRun) *corev1.Service {
 	return &corev1.Service{
-		ObjectMeta: objectMeta(run, HeadlessServiceName(run), RunLabels(run, ComponentNetwork)),
+		ObjectMeta: objectMeta(run, HeadlessServiceName(run), RunLabels(run, benchv1.ComponentNetwork)),
 		Spec: corev1.ServiceSpec{
 			ClusterIP:                corev1.ClusterIPNone,
 			PublishNotReadyAddresses: true,
@@ -29,7 +29,7 @@ func HeadlessService(run *benchv1.BenchmarkRun) *corev1.Service {
 // EntryService is what loaders connect to: mongos, or the standalone mongod.
 func EntryService(run *benchv1.BenchmarkRun) *corev1.Service {
 	return &corev1.Service{
-		ObjectMeta: objectMeta(run, EntryServiceName(run), RunLabels(run, ComponentNetwork)),
+		ObjectMeta: objectMeta(run, EntryServiceName(run), RunLabels(run, benchv1.ComponentNetwork)),
 		Spec: corev1.ServiceSpec{
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: EntrySelector(run),

@@ -134,7 +134,7 @@ func TestPodIsRestrictedAndPinned(t *testing.T) {
 	if c.Resources.Requests.Cpu().String() != "1" {
 		t.Errorf("shard resources %v", c.Resources)
 	}
-	wantLabels := map[string]string{LabelName: "mongobench", LabelInstance: "ms", LabelComponent: "shard", LabelManagedBy: "mongobench", LabelRun: "ms", LabelRunUID: "uid-1", LabelRole: "shard", LabelDatabase: "true"}
+	wantLabels := map[string]string{benchv1.LabelName: "mongobench", benchv1.LabelInstance: "ms", benchv1.LabelComponent: "shard", benchv1.LabelManagedBy: "mongobench", benchv1.LabelRun: "ms", benchv1.LabelRunUID: "uid-1", benchv1.LabelRole: "shard", benchv1.LabelDatabase: "true"}
 	if !reflect.DeepEqual(pod.Labels, wantLabels) {
 		t.Errorf("labels %v", pod.Labels)
 	}
@@ -269,14 +269,14 @@ func TestOplogSizesTheVolumes(t *testing.T) {
 func TestServices(t *testing.T) {
 	run := sharded(2)
 	h := HeadlessService(run)
-	if h.Spec.ClusterIP != corev1.ClusterIPNone || !h.Spec.PublishNotReadyAddresses || !reflect.DeepEqual(h.Spec.Selector, map[string]string{LabelRun: "ms", LabelDatabase: "true"}) {
+	if h.Spec.ClusterIP != corev1.ClusterIPNone || !h.Spec.PublishNotReadyAddresses || !reflect.DeepEqual(h.Spec.Selector, map[string]string{benchv1.LabelRun: "ms", benchv1.LabelDatabase: "true"}) {
 		t.Errorf("headless %+v", h.Spec)
 	}
 	e := EntryService(run)
-	if e.Spec.Selector[LabelRole] != "mongos" || e.Spec.Ports[0].Port != 27017 {
+	if e.Spec.Selector[benchv1.LabelRole] != "mongos" || e.Spec.Ports[0].Port != 27017 {
 		t.Errorf("entry %+v", e.Spec)
 	}
-	if EntryService(standalone()).Spec.Selector[LabelRole] != "standalone" {
+	if EntryService(standalone()).Spec.Selector[benchv1.LabelRole] != "standalone" {
 		t.Error("standalone entry must select the mongod")
 	}
 	checkOwner(t, h)
@@ -422,7 +422,7 @@ func TestPhaseJob(t *testing.T) {
 			t.Errorf("args lack %q: %s", want, args)
 		}
 	}
-	if j.Labels[LabelPhase] != "s2" || s.Template.Labels[LabelRun] != "microshard-4" {
+	if j.Labels[benchv1.LabelPhase] != "s2" || s.Template.Labels[benchv1.LabelRun] != "microshard-4" {
 		t.Errorf("labels %v / %v", j.Labels, s.Template.Labels)
 	}
 	checkOwner(t, j)
@@ -592,7 +592,7 @@ func TestDatabaseAffinity(t *testing.T) {
 			if c.anti == "" && c.node == "" && pod.Spec.Affinity != nil {
 				t.Errorf("%s: affinity %+v, want none", c.name, pod.Spec.Affinity)
 			}
-			if pod.Labels[LabelRunUID] != "uid-1" {
+			if pod.Labels[benchv1.LabelRunUID] != "uid-1" {
 				t.Errorf("%s: %s lacks the run-uid label: %v", c.name, p.Name, pod.Labels)
 			}
 		}
@@ -600,7 +600,7 @@ func TestDatabaseAffinity(t *testing.T) {
 	// Loader pods carry the label too, so other runs' database pods avoid
 	// the nodes where this run's loaders are active.
 	run := issueExample()
-	if got := PhaseJob(run, &run.Spec.Phases[0], time.Hour, cfg).Spec.Template.Labels[LabelRunUID]; got != "uid-1" {
+	if got := PhaseJob(run, &run.Spec.Phases[0], time.Hour, cfg).Spec.Template.Labels[benchv1.LabelRunUID]; got != "uid-1" {
 		t.Errorf("loader pod run-uid label %q", got)
 	}
 }
@@ -750,8 +750,8 @@ func TestTelemetryConfigMap(t *testing.T) {
 	if got := cm.BinaryData["telemetry.json.gz"]; !reflect.DeepEqual(got, report) || len(cm.BinaryData) != 1 || cm.Data != nil {
 		t.Errorf("data %v binary %v", cm.Data, cm.BinaryData)
 	}
-	if cm.Labels[LabelComponent] != ComponentTelemetry || cm.Labels[LabelPhase] != "s2" || cm.Labels[LabelRun] != "ms" ||
-		cm.Labels[LabelManagedBy] != ManagedBy {
+	if cm.Labels[benchv1.LabelComponent] != benchv1.ComponentTelemetry || cm.Labels[benchv1.LabelPhase] != "s2" || cm.Labels[benchv1.LabelRun] != "ms" ||
+		cm.Labels[benchv1.LabelManagedBy] != benchv1.ManagedBy {
 		t.Errorf("labels %v", cm.Labels)
 	}
 }
@@ -767,8 +767,8 @@ func TestHistogramsConfigMap(t *testing.T) {
 	if got := cm.BinaryData["result.json.gz"]; !reflect.DeepEqual(got, merged) || len(cm.BinaryData) != 1 || cm.Data != nil {
 		t.Errorf("data %v binary %v", cm.Data, cm.BinaryData)
 	}
-	if cm.Labels[LabelComponent] != ComponentHistograms || cm.Labels[LabelPhase] != "s2" || cm.Labels[LabelRun] != "ms" ||
-		cm.Labels[LabelManagedBy] != ManagedBy {
+	if cm.Labels[benchv1.LabelComponent] != benchv1.ComponentHistograms || cm.Labels[benchv1.LabelPhase] != "s2" || cm.Labels[benchv1.LabelRun] != "ms" ||
+		cm.Labels[benchv1.LabelManagedBy] != benchv1.ManagedBy {
 		t.Errorf("labels %v", cm.Labels)
 	}
 }

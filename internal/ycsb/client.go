@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 )
 
@@ -89,7 +90,7 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if o.Target, err = p.Float64("target", 0); err != nil {
 		errs = append(errs, err)
 	}
-	maxExec, err := p.Int64("maxexecutiontime", 0)
+	maxExec, err := p.Int64(contract.PropMaxExecutionTime, 0)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -97,7 +98,7 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if err != nil {
 		errs = append(errs, err)
 	}
-	interval, err := p.Float64("status.interval", 10)
+	interval, err := p.Float64(contract.PropStatusInterval, 10)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -107,7 +108,7 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	if mt := p.String("measurementtype", "hdrhistogram"); mt != "hdrhistogram" {
 		return o, fmt.Errorf("measurementtype: %q is not supported (only hdrhistogram)", mt)
 	}
-	if o.Interval, err = ParseMeasurementInterval(p.String("measurement.interval", "op")); err != nil {
+	if o.Interval, err = ParseMeasurementInterval(p.String(contract.PropMeasurementInterval, "op")); err != nil {
 		return o, err
 	}
 	if o.Warmup, o.WarmupOperations, err = warmupFromProperties(p); err != nil {
@@ -363,12 +364,12 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	} else {
 		c.startMeasuring(start)
 	}
-	reporterDone, reporting := make(chan struct{}), make(chan struct{})
+	statusDone, statusStarted := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(reporterDone)
-		c.report(start, reporting)
+		defer close(statusDone)
+		c.status(start, statusStarted)
 	}()
-	<-reporting // the first status line shows the start, before any operation
+	<-statusStarted // the first status line shows the start, before any operation
 	watcherDone := make(chan struct{})
 	go func() {
 		defer close(watcherDone)
@@ -388,7 +389,7 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	c.warmupUnfinished = c.warming.Load()
 	c.startMeasuring(end)
 	close(c.done)
-	<-reporterDone
+	<-statusDone
 	<-watcherDone
 
 	return c.result(start, end, threads, opcount), nil
@@ -615,12 +616,12 @@ func (c *client) runThread(wk *worker, threads int) {
 	c.failedBufferedInserts.Add(int64(failed))
 }
 
-// report collects measurements every second and prints YCSB's status line
+// status collects measurements every second and prints YCSB's status line
 // every StatusInterval, plus one at the start and one at the end, like
 // YCSB's StatusThread. During a warm-up it collects the warm-up's
 // measurements only (status lines show them); the series' first interval
 // starts with the measured window.
-func (c *client) report(start time.Time, reporting chan<- struct{}) {
+func (c *client) status(start time.Time, started chan<- struct{}) {
 	every := max(int(c.opts.StatusInterval/time.Second), 1)
 	startMs := start.UnixMilli()
 	intervalStartMs := startMs
@@ -642,7 +643,7 @@ func (c *client) report(start time.Time, reporting chan<- struct{}) {
 	if c.opts.Status != nil {
 		status()
 	}
-	close(reporting)
+	close(started)
 	ticker := time.NewTicker(seriesInterval)
 	defer ticker.Stop()
 	last := start

@@ -220,7 +220,7 @@ func TestCleanupFlushAccounting(t *testing.T) {
 			t.Fatalf("CLEANUP %+v", c.Statuses)
 		}
 		var out bytes.Buffer
-		if err := ycsb.WriteReport(&out, res, []float64{95, 99}); err != nil {
+		if err := ycsb.WriteText(&out, res, []float64{95, 99}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), "[INSERT], FailedBufferedInserts, 5\n") {

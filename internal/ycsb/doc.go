@@ -8,7 +8,7 @@
 //	opts, _ := ycsb.RunOptionsFromProperties(p, ycsb.PhaseRun, os.Stderr)
 //	res, _ := ycsb.Run(ctx, w, newDB, opts)
 //	pct, _ := ycsb.PercentilesFromProperties(p)
-//	_ = ycsb.WriteReport(os.Stdout, res, pct)
+//	_ = ycsb.WriteText(os.Stdout, res, pct)
 //	shared := res.ToResult(hostname) // results.Result for the controller
 //
 // Layout:
@@ -28,9 +28,10 @@
 //   - measure.go, collect.go, status.go: per-worker recording without shared
 //     locks, a once-per-second collector, YCSB's status line.
 //   - client.go: YCSB's Client/ClientThread.
-//   - report.go, javafmt.go, mathx.go: YCSB's text exporter (a Summary of
-//     the numbers printed by WriteSummary, so results stored elsewhere print
-//     the same report), Java number formatting and Java-exact constants.
+//   - text.go, javafmt.go, mathx.go: YCSB's text exporter (a TextSummary
+//     of the numbers printed by WriteTextSummary, so results stored
+//     elsewhere print the same text), Java number formatting and
+//     Java-exact constants.
 //   - memdb: an in-memory DB for tests.
 //
 // # Deviations from YCSB 0.17.0

@@ -65,7 +65,7 @@ func TestIntendedLatencyUnderAStall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ycsb.WriteReport(&report, res, []float64{50, 99, 99.9}); err != nil {
+	if err := ycsb.WriteText(&report, res, []float64{50, 99, 99.9}); err != nil {
 		t.Fatal(err)
 	}
 	read := res.Op(ycsb.OpRead)
@@ -166,11 +166,11 @@ func TestOpIntervalKeepsNoIntended(t *testing.T) {
 	}
 }
 
-// TestReportIntervals: the text report of each measurement.interval, line
+// TestTextIntervals: the text output of each measurement.interval, line
 // for line as YCSB 0.17.0's Measurements.exportMeasurements prints it: op
 // blocks only; intended blocks under the operations' names with the Return
 // lines; op blocks then "Intended-<OP>" blocks without them.
-func TestReportIntervals(t *testing.T) {
+func TestTextIntervals(t *testing.T) {
 	h := func(vals ...int64) *results.Histogram {
 		x := results.NewHistogram()
 		for _, v := range vals {
@@ -189,7 +189,7 @@ func TestReportIntervals(t *testing.T) {
 	render := func(interval string) string {
 		r.MeasurementInterval = interval
 		var b bytes.Buffer
-		if err := ycsb.WriteSummary(&b, ycsb.ResultSummary(r, []float64{99})); err != nil {
+		if err := ycsb.WriteTextSummary(&b, ycsb.ResultTextSummary(r, []float64{99})); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // MeasurementInterval is YCSB's measurement.interval: which latency the
@@ -64,37 +66,31 @@ func ParseMeasurementInterval(s string) (MeasurementInterval, error) {
 	return IntervalOp, fmt.Errorf("measurement.interval: unknown value %q (op, intended or both)", s)
 }
 
-// Warm-up properties. YCSB has no warm-up (YCSB#422 has been open since
-// 2015); go-ycsb's warmuptime is seconds of run phase whose samples it
-// drops. Here a warm-up is the start of the phase's operation stream,
-// run like the rest (same threads, same throttle) into histograms of its
-// own, so that it is reported apart and never counted in the phase's
-// operations, throughput or percentiles.
-const (
-	// PropWarmupTime is the warm-up's length in seconds (decimals allowed).
-	PropWarmupTime = "warmuptime"
-	// PropWarmupOperations is the warm-up's length in operations, this
-	// loader's share (the controller splits a phase's total).
-	PropWarmupOperations = "warmupoperations"
-)
+// Warm-up properties (contract.PropWarmupTime, PropWarmupOperations).
+// YCSB has no warm-up (YCSB#422 has been open since 2015); go-ycsb's
+// warmuptime is seconds of run phase whose samples it drops. Here a
+// warm-up is the start of the phase's operation stream, run like the rest
+// (same threads, same throttle) into histograms of its own, so that it is
+// reported apart and never counted in the phase's operations, throughput
+// or percentiles.
 
 // warmupFromProperties reads warmuptime and warmupoperations (at most one).
 func warmupFromProperties(p *Properties) (time.Duration, int64, error) {
-	secs, err := p.Float64(PropWarmupTime, 0)
+	secs, err := p.Float64(contract.PropWarmupTime, 0)
 	if err != nil {
 		return 0, 0, err
 	}
-	ops, err := p.Int64(PropWarmupOperations, 0)
+	ops, err := p.Int64(contract.PropWarmupOperations, 0)
 	if err != nil {
 		return 0, 0, err
 	}
 	switch {
 	case secs < 0 || math.IsNaN(secs) || math.IsInf(secs, 0) || secs > 1e9:
-		return 0, 0, fmt.Errorf("%s: %v must be a number of seconds, at least 0", PropWarmupTime, secs)
+		return 0, 0, fmt.Errorf("%s: %v must be a number of seconds, at least 0", contract.PropWarmupTime, secs)
 	case ops < 0:
-		return 0, 0, fmt.Errorf("%s: %d must not be negative", PropWarmupOperations, ops)
+		return 0, 0, fmt.Errorf("%s: %d must not be negative", contract.PropWarmupOperations, ops)
 	case secs > 0 && ops > 0:
-		return 0, 0, fmt.Errorf("set %s or %s, not both", PropWarmupTime, PropWarmupOperations)
+		return 0, 0, fmt.Errorf("set %s or %s, not both", contract.PropWarmupTime, contract.PropWarmupOperations)
 	}
 	return time.Duration(secs * float64(time.Second)), ops, nil
 }

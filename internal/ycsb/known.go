@@ -1,6 +1,10 @@
 package ycsb
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/mongobench/mongobench/internal/contract"
+)
 
 // Group is the section a property is listed under in `loader load|run -h`.
 type Group string
@@ -38,33 +42,33 @@ type Property struct {
 // ignores. Defaults and meanings follow YCSB 0.17.0, and match the code:
 // TestKnownPropertiesMatchTheCode records every key the code looks up.
 var engineProperties = []Property{
-	{Name: "recordcount", Default: "0", Group: GroupCore,
+	{Name: contract.PropRecordCount, Default: "0", Group: GroupCore,
 		Meaning: "records in the data set: the load inserts them, the run draws keys from them (0: 2^31-1, load unlimited)"},
-	{Name: "operationcount", Default: "0", Group: GroupCore,
+	{Name: contract.PropOperationCount, Default: "0", Group: GroupCore,
 		Meaning: "operations of the run phase, the total over all loaders (0: unlimited, until maxexecutiontime or a stop)"},
 	{Name: "insertstart", Default: "0", Group: GroupCore, Meaning: "first key number the load inserts"},
 	{Name: "insertcount", Default: "recordcount-insertstart", Group: GroupCore,
 		Meaning: "records the load inserts from insertstart (total over all loaders)"},
 	{Name: "table", Default: "usertable", Group: GroupCore, Meaning: "table: the MongoDB collection"},
-	{Name: "fieldcount", Default: "10", Group: GroupCore, Meaning: "fields per record"},
+	{Name: contract.PropFieldCount, Default: "10", Group: GroupCore, Meaning: "fields per record"},
 	{Name: "fieldnameprefix", Default: "field", Group: GroupCore, Meaning: "field names are this prefix and the field's number"},
-	{Name: "fieldlength", Default: "100", Group: GroupCore, Meaning: "bytes per field (the maximum for uniform and zipfian)"},
+	{Name: contract.PropFieldLength, Default: "100", Group: GroupCore, Meaning: "bytes per field (the maximum for uniform and zipfian)"},
 	{Name: "minfieldlength", Default: "1", Group: GroupCore, Meaning: "minimum bytes per field for uniform and zipfian"},
 	{Name: "fieldlengthdistribution", Default: "constant", Group: GroupCore,
 		Meaning: "field length: constant, uniform, zipfian or histogram (fieldlengthhistogram)"},
 	{Name: "fieldlengthhistogram", Default: "hist.txt", Group: GroupCore, Meaning: "histogram file of fieldlengthdistribution=histogram"},
-	{Name: "readallfields", Default: "true", Group: GroupCore, Meaning: "reads fetch every field (false: one field)"},
+	{Name: contract.PropReadAllFields, Default: "true", Group: GroupCore, Meaning: "reads fetch every field (false: one field)"},
 	{Name: "readallfieldsbyname", Default: "false", Group: GroupCore,
 		Meaning: "reads name every field in a projection (YCSB master)"},
-	{Name: "writeallfields", Default: "false", Group: GroupCore, Meaning: "updates write every field (false: one field)"},
+	{Name: contract.PropWriteAllFields, Default: "false", Group: GroupCore, Meaning: "updates write every field (false: one field)"},
 	{Name: "dataintegrity", Default: "false", Group: GroupCore,
 		Meaning: "check the values read (measured as VERIFY); needs fieldlengthdistribution=constant"},
-	{Name: "readproportion", Default: "0.95", Group: GroupCore, Meaning: "share of reads in the run phase"},
-	{Name: "updateproportion", Default: "0.05", Group: GroupCore, Meaning: "share of updates"},
-	{Name: "insertproportion", Default: "0", Group: GroupCore, Meaning: "share of inserts"},
-	{Name: "scanproportion", Default: "0", Group: GroupCore, Meaning: "share of scans"},
-	{Name: "readmodifywriteproportion", Default: "0", Group: GroupCore, Meaning: "share of read-modify-writes"},
-	{Name: "requestdistribution", Default: "uniform", Group: GroupCore,
+	{Name: contract.PropReadProportion, Default: "0.95", Group: GroupCore, Meaning: "share of reads in the run phase"},
+	{Name: contract.PropUpdateProportion, Default: "0.05", Group: GroupCore, Meaning: "share of updates"},
+	{Name: contract.PropInsertProportion, Default: "0", Group: GroupCore, Meaning: "share of inserts"},
+	{Name: contract.PropScanProportion, Default: "0", Group: GroupCore, Meaning: "share of scans"},
+	{Name: contract.PropReadModifyWriteProportion, Default: "0", Group: GroupCore, Meaning: "share of read-modify-writes"},
+	{Name: contract.PropRequestDistribution, Default: "uniform", Group: GroupCore,
 		Meaning: "key choice: uniform, zipfian, latest, hotspot, sequential or exponential"},
 	{Name: "hotspotdatafraction", Default: "0.2", Group: GroupCore, Meaning: "hotspot: fraction of the keys that are hot"},
 	{Name: "hotspotopnfraction", Default: "0.8", Group: GroupCore, Meaning: "hotspot: fraction of the operations on hot keys"},
@@ -74,8 +78,8 @@ var engineProperties = []Property{
 	{Name: "minscanlength", Default: "1", Group: GroupCore, Meaning: "fewest records a scan asks for"},
 	{Name: "maxscanlength", Default: "1000", Group: GroupCore, Meaning: "most records a scan asks for"},
 	{Name: "scanlengthdistribution", Default: "uniform", Group: GroupCore, Meaning: "scan length: uniform or zipfian"},
-	{Name: "insertorder", Default: "hashed", Group: GroupCore, Meaning: "hashed: keys in hash order; anything else: in key order"},
-	{Name: "zeropadding", Default: "1", Group: GroupCore, Meaning: "key numbers are zero-padded to this many digits"},
+	{Name: contract.PropInsertOrder, Default: "hashed", Group: GroupCore, Meaning: "hashed: keys in hash order; anything else: in key order"},
+	{Name: contract.PropZeroPadding, Default: "1", Group: GroupCore, Meaning: "key numbers are zero-padded to this many digits"},
 	{Name: "core_workload_insertion_retry_limit", Default: "0", Group: GroupCore, Meaning: "retries of a failed insert"},
 	{Name: "core_workload_insertion_retry_interval", Default: "3", Group: GroupCore,
 		Meaning: "seconds between insert retries (randomised by ±20%)"},
@@ -83,16 +87,16 @@ var engineProperties = []Property{
 	{Name: "threadcount", Default: "1", Group: GroupClient, Meaning: "worker threads of this loader (-threads)"},
 	{Name: "target", Default: "0", Group: GroupClient,
 		Meaning: "operations per second, the total over all loaders (-target; 0: unthrottled)"},
-	{Name: "maxexecutiontime", Default: "0", Group: GroupClient, Meaning: "seconds after which the phase stops (0: no limit)"},
+	{Name: contract.PropMaxExecutionTime, Default: "0", Group: GroupClient, Meaning: "seconds after which the phase stops (0: no limit)"},
 	{Name: "status", Default: "false", Group: GroupClient, Meaning: "print a status line to stderr every status.interval (-s)"},
-	{Name: "status.interval", Default: "10", Group: GroupClient, Meaning: "seconds between status lines"},
+	{Name: contract.PropStatusInterval, Default: "10", Group: GroupClient, Meaning: "seconds between status lines"},
 	{Name: "label", Default: "", Group: GroupClient, Meaning: "prefix of the status lines (-l)"},
 	{Name: "measurementtype", Default: "hdrhistogram", Group: GroupClient, Meaning: "latency measurement; only hdrhistogram"},
-	{Name: "measurement.interval", Default: "op", Group: GroupClient,
+	{Name: contract.PropMeasurementInterval, Default: "op", Group: GroupClient,
 		Meaning: "latency reported: op (the call), intended (from the throttle's intended start) or both"},
-	{Name: PropWarmupTime, Default: "0", Group: GroupClient,
+	{Name: contract.PropWarmupTime, Default: "0", Group: GroupClient,
 		Meaning: "seconds of warm-up before the measured window, reported apart (not YCSB's; go-ycsb's)"},
-	{Name: PropWarmupOperations, Default: "0", Group: GroupClient,
+	{Name: contract.PropWarmupOperations, Default: "0", Group: GroupClient,
 		Meaning: "operations of warm-up before the measured window, this loader's, reported apart (not YCSB's)"},
 	{Name: "hdrhistogram.percentiles", Default: DefaultPercentiles, Group: GroupClient,
 		Meaning: "percentiles printed in the report, comma-separated"},
@@ -111,11 +115,11 @@ var engineProperties = []Property{
 	{Name: "latencytrackederrors", Default: "", Group: GroupClient, Meaning: "statuses measured separately",
 		Ignored: "failed operations are measured as <OP>-FAILED"},
 
-	{Name: "loader.count", Default: "1", Group: GroupLoader,
+	{Name: contract.PropLoaderCount, Default: "1", Group: GroupLoader,
 		Meaning: "parallel loaders sharing the counts and the target (ours)"},
 	{Name: "loader.index", Default: "0", Group: GroupLoader,
 		Meaning: "this loader's index, 0..loader.count-1 (ours; unset: $JOB_COMPLETION_INDEX, else 0)"},
-	{Name: "loader.insertkeyoffset", Default: "0", Group: GroupLoader,
+	{Name: contract.PropLoaderInsertKeyOffset, Default: "0", Group: GroupLoader,
 		Meaning: "offset of the run phase's insert keys, so successive runs do not collide (ours)"},
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // The keys of a Load phase, known before it runs. A ranged shard key is
@@ -15,7 +17,8 @@ import (
 
 // loadKeyProperties decide which keys a Load phase inserts; LoadKeys reads
 // nothing else.
-var loadKeyProperties = [...]string{"recordcount", "insertstart", "insertcount", "insertorder", "zeropadding", "loader.count"}
+var loadKeyProperties = [...]string{contract.PropRecordCount, "insertstart", "insertcount", contract.PropInsertOrder, contract.PropZeroPadding,
+	contract.PropLoaderCount}
 
 // LoadKeyProperties returns the names of the properties that decide which
 // keys a Load phase inserts. LoadKeys ignores every other property, so a
@@ -62,7 +65,7 @@ func LoadKeys(p *Properties) (KeySet, error) {
 			q.Set(k, v)
 		}
 	}
-	n, err := q.Int("loader.count", 1)
+	n, err := q.Int(contract.PropLoaderCount, 1)
 	if err != nil {
 		return KeySet{}, fmt.Errorf("load keys: %w", err)
 	}

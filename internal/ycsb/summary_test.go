@@ -12,14 +12,14 @@ import (
 
 // A Summary built by hand (as the kubectl plugin builds one from stored
 // status) prints exactly what the run's own report prints.
-func TestWriteSummaryMatchesRunResult(t *testing.T) {
+func TestWriteTextSummaryMatchesRunResult(t *testing.T) {
 	r := goldenResult()
 	pct := []float64{95, 99}
 	var want bytes.Buffer
-	if err := WriteReport(&want, r, pct); err != nil {
+	if err := WriteText(&want, r, pct); err != nil {
 		t.Fatal(err)
 	}
-	s := &Summary{
+	s := &TextSummary{
 		RuntimeMillis: 10110,
 		Operations:    1000000,
 		Ops: []OpSummary{
@@ -42,21 +42,21 @@ func TestWriteSummaryMatchesRunResult(t *testing.T) {
 		},
 	}
 	var got bytes.Buffer
-	if err := WriteSummary(&got, s); err != nil {
+	if err := WriteTextSummary(&got, s); err != nil {
 		t.Fatal(err)
 	}
 	if got.String() != want.String() {
 		t.Errorf("summary report:\n%s\nwant:\n%s", got.String(), want.String())
 	}
-	if rs := r.Summary(pct); !reflect.DeepEqual(rs, s) {
-		t.Errorf("RunResult.Summary = %+v\nwant %+v", rs, s)
+	if rs := r.TextSummary(pct); !reflect.DeepEqual(rs, s) {
+		t.Errorf("RunResult.TextSummary = %+v\nwant %+v", rs, s)
 	}
 }
 
 // Without failure latencies (Failed nil) the -FAILED block is left out,
 // while the Return lines still count the failures.
-func TestWriteSummaryWithoutFailedBlock(t *testing.T) {
-	s := &Summary{RuntimeMillis: 1000, Operations: 3, FailedBufferedInserts: 4, Ops: []OpSummary{{
+func TestWriteTextSummaryWithoutFailedBlock(t *testing.T) {
+	s := &TextSummary{RuntimeMillis: 1000, Operations: 3, FailedBufferedInserts: 4, Ops: []OpSummary{{
 		Name:    "INSERT",
 		OK:      LatencySummary{Operations: 1, AverageMicros: 10, MinMicros: 10, MaxMicros: 10},
 		Returns: SortedStatusCounts(map[string]int64{"ERROR": 2, "OK": 1}),
@@ -66,7 +66,7 @@ func TestWriteSummaryWithoutFailedBlock(t *testing.T) {
 		Returns: []StatusCount{{"ERROR", 1}},
 	}}}
 	var got bytes.Buffer
-	if err := WriteSummary(&got, s); err != nil {
+	if err := WriteTextSummary(&got, s); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{
@@ -103,7 +103,7 @@ func TestSortedStatusCounts(t *testing.T) {
 // The report rebuilt from the stored result format, after the round trip
 // through its encoding, is the loader's own report: the controller keeps
 // it for every phase from the merged results.
-func TestResultSummaryMatchesRunResult(t *testing.T) {
+func TestResultTextSummaryMatchesRunResult(t *testing.T) {
 	r := goldenResult()
 	r.Phase, r.LoaderCount, r.Threads = PhaseRun, 1, 4
 	r.Start = time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
@@ -111,7 +111,7 @@ func TestResultSummaryMatchesRunResult(t *testing.T) {
 	r.StopReason = results.StopCompleted
 	for _, pct := range [][]float64{{95, 99}, {1, 50, 99.9, 99.99}} {
 		var want bytes.Buffer
-		if err := WriteReport(&want, r, pct); err != nil {
+		if err := WriteText(&want, r, pct); err != nil {
 			t.Fatal(err)
 		}
 		enc, err := results.Encode(r.ToResult("loader-0"))
@@ -123,7 +123,7 @@ func TestResultSummaryMatchesRunResult(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := WriteSummary(&got, ResultSummary(stored, pct)); err != nil {
+		if err := WriteTextSummary(&got, ResultTextSummary(stored, pct)); err != nil {
 			t.Fatal(err)
 		}
 		if got.String() != want.String() {

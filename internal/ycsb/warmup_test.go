@@ -79,7 +79,7 @@ func TestTimedWarmup(t *testing.T) {
 		t.Errorf("series: %d operations in %d points, measured %d", inSeries, len(res.Series.Points), res.Operations)
 	}
 	var report bytes.Buffer
-	if err := ycsb.WriteReport(&report, res, []float64{99}); err != nil {
+	if err := ycsb.WriteText(&report, res, []float64{99}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"[WARMUP], Operations, ", "[WARMUP-READ], Operations, ", "[WARMUP-READ], Return=OK, "} {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // Phase is what a run does: YCSB's load (-load: inserts) or run
@@ -106,26 +108,26 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 		return v
 	}
 
-	fieldCount := getInt64("fieldcount", 10)
+	fieldCount := getInt64(contract.PropFieldCount, 10)
 	prefix := p.String("fieldnameprefix", "field")
-	fieldLength := getInt("fieldlength", 100)
+	fieldLength := getInt(contract.PropFieldLength, 100)
 	minFieldLength := getInt("minfieldlength", 1)
 	lengthDist := p.String("fieldlengthdistribution", "constant")
-	rawRecordCount := getInt64("recordcount", 0)
-	opCount := getInt64("operationcount", 0)
+	rawRecordCount := getInt64(contract.PropRecordCount, 0)
+	opCount := getInt64(contract.PropOperationCount, 0)
 	w.insertStart = getInt64("insertstart", 0)
-	w.zeroPadding = getInt("zeropadding", 1)
-	w.readAllFields = getBool("readallfields", true)
+	w.zeroPadding = getInt(contract.PropZeroPadding, 1)
+	w.readAllFields = getBool(contract.PropReadAllFields, true)
 	w.readAllFieldsByName = getBool("readallfieldsbyname", false)
-	w.writeAllFields = getBool("writeallfields", false)
+	w.writeAllFields = getBool(contract.PropWriteAllFields, false)
 	w.dataIntegrity = getBool("dataintegrity", false)
-	w.ordered = p.String("insertorder", "hashed") != "hashed"
-	readP := getFloat("readproportion", 0.95)
-	updateP := getFloat("updateproportion", 0.05)
-	insertP := getFloat("insertproportion", 0)
-	scanP := getFloat("scanproportion", 0)
-	rmwP := getFloat("readmodifywriteproportion", 0)
-	w.distribution = p.String("requestdistribution", distUniform)
+	w.ordered = p.String(contract.PropInsertOrder, "hashed") != "hashed"
+	readP := getFloat(contract.PropReadProportion, 0.95)
+	updateP := getFloat(contract.PropUpdateProportion, 0.05)
+	insertP := getFloat(contract.PropInsertProportion, 0)
+	scanP := getFloat(contract.PropScanProportion, 0)
+	rmwP := getFloat(contract.PropReadModifyWriteProportion, 0)
+	w.distribution = p.String(contract.PropRequestDistribution, distUniform)
 	minScan := getInt64("minscanlength", 1)
 	maxScan := getInt64("maxscanlength", 1000)
 	scanDist := p.String("scanlengthdistribution", "uniform")
@@ -136,8 +138,8 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 	w.insertionRetryLimit = getInt("core_workload_insertion_retry_limit", 0)
 	w.insertionRetryInterval = getInt("core_workload_insertion_retry_interval", 3)
 	w.loaderIndex = getInt("loader.index", 0)
-	w.loaderCount = getInt("loader.count", 1)
-	insertKeyOffset := getInt64("loader.insertkeyoffset", 0)
+	w.loaderCount = getInt(contract.PropLoaderCount, 1)
+	insertKeyOffset := getInt64(contract.PropLoaderInsertKeyOffset, 0)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("workload properties: %w", errors.Join(errs...))
 	}
@@ -218,11 +220,11 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 		p    float64
 		op   Op
 	}{
-		{"readproportion", readP, OpRead},
-		{"updateproportion", updateP, OpUpdate},
-		{"insertproportion", insertP, OpInsert},
-		{"scanproportion", scanP, OpScan},
-		{"readmodifywriteproportion", rmwP, OpReadModifyWrite},
+		{contract.PropReadProportion, readP, OpRead},
+		{contract.PropUpdateProportion, updateP, OpUpdate},
+		{contract.PropInsertProportion, insertP, OpInsert},
+		{contract.PropScanProportion, scanP, OpScan},
+		{contract.PropReadModifyWriteProportion, rmwP, OpReadModifyWrite},
 	} {
 		if c.p < 0 || math.IsNaN(c.p) || math.IsInf(c.p, 0) {
 			return nil, fmt.Errorf("%s: %v must be a non-negative number", c.name, c.p)

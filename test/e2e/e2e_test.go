@@ -327,12 +327,12 @@ func TestStandalone(t *testing.T) {
 		}
 	}
 	node := done.Status.NodeName
-	for _, p := range s.pods(client.MatchingLabels{topology.LabelRun: "standalone", topology.LabelDatabase: "true"}) {
+	for _, p := range s.pods(client.MatchingLabels{benchv1.LabelRun: "standalone", benchv1.LabelDatabase: "true"}) {
 		if p.Spec.NodeName != node {
 			t.Errorf("DB pod %s on %s, run node %s", p.Name, p.Spec.NodeName, node)
 		}
 	}
-	loaders := s.pods(client.MatchingLabels{topology.LabelRun: "standalone", topology.LabelComponent: topology.ComponentLoader})
+	loaders := s.pods(client.MatchingLabels{benchv1.LabelRun: "standalone", benchv1.LabelComponent: benchv1.ComponentLoader})
 	if len(loaders) == 0 {
 		t.Fatal("no loader pods retained")
 	}
@@ -358,7 +358,7 @@ func TestSharded(t *testing.T) {
 	})
 	r := s.get("sharded")
 	nodes := map[string]bool{}
-	db := s.pods(client.MatchingLabels{topology.LabelRun: "sharded", topology.LabelDatabase: "true"})
+	db := s.pods(client.MatchingLabels{benchv1.LabelRun: "sharded", benchv1.LabelDatabase: "true"})
 	for _, p := range db {
 		nodes[p.Spec.NodeName] = true
 	}
@@ -379,7 +379,7 @@ func TestSharded(t *testing.T) {
 	}
 	s.checkResults(done)
 	s.wait("cleanup of the DB pods", 3*time.Minute, func() bool {
-		return len(s.pods(client.MatchingLabels{topology.LabelRun: "sharded", topology.LabelDatabase: "true"})) == 0
+		return len(s.pods(client.MatchingLabels{benchv1.LabelRun: "sharded", benchv1.LabelDatabase: "true"})) == 0
 	})
 	if len(s.get("sharded").Status.Results) != 2 {
 		t.Error("cleanup lost the results")
@@ -537,16 +537,16 @@ func TestExclusiveRunsShareNoNode(t *testing.T) {
 			if !active {
 				continue
 			}
-			pl := placed{run: p.Labels[topology.LabelRun], node: p.Spec.NodeName}
+			pl := placed{run: p.Labels[benchv1.LabelRun], node: p.Spec.NodeName}
 			for _, c := range p.Status.Conditions {
 				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue {
 					pl.at = c.LastTransitionTime.Time
 				}
 			}
 			switch {
-			case p.Labels[topology.LabelDatabase] == "true":
+			case p.Labels[benchv1.LabelDatabase] == "true":
 				db = append(db, pl)
-			case p.Labels[topology.LabelComponent] == topology.ComponentLoader:
+			case p.Labels[benchv1.LabelComponent] == benchv1.ComponentLoader:
 				loaders = append(loaders, pl)
 			}
 		}

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // growRun is a small Grow run: 50,000 documents, a checkpoint every
@@ -145,7 +144,7 @@ func TestGrowSurvivesEviction(t *testing.T) {
 		if r.Status.Phase == benchv1.RunFailed || r.Status.Phase == benchv1.RunSucceeded {
 			t.Fatalf("the run ended before the eviction: %s %s", r.Status.Phase, failure(r))
 		}
-		pods := s.pods(client.MatchingLabels{topology.LabelRun: "grow-evict", topology.LabelComponent: topology.ComponentLoader})
+		pods := s.pods(client.MatchingLabels{benchv1.LabelRun: "grow-evict", benchv1.LabelComponent: benchv1.ComponentLoader})
 		if len(pods) != 1 || pods[0].Status.Phase != corev1.PodRunning {
 			return false
 		}

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // TestSweepStandaloneVersusShards runs a small study on real MongoDB: a
@@ -48,7 +47,7 @@ func TestSweepStandaloneVersusShards(t *testing.T) {
 		t.Fatalf("sweep status: %+v", got.Status)
 	}
 	var runs benchv1.BenchmarkRunList
-	if err := s.c.List(context.Background(), &runs, client.InNamespace(s.ns), client.MatchingLabels{sweep.LabelSweep: sw.Name}); err != nil {
+	if err := s.c.List(context.Background(), &runs, client.InNamespace(s.ns), client.MatchingLabels{benchv1.LabelSweep: sw.Name}); err != nil {
 		t.Fatal(err)
 	}
 	if len(runs.Items) != 4 {

@@ -70,7 +70,7 @@ func TestUnknownPropertyWarns(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, stderr)
 		}
 	}
-	if rep := parseReport(t, r.stdout); rep.int(t, "READ", "Return=OK") != 50 {
+	if rep := parseYCSBText(t, r.stdout); rep.int(t, "READ", "Return=OK") != 50 {
 		t.Errorf("report:\n%s", r.stdout)
 	}
 	// What the operator's Jobs pass draws no warning (see also

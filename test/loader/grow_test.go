@@ -99,7 +99,7 @@ func TestGrowSurvivesSIGTERM(t *testing.T) {
 			t.Errorf("%s: %+v", q, op)
 		}
 	}
-	rep := parseReport(t, r.stderr)
+	rep := parseYCSBText(t, r.stderr)
 	if rep.int(t, "GROWTH", "Records") != 6000 || rep.int(t, "GROWTH", "Restarts") != 1 {
 		t.Errorf("report: %v", rep["GROWTH"])
 	}

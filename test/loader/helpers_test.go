@@ -141,12 +141,12 @@ func mustSucceed(t *testing.T, env []string, args ...string) *run {
 	return r
 }
 
-// report is a parsed YCSB text report: name → metric → value.
-type report map[string]map[string]string
+// ycsbText is parsed YCSB text output: name → metric → value.
+type ycsbText map[string]map[string]string
 
-func parseReport(t *testing.T, text []byte) report {
+func parseYCSBText(t *testing.T, text []byte) ycsbText {
 	t.Helper()
-	rep := report{}
+	rep := ycsbText{}
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	for sc.Scan() {
 		line := sc.Text()
@@ -169,7 +169,7 @@ func parseReport(t *testing.T, text []byte) report {
 	return rep
 }
 
-func (r report) int(t *testing.T, name, metric string) int64 {
+func (r ycsbText) int(t *testing.T, name, metric string) int64 {
 	t.Helper()
 	v, ok := r[name][metric]
 	if !ok {
@@ -186,7 +186,7 @@ func (r report) int(t *testing.T, name, metric string) int64 {
 // its only Return lines are OK (and BATCHED_OK), no "-FAILED" measurement
 // exists, no buffered insert was lost. NOT_FOUND counts as a failure: with
 // the redraw guard no operation targets a missing record.
-func (r report) checkNoFailures(t *testing.T) {
+func (r ycsbText) checkNoFailures(t *testing.T) {
 	t.Helper()
 	for name, metrics := range r {
 		if strings.HasSuffix(name, "-FAILED") {
@@ -205,7 +205,7 @@ func (r report) checkNoFailures(t *testing.T) {
 
 // compareWithResult asserts that the text report and the encoded result
 // carry the same numbers.
-func compareWithResult(t *testing.T, rep report, r *results.Result) {
+func compareWithResult(t *testing.T, rep ycsbText, r *results.Result) {
 	t.Helper()
 	if got := rep.int(t, "OVERALL", "RunTime(ms)"); got != r.RuntimeMillis {
 		t.Errorf("RunTime(ms) %d, result %d", got, r.RuntimeMillis)

@@ -41,7 +41,7 @@ func TestLoad(t *testing.T) {
 			out := t.TempDir() + "/result.json.gz"
 			r := mustSucceed(t, nil, "load", "-P", "workloada", "-p", url, "-p", "recordcount=10000", "-p", "batchsize="+tc.batch,
 				"-threads", "4", "--result", out)
-			rep := parseReport(t, r.stdout)
+			rep := parseYCSBText(t, r.stdout)
 			rep.checkNoFailures(t)
 			if got := rep.int(t, "INSERT", "Operations"); got != records {
 				t.Errorf("[INSERT], Operations, %d", got)
@@ -102,7 +102,7 @@ func TestRunWorkloads(t *testing.T) {
 			if err != nil {
 				t.Fatalf("stdout is not an encoded result: %v", err)
 			}
-			rep := parseReport(t, r.stderr)
+			rep := parseYCSBText(t, r.stderr)
 			rep.checkNoFailures(t)
 			compareWithResult(t, rep, res)
 			if res.Kind != results.KindRun || res.Operations != tc.ops || res.StopReason != results.StopCompleted {
@@ -157,7 +157,7 @@ func TestParallelLoaders(t *testing.T) {
 
 	loads := parallel("load", "-P", "workloada", "-p", url, "-p", "recordcount=10000", "-p", "loader.count=3", "-threads", "2")
 	for i, want := range []int64{3334, 3333, 3333} {
-		rep := parseReport(t, loads[i].stdout)
+		rep := parseYCSBText(t, loads[i].stdout)
 		rep.checkNoFailures(t)
 		if got := rep.int(t, "INSERT", "Return=OK"); got != want {
 			t.Errorf("loader %d inserted %d, want %d", i, got, want)
@@ -172,7 +172,7 @@ func TestParallelLoaders(t *testing.T) {
 		"-p", "loader.count=3", "-p", "insertproportion=0.5", "-p", "readproportion=0.5", "-threads", "2", "-target", "3000")
 	want := keyRange(0, records)
 	for i, r := range runs {
-		rep := parseReport(t, r.stdout)
+		rep := parseYCSBText(t, r.stdout)
 		rep.checkNoFailures(t)
 		if !strings.Contains(string(r.stderr), "target 1000 ops/s (of 3000 over 3 loaders)") {
 			t.Errorf("loader %d did not take a third of the target:\n%s", i, r.stderr)
@@ -286,7 +286,7 @@ func TestStopAndSignals(t *testing.T) {
 		if res.StopReason != results.StopCancelled || !res.Partial() || res.Operations == 0 {
 			t.Errorf("result: %s after %d operations", res.StopReason, res.Operations)
 		}
-		rep := parseReport(t, []byte(log.String()))
+		rep := parseYCSBText(t, []byte(log.String()))
 		compareWithResult(t, rep, res)
 		msg := string(readFile(t, termLog))
 		if want := fmt.Sprintf("run phase stopped after %d of unlimited operations; partial result reported", res.Operations); msg != want {
@@ -324,7 +324,7 @@ func TestFailures(t *testing.T) {
 			!strings.Contains(r.termLog, "E11000") {
 			t.Errorf("%v", r)
 		}
-		if rep := parseReport(t, r.stdout); rep.int(t, "INSERT", "Return=ERROR") != 2 {
+		if rep := parseYCSBText(t, r.stdout); rep.int(t, "INSERT", "Return=ERROR") != 2 {
 			t.Errorf("report:\n%s", r.stdout)
 		}
 	})
@@ -374,7 +374,7 @@ func TestNoKubernetesClientInTheLoader(t *testing.T) {
 // without errors.
 func checkSampled(t *testing.T, data []byte) {
 	t.Helper()
-	r, err := telemetry.DecodeReport(data)
+	r, err := telemetry.DecodePayload(data)
 	if err != nil {
 		t.Fatal(err)
 	}

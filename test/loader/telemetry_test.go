@@ -19,7 +19,7 @@ import (
 // with telemetry on: the wire server sampled as a "standalone" every
 // 100 ms, plus a process that does not exist (nothing listens on port 1),
 // plus the collection's statistics. The phase succeeds; its telemetry
-// report (--telemetry-result) decodes, holds samples of the wire server,
+// payload (--telemetry-result) decodes, holds samples of the wire server,
 // failures (not a failed phase) for the missing process, and the final
 // statistics of the collection; the result on stdout and the text report
 // are those of the same run without telemetry but for the measurements'
@@ -58,7 +58,7 @@ func TestRunWithTelemetry(t *testing.T) {
 		t.Errorf("runtime %s, wall time %s: the sampler's stop counts in the runtime", runtime, wall)
 	}
 
-	checkTelemetryReport(t, readFile(t, telFile), db.Name()+".usertable", runtime)
+	checkTelemetryPayload(t, readFile(t, telFile), db.Name()+".usertable", runtime)
 
 	// Loader 1 of the same Job samples nothing and writes no report.
 	other := t.TempDir() + "/telemetry-1.json.gz"
@@ -79,13 +79,13 @@ func TestRunWithTelemetry(t *testing.T) {
 func sameMeasurements(t *testing.T, plain, with *run) [2]*results.Result {
 	t.Helper()
 	var res [2]*results.Result
-	var reps [2]report
+	var reps [2]ycsbText
 	for i, r := range []*run{plain, with} {
 		var err error
 		if res[i], err = results.Decode(r.stdout); err != nil {
 			t.Fatalf("stdout is not an encoded result: %v\n%s", err, r.stderr)
 		}
-		reps[i] = parseReport(t, r.stderr)
+		reps[i] = parseYCSBText(t, r.stderr)
 		reps[i].checkNoFailures(t)
 		compareWithResult(t, reps[i], res[i])
 	}
@@ -105,13 +105,13 @@ func sameMeasurements(t *testing.T, plain, with *run) [2]*results.Result {
 	return res
 }
 
-// checkTelemetryReport checks loader 0's encoded report of the run: the
+// checkTelemetryPayload checks loader 0's encoded report of the run: the
 // wire server sampled without errors, the missing process with errors
 // and no samples, sampling over the whole phase, and the collection's
 // final statistics.
-func checkTelemetryReport(t *testing.T, data []byte, namespace string, runtime time.Duration) {
+func checkTelemetryPayload(t *testing.T, data []byte, namespace string, runtime time.Duration) {
 	t.Helper()
-	rep, err := telemetry.DecodeReport(data)
+	rep, err := telemetry.DecodePayload(data)
 	if err != nil {
 		t.Fatal(err)
 	}

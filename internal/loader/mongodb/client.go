@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -109,7 +110,7 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 // (serverSelectionTimeoutMS, from the URL or the driver's default); the
 // shorter one ends the wait.
 func connectError(cfg Config, serverSelection *time.Duration, waited time.Duration, err error) error {
-	where := fmt.Sprintf("MongoDB at %s (%s)", urlHosts(cfg.URL), PropURL)
+	where := fmt.Sprintf("MongoDB at %s (%s)", urlHosts(cfg.URL), contract.PropMongoDBURL)
 	waited = roundWait(waited)
 	if !mongo.IsTimeout(err) {
 		// Refused by the server (authentication, TLS, ...): the wait is
@@ -119,10 +120,10 @@ func connectError(cfg Config, serverSelection *time.Duration, waited time.Durati
 	op := cfg.OperationTimeout
 	opDesc := fmt.Sprintf("%s (%v)", PropOperationTimeout, op)
 	sst := driverDefaultServerSelectionTimeout
-	sstDesc := fmt.Sprintf("serverSelectionTimeoutMS in %s (default %v)", PropURL, sst)
+	sstDesc := fmt.Sprintf("serverSelectionTimeoutMS in %s (default %v)", contract.PropMongoDBURL, sst)
 	if serverSelection != nil && *serverSelection > 0 {
 		sst = *serverSelection
-		sstDesc = fmt.Sprintf("serverSelectionTimeoutMS in %s (%v)", PropURL, sst)
+		sstDesc = fmt.Sprintf("serverSelectionTimeoutMS in %s (%v)", contract.PropMongoDBURL, sst)
 	}
 	setBy := opDesc + " and " + sstDesc // equal: only raising both waits longer
 	switch {

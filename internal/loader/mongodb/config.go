@@ -11,18 +11,19 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
-// Properties of the MongoDB binding and their defaults. The first six are
-// YCSB's (mongodb/README.md, MongoDbClient.java, OptionsSupport.java);
-// mongodb.operationtimeout is ours.
+// Properties of the MongoDB binding and their defaults. Those the
+// controller writes, mongodb.url and batchsize, are
+// contract.PropMongoDBURL and contract.PropBatchSize. The first four below
+// are YCSB's, like those two (mongodb/README.md, MongoDbClient.java,
+// OptionsSupport.java); mongodb.operationtimeout is ours.
 const (
-	PropURL              = "mongodb.url"
 	PropWriteConcern     = "mongodb.writeConcern"
 	PropReadPreference   = "mongodb.readPreference"
 	PropMaxConnections   = "mongodb.maxconnections"
-	PropBatchSize        = "batchsize"
 	PropUpsert           = "mongodb.upsert"
 	PropOperationTimeout = "mongodb.operationtimeout"
 	// propWaitQueueMultiple is YCSB's mapping to the Java driver's
@@ -77,13 +78,13 @@ type Config struct {
 // mongodb.readPreference value is an error: a typo would otherwise change
 // what is measured without anyone noticing.
 func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
-	c := Config{URL: p.String(PropURL, DefaultURL)}
+	c := Config{URL: p.String(contract.PropMongoDBURL, DefaultURL)}
 	var errs []error
 	var err error
-	if c.BatchSize, err = p.Int(PropBatchSize, 1); err != nil {
+	if c.BatchSize, err = p.Int(contract.PropBatchSize, 1); err != nil {
 		errs = append(errs, err)
 	} else if c.BatchSize < 1 {
-		errs = append(errs, fmt.Errorf("%s: %d must be at least 1", PropBatchSize, c.BatchSize))
+		errs = append(errs, fmt.Errorf("%s: %d must be at least 1", contract.PropBatchSize, c.BatchSize))
 	}
 	if c.Upsert, err = p.Bool(PropUpsert, false); err != nil {
 		errs = append(errs, err)
@@ -95,7 +96,7 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 		// YCSB's check and message.
 		errs = append(errs, fmt.Errorf("%s: invalid URL %q: must be of the form "+
 			"'mongodb://<host1>:<port1>,<host2>:<port2>/database?options' or 'mongodb+srv://<host>/database?options'",
-			PropURL, redactURL(c.URL)))
+			contract.PropMongoDBURL, redactURL(c.URL)))
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("mongodb properties: %w", errors.Join(errs...))
@@ -112,10 +113,10 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 		}
 	}
 	if err := checkURL(c.URL); err != nil {
-		return c, fmt.Errorf("%s: %w", PropURL, err)
+		return c, fmt.Errorf("%s: %w", contract.PropMongoDBURL, err)
 	}
 	if c.Database, err = urlDatabase(c.URL); err != nil {
-		return c, fmt.Errorf("%s: %w", PropURL, err)
+		return c, fmt.Errorf("%s: %w", contract.PropMongoDBURL, err)
 	}
 	if c.Database == "" || c.Database == "admin" {
 		c.Database = DefaultDatabase

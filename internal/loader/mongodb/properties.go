@@ -3,6 +3,7 @@ package mongodb
 import (
 	"fmt"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -16,7 +17,7 @@ const Group ycsb.Group = "MongoDB binding"
 // the command's. The slice is the caller's.
 func KnownProperties() []ycsb.Property {
 	return []ycsb.Property{
-		{Name: PropURL, Default: DefaultURL, Group: Group,
+		{Name: contract.PropMongoDBURL, Default: DefaultURL, Group: Group,
 			Meaning: "connection string; the database is its path (none or admin: " + DefaultDatabase + "); retryWrites=false unless it says otherwise"},
 		{Name: PropWriteConcern, Group: Group,
 			Meaning: "errors_ignored|unacknowledged|acknowledged|journaled|replica_acknowledged|majority: w or journal, unless the URL sets it"},
@@ -24,7 +25,7 @@ func KnownProperties() []ycsb.Property {
 			Meaning: "primary|primary_preferred|secondary|secondary_preferred|nearest, unless the URL sets readPreference"},
 		{Name: PropMaxConnections, Group: Group,
 			Meaning: fmt.Sprintf("maxPoolSize, unless the URL sets it (the driver's default: %d)", driverDefaultMaxPoolSize)},
-		{Name: PropBatchSize, Default: "1", Group: Group, Meaning: "inserts per insertMany (1: insertOne each)"},
+		{Name: contract.PropBatchSize, Default: "1", Group: Group, Meaning: "inserts per insertMany (1: insertOne each)"},
 		{Name: PropUpsert, Default: "false", Group: Group, Meaning: "insert with replaceOne(upsert), so a load may overwrite records"},
 		{Name: PropOperationTimeout, Default: DefaultOperationTimeout.String(), Group: Group,
 			Meaning: "bound of every driver call and of connecting (ours); a duration or seconds"},

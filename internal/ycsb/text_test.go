@@ -46,13 +46,13 @@ func goldenResult() *RunResult {
 	}
 }
 
-func TestWriteReportGolden(t *testing.T) {
+func TestWriteTextGolden(t *testing.T) {
 	for name, pct := range map[string][]float64{
 		"report.golden":             {95, 99},
 		"report_percentiles.golden": {1, 2, 3, 11, 50, 99.9, 99.99},
 	} {
 		var buf bytes.Buffer
-		if err := WriteReport(&buf, goldenResult(), pct); err != nil {
+		if err := WriteText(&buf, goldenResult(), pct); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join("testdata", name)

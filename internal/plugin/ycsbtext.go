@@ -50,15 +50,15 @@ func statusPercentile(p float64) *statusPercentileOf {
 	return nil
 }
 
-// ycsbSummary rebuilds the numbers of YCSB's text report from a phase's
-// status, for ycsb.WriteSummary, the writer the loader uses: with
+// ycsbTextSummary rebuilds the numbers of YCSB's text report from a phase's
+// status, for ycsb.WriteTextSummary, the writer the loader uses: with
 // measurement.interval intended or both, the intended blocks as YCSB
 // 0.17.0 prints them; with a warm-up, its [WARMUP] lines and
 // [WARMUP-<OP>] blocks. Status lacks the latencies of failed operations,
 // so there are no "<OP>-FAILED" blocks (the Return= lines still count
 // every failure), and its average latencies are rounded to hundredths.
-func ycsbSummary(r *benchv1.PhaseResult, percentiles []float64) *ycsb.Summary {
-	s := &ycsb.Summary{
+func ycsbTextSummary(r *benchv1.PhaseResult, percentiles []float64) *ycsb.TextSummary {
+	s := &ycsb.TextSummary{
 		RuntimeMillis:         r.RuntimeMillis,
 		Operations:            r.Operations,
 		FailedBufferedInserts: r.LostInserts,
@@ -131,7 +131,7 @@ func writeYCSB(w io.Writer, run *benchv1.BenchmarkRun, phases []benchv1.PhaseRes
 				return fmt.Errorf("write report header: %w", err)
 			}
 		}
-		if err := ycsb.WriteSummary(w, ycsbSummary(r, percentiles)); err != nil {
+		if err := ycsb.WriteTextSummary(w, ycsbTextSummary(r, percentiles)); err != nil {
 			return fmt.Errorf("phase %s: %w", r.Name, err)
 		}
 	}

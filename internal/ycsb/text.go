@@ -54,18 +54,19 @@ func percentileName(p float64) string {
 	return strconv.FormatInt(j, 10) + suffix + "PercentileLatency(us)"
 }
 
-// WriteReport writes YCSB's text exporter output for the run: WriteSummary
-// of r.Summary(percentiles).
-func WriteReport(w io.Writer, r *RunResult, percentiles []float64) error {
-	return WriteSummary(w, r.Summary(percentiles))
+// WriteText writes YCSB's text exporter output for the run: WriteTextSummary
+// of r.TextSummary(percentiles).
+func WriteText(w io.Writer, r *RunResult, percentiles []float64) error {
+	return WriteTextSummary(w, r.TextSummary(percentiles))
 }
 
-// Summary is the content of YCSB's text report, whatever measured it: a
-// loader's run (RunResult.Summary) or results stored elsewhere (the kubectl
-// plugin rebuilds one from a BenchmarkRun's status). Keeping the numbers
+// TextSummary is the content of YCSB's text output (its text exporter's),
+// whatever measured it: a loader's run (RunResult.TextSummary) or results
+// stored elsewhere (the kubectl plugin rebuilds one from a BenchmarkRun's
+// status). Keeping the numbers
 // apart from the printing gives the byte-exact format one home,
-// WriteSummary.
-type Summary struct {
+// WriteTextSummary.
+type TextSummary struct {
 	// RuntimeMillis is [OVERALL] RunTime(ms).
 	RuntimeMillis int64
 	// Operations is YCSB's opsDone (failed operations included), the
@@ -93,7 +94,7 @@ type WarmupSummary struct {
 // computed in Java's double arithmetic (Infinity or NaN for a zero
 // runtime), so a summary rebuilt from stored counts prints the value the
 // loader printed.
-func (s *Summary) Throughput() float64 {
+func (s *TextSummary) Throughput() float64 {
 	return 1000.0 * float64(s.Operations) / float64(s.RuntimeMillis)
 }
 
@@ -140,10 +141,10 @@ type StatusCount struct {
 	Count  int64
 }
 
-// Summary extracts the report's numbers from the run's histograms, with
-// the given percentiles.
-func (r *RunResult) Summary(percentiles []float64) *Summary {
-	s := &Summary{
+// TextSummary extracts the text output's numbers from the run's
+// histograms, with the given percentiles.
+func (r *RunResult) TextSummary(percentiles []float64) *TextSummary {
+	s := &TextSummary{
 		RuntimeMillis:         r.RuntimeMillis,
 		Operations:            r.Operations,
 		FailedBufferedInserts: r.FailedBufferedInserts,
@@ -189,12 +190,12 @@ func latencySummaries(ok, failed *results.Histogram, percentiles []float64) (Lat
 	return s, &f
 }
 
-// ResultSummary extracts the report's numbers from a stored result: one
-// loader's, or the exact merge of a phase's loaders (the controller keeps
-// that report for each phase of a run). For one loader it is the summary
+// ResultTextSummary extracts the text output's numbers from a stored
+// result: one loader's, or the exact merge of a phase's loaders (the
+// controller keeps that text for each phase of a run, in its diagnostics). For one loader it is the summary
 // the loader printed.
-func ResultSummary(r *results.Result, percentiles []float64) *Summary {
-	s := &Summary{RuntimeMillis: r.RuntimeMillis, Operations: r.Operations, FailedBufferedInserts: r.LostInserts,
+func ResultTextSummary(r *results.Result, percentiles []float64) *TextSummary {
+	s := &TextSummary{RuntimeMillis: r.RuntimeMillis, Operations: r.Operations, FailedBufferedInserts: r.LostInserts,
 		Interval: IntervalOp}
 	if r.MeasurementInterval != results.IntervalOp {
 		s.Interval, _ = ParseMeasurementInterval(r.MeasurementInterval)
@@ -258,7 +259,7 @@ func SortedStatusCounts(counts map[string]int64) []StatusCount {
 	return out
 }
 
-// WriteSummary writes YCSB's text exporter output, line for line in YCSB's
+// WriteTextSummary writes YCSB's text exporter output, line for line in YCSB's
 // format ("[NAME], Metric, value", Java number formatting): [OVERALL]
 // RunTime and Throughput, then for each operation its "<OP>" block
 // (Operations, AverageLatency, Min, Max, the percentiles) with its
@@ -268,7 +269,7 @@ func SortedStatusCounts(counts map[string]int64) []StatusCount {
 // CLEANUP has no Return lines, as in YCSB. When buffered inserts were lost
 // in the final flush, an extra line "[INSERT], FailedBufferedInserts, n"
 // says so (YCSB loses such inserts without a word).
-func WriteSummary(w io.Writer, s *Summary) error {
+func WriteTextSummary(w io.Writer, s *TextSummary) error {
 	bw := bufio.NewWriter(w)
 	line := func(name, metric, value string) {
 		// bufio.Writer keeps the first error; Flush below returns it.

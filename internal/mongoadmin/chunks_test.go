@@ -10,7 +10,7 @@ import (
 	"github.com/mongobench/mongobench/internal/results"
 )
 
-func TestShardReports(t *testing.T) {
+func TestShardChunks(t *testing.T) {
 	topo := []ReplicaSet{{Name: "shard0", Host: "a:1"}, {Name: "shard1", Host: "b:1"}, {Name: "shard2", Host: "c:1"}}
 	listed := []shardInfo{
 		{ID: "shard1", Host: "shard1/b:1"},
@@ -18,8 +18,8 @@ func TestShardReports(t *testing.T) {
 		{ID: "extra", Host: "extra/x:1"},
 	}
 	chunks := map[string]int{"shard0": 3, "extra": 1, "ghost": 2}
-	got := shardReports(topo, listed, chunks, nil)
-	want := []results.ShardReport{
+	got := shardChunks(topo, listed, chunks, nil)
+	want := []results.ShardChunks{
 		{Name: "shard0", Host: "shard0/a:1", Chunks: 3},
 		{Name: "shard1", Host: "shard1/b:1", Chunks: 0},
 		// Not listed by the cluster (yet): reported under its topology host.
@@ -28,7 +28,7 @@ func TestShardReports(t *testing.T) {
 		{Name: "ghost", Host: "", Chunks: 2},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("shardReports =\n%+v\nwant\n%+v", got, want)
+		t.Errorf("shardChunks =\n%+v\nwant\n%+v", got, want)
 	}
 
 	// After a ranged pre-split every topology shard reports its range.
@@ -36,7 +36,7 @@ func TestShardReports(t *testing.T) {
 	for i, rg := range plannedRanges([]string{"user3", "user6"}) {
 		ranges[topo[i].Name] = rg
 	}
-	got = shardReports(topo, listed, map[string]int{"shard0": 1, "shard1": 1, "shard2": 1}, ranges)
+	got = shardChunks(topo, listed, map[string]int{"shard0": 1, "shard1": 1, "shard2": 1}, ranges)
 	wantRanges := []*results.KeyRange{
 		{Min: results.MinKeyBound, Max: "user3"}, {Min: "user3", Max: "user6"}, {Min: "user6", Max: results.MaxKeyBound}, nil,
 	}
@@ -78,7 +78,7 @@ func TestChunkCountMatchesUUID(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Bootstrap: %v", err)
 	}
-	want := []results.ShardReport{
+	want := []results.ShardChunks{
 		{Name: "shard0", Host: "shard0/" + shardHost(0), Chunks: 2},
 		{Name: "shard1", Host: "shard1/" + shardHost(1), Chunks: 0},
 		{Name: "shard2", Host: "shard2/" + shardHost(2), Chunks: 3},

@@ -10,9 +10,9 @@ import (
 	"github.com/mongobench/mongobench/internal/results"
 )
 
-// The text report of a Grow phase (stdout of `loader grow`): one line per
+// The text output of a Grow phase (stdout of `loader grow`): one line per
 // checkpoint as it is taken (WriteCheckpoint), then the phase's totals
-// (WriteSummary). Every line has YCSB's "[NAME], metric, value" form, so
+// (WriteTextSummary). Every line has YCSB's "[NAME], metric, value" form, so
 // YCSB report parsers read it. Latencies are in µs.
 
 // WriteCheckpoint writes a checkpoint's line:
@@ -62,10 +62,10 @@ func WriteCheckpoint(w io.Writer, row *results.GrowthCheckpoint, planned int, ea
 	return nil
 }
 
-// WriteSummary writes the phase's totals: [OVERALL] runtime and
+// WriteTextSummary writes the phase's totals: [OVERALL] runtime and
 // throughput, [GROWTH] records, checkpoints, restarts, then per operation
 // (INSERT, Q1..Q4) its count, latencies and statuses, as YCSB prints them.
-func WriteSummary(w io.Writer, r *results.Result) error {
+func WriteTextSummary(w io.Writer, r *results.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[OVERALL], RunTime(ms), %d\n", r.RuntimeMillis)
 	fmt.Fprintf(&b, "[OVERALL], Throughput(ops/sec), %s\n", formatFloat(r.Throughput()))

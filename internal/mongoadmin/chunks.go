@@ -34,12 +34,12 @@ func (r *runner) chunksPerShard(ctx context.Context, mongos string, uuid bson.Ra
 	return counts, err
 }
 
-// shardReports lists every shard, with 0 for a shard without chunks: the
+// shardChunks lists every shard, with 0 for a shard without chunks: the
 // topology's shards first in their order, then any other shard the cluster
 // lists, then (should config.chunks name one) shards known only by chunks.
 // ranges are the shards' ranges after a ranged pre-split (else nil).
-func shardReports(topo []ReplicaSet, listed []shardInfo, chunks map[string]int, ranges map[string]keyRange) []results.ShardReport {
-	var out []results.ShardReport
+func shardChunks(topo []ReplicaSet, listed []shardInfo, chunks map[string]int, ranges map[string]keyRange) []results.ShardChunks {
+	var out []results.ShardChunks
 	seen := map[string]bool{}
 	hostOf := map[string]string{}
 	for _, s := range listed {
@@ -53,9 +53,9 @@ func shardReports(topo []ReplicaSet, listed []shardInfo, chunks map[string]int, 
 		if h, ok := hostOf[name]; ok {
 			host = h
 		}
-		sr := results.ShardReport{Name: name, Host: host, Chunks: chunks[name]}
+		sr := results.ShardChunks{Name: name, Host: host, Chunks: chunks[name]}
 		if rg, ok := ranges[name]; ok {
-			sr.Range = rg.report()
+			sr.Range = rg.result()
 		}
 		out = append(out, sr)
 	}

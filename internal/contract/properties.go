@@ -1,0 +1,57 @@
+package contract
+
+// Properties of a load or run phase (`loader load|run -p name=value`) that
+// the controller writes (topology.Properties; and for a Grow phase,
+// topology.GrowProperties: mongodb.url, loader.count and the growth.*
+// properties of growth.go). Most are YCSB 0.17.0's names; the loader.*
+// and warm-up ones are mongobench's. They are defined here and nowhere
+// else: the Job builders write them, the loader's readers (internal/ycsb,
+// internal/loader and its MongoDB binding, internal/growth) read them, and
+// its property registry (ycsb.KnownProperties, mongodb.KnownProperties,
+// `loader grow`'s) lists them under these names. A test
+// (properties_test.go) fails on a quoted property key of this package's in
+// any other production Go file.
+//
+// What each means, and its default, is in the loader's registry
+// (`loader load|run -h`).
+const (
+	// Core workload: the data set.
+	PropRecordCount = "recordcount"
+	PropFieldCount  = "fieldcount"
+	PropFieldLength = "fieldlength"
+	PropInsertOrder = "insertorder"
+	PropZeroPadding = "zeropadding"
+
+	// Core workload: the run phase's operations.
+	PropOperationCount            = "operationcount"
+	PropReadProportion            = "readproportion"
+	PropUpdateProportion          = "updateproportion"
+	PropInsertProportion          = "insertproportion"
+	PropScanProportion            = "scanproportion"
+	PropReadModifyWriteProportion = "readmodifywriteproportion"
+	PropRequestDistribution       = "requestdistribution"
+	PropReadAllFields             = "readallfields"
+	PropWriteAllFields            = "writeallfields"
+
+	// Client and measurement.
+	PropMaxExecutionTime    = "maxexecutiontime"
+	PropMeasurementInterval = "measurement.interval"
+	PropStatusInterval      = "status.interval"
+	// PropWarmupTime is the warm-up's length in seconds (decimals
+	// allowed; go-ycsb's name).
+	PropWarmupTime = "warmuptime"
+	// PropWarmupOperations is the warm-up's length in operations: the
+	// controller writes the phase's total, and each loader takes its share
+	// of loader.count, as of operationcount.
+	PropWarmupOperations = "warmupoperations"
+
+	// The MongoDB binding.
+	PropMongoDBURL = "mongodb.url"
+	PropBatchSize  = "batchsize"
+
+	// mongobench's parallel loaders.
+	PropLoaderCount = "loader.count"
+	// PropLoaderInsertKeyOffset moves a run phase's insert keys, so that
+	// successive run phases do not collide.
+	PropLoaderInsertKeyOffset = "loader.insertkeyoffset"
+)
