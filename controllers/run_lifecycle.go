@@ -2,7 +2,7 @@ package controllers
 
 // This file holds the run's lifecycle phase (status.phase: Pending →
 // Provisioning → Loading → Running → Succeeded | Failed). The benchmark
-// phases of spec.phases are run by benchmarkphases.go.
+// phases of spec.phases are run by run_phases.go.
 
 import benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 

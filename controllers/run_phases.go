@@ -2,7 +2,7 @@ package controllers
 
 // This file runs the benchmark phases of spec.phases (a loader Job each,
 // the collection validator before the first Run phase, the merged
-// results). The run's own lifecycle phase (status.phase) is in runphase.go.
+// results). The run's own lifecycle phase (status.phase) is in run_lifecycle.go.
 
 import (
 	"context"
