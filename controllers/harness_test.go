@@ -352,7 +352,7 @@ func (k *cluster) waitRun(name, what string, cond func(*benchv1.BenchmarkRun) bo
 	return run
 }
 
-func (k *cluster) waitPhase(name string, phase benchv1.RunPhase) *benchv1.BenchmarkRun {
+func (k *cluster) waitLifecycle(name string, phase benchv1.RunLifecycle) *benchv1.BenchmarkRun {
 	k.t.Helper()
 	return k.waitRun(name, "phase "+string(phase), func(r *benchv1.BenchmarkRun) bool {
 		if r.Status.Phase == benchv1.RunFailed && phase != benchv1.RunFailed {

@@ -107,7 +107,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			}
 		}
 		if before.Status.Phase != run.Status.Phase {
-			log.Info("run phase changed", "phase", run.Status.Phase, "from", before.Status.Phase, "reason", phaseReason(run))
+			log.Info("run phase changed", "phase", run.Status.Phase, "from", before.Status.Phase, "reason", lifecycleReason(run))
 		}
 		// Events only after the status that explains them is stored.
 		for _, e := range s.events {
@@ -165,9 +165,9 @@ func (r *BenchmarkRunReconciler) record(ctx context.Context, run *benchv1.Benchm
 		"reason", e.reason, "type", typ, "message", msg)
 }
 
-// phaseReason is the reason of the condition that best explains the run's
-// phase, for logs.
-func phaseReason(run *benchv1.BenchmarkRun) string {
+// lifecycleReason is the reason of the condition that best explains the
+// run's status.phase, for logs.
+func lifecycleReason(run *benchv1.BenchmarkRun) string {
 	for _, t := range []string{benchv1.ConditionFailed, benchv1.ConditionComplete, benchv1.ConditionTopologyReady} {
 		if c := meta.FindStatusCondition(run.Status.Conditions, t); c != nil && (c.Status == metav1.ConditionTrue || t == benchv1.ConditionTopologyReady) {
 			return c.Reason
@@ -187,7 +187,7 @@ func (r *BenchmarkRunReconciler) start(_ context.Context, s *runState) (bool, er
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the run has not failed")
 	}
 	// Pending until the first database pod has a node (provision).
-	s.setPhase(benchv1.RunPending)
+	s.setLifecycle(benchv1.RunPending)
 	return true, nil
 }
 
@@ -214,7 +214,7 @@ func (r *BenchmarkRunReconciler) succeed(ctx context.Context, s *runState) (bool
 	if len(s.run.Status.Results) < len(s.run.Spec.Phases) {
 		return false, nil
 	}
-	s.setPhase(benchv1.RunSucceeded)
+	s.setLifecycle(benchv1.RunSucceeded)
 	s.run.Status.CurrentPhase = ""
 	now := metav1.NewTime(s.now)
 	s.run.Status.CompletionTime = &now

@@ -12,7 +12,7 @@ import (
 func TestAdvanceBranches(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
-		cur, next, want benchv1.RunPhase
+		cur, next, want benchv1.RunLifecycle
 	}{
 		{"forward from nothing", "", benchv1.RunPending, benchv1.RunPending},
 		{"forward, skipping phases", benchv1.RunPending, benchv1.RunLoading, benchv1.RunLoading},

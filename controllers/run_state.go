@@ -72,8 +72,9 @@ func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reaso
 	})
 }
 
-// setPhase moves the run's phase forward (never back), with an event.
-func (s *runState) setPhase(p benchv1.RunPhase) {
+// setLifecycle moves the run's lifecycle (status.phase) forward, never
+// back, with an event.
+func (s *runState) setLifecycle(p benchv1.RunLifecycle) {
 	next := advance(s.run.Status.Phase, p)
 	if next == s.run.Status.Phase {
 		return

@@ -89,7 +89,7 @@ func (s *sweepState) setCondition(typ string, status metav1.ConditionStatus, rea
 }
 
 // end moves the sweep to a final phase with its conditions.
-func (s *sweepState) end(phase benchv1.SweepPhase, reason benchv1.Reason, message string) {
+func (s *sweepState) end(phase benchv1.SweepLifecycle, reason benchv1.Reason, message string) {
 	st := &s.sweep.Status
 	st.Phase = phase
 	st.CompletionTime = ptr.To(s.now)
