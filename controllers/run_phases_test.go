@@ -52,7 +52,7 @@ func TestPhaseDeadlineBranches(t *testing.T) {
 		{"the start barrier's wait, by default 10 min and a 2 s lead", loaders(run(0, 0), 3), limited, 25*time.Minute + 2*time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := r.phaseDeadline(&runState{run: tc.run, now: now}, tc.phase); got != tc.want {
+			if got := r.phaseDeadline(&runState{statusKit: statusKit[*benchv1.BenchmarkRun]{now: now}, run: tc.run}, tc.phase); got != tc.want {
 				t.Errorf("phaseDeadline = %v, want %v", got, tc.want)
 			}
 		})
