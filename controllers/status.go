@@ -50,6 +50,8 @@ type event struct {
 	message string
 }
 
+// newStatusKit starts a reconcile's kit on obj as read, at now (the
+// reconciler's Clock.Now()).
 func newStatusKit[T statusObject](obj T, now time.Time) statusKit[T] {
 	return statusKit[T]{obj: obj, before: obj.DeepCopyObject().(T), now: now} //nolint:forcetypeassert // DeepCopyObject keeps the type
 }
@@ -66,6 +68,8 @@ type statusFields struct {
 	lifecycleLog []any
 }
 
+// statusOf points into obj's status. The switch covers every type
+// statusObject admits; a third kind adds its case here.
 func statusOf[T statusObject](obj T) statusFields {
 	switch o := any(obj).(type) {
 	case *benchv1.BenchmarkRun:
