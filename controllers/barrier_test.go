@@ -91,7 +91,7 @@ func TestStartBarrier(t *testing.T) { //nolint:gocyclo // one scenario, step by 
 		}
 	}
 	k.completeJob(jobName)
-	run = k.waitPhase("barrier", benchv1.RunSucceeded)
+	run = k.waitLifecycle("barrier", benchv1.RunSucceeded)
 
 	start := &corev1.ConfigMap{}
 	if err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: contract.StartConfigMapName(jobName)}, start); err != nil {
@@ -169,7 +169,7 @@ func TestStartBarrierTimeout(t *testing.T) {
 	if err := k.c.Create(k.ctx(), ready); err != nil {
 		t.Fatal(err)
 	}
-	run = k.waitPhase("stuck", benchv1.RunFailed)
+	run = k.waitLifecycle("stuck", benchv1.RunFailed)
 	if msg := failedMessage(run); !strings.Contains(msg, "phase load: 1 of 2 loaders were ready to start, loader(s) 1 still not after 2s") {
 		t.Fatalf("failed: %s", msg)
 	}

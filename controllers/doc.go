@@ -1,60 +1,74 @@
-// Package controllers holds the two reconcilers, one per kind, talking only
-// to the Kubernetes API:
+// Package controllers holds the two reconcilers, one per kind, talking
+// only to the Kubernetes API. A file's name says which kind it serves:
+// run_*.go the BenchmarkRun reconciler, sweep_*.go the BenchmarkSweep
+// reconciler; unprefixed files are shared by both.
 //
-//   - BenchmarkRunReconciler (benchmarkrun_controller.go) provisions a
-//     run's MongoDB topology, runs each phase's loader Job, and merges the
-//     results into status;
-//   - BenchmarkSweepReconciler (benchmarksweep_controller.go) expands a
-//     sweep into cells (internal/sweep), creates one BenchmarkRun per cell
-//     and repetition, and aggregates their results. It reads its runs'
-//     status and never edits them.
+// # BenchmarkRun (run_*.go)
 //
-// # The run
+// The run reconciler (run_controller.go) provisions the MongoDB topology,
+// runs each benchmark phase's loader Job, and merges results into status.
+// A reconcile observes the run's children (run_observe.go, into the
+// runState of run_state.go), then runs steps in order, each of which may
+// stop the chain:
 //
-// A reconcile observes the run's children (observe.go, into the runState of
-// state.go), then runs steps in order, each of which may stop the chain
-// (benchmarkrun_controller.go):
-//
-//   - start, checkTimeout: the run's clock (status.phase moves only forward:
-//     runphase.go);
+//   - start, checkTimeout: the run's clock; status.phase, the run's
+//     lifecycle (not a benchmark phase), moves only forward
+//     (run_lifecycle.go);
 //   - ensureIdentity, preflight, ensureClaims, placePods, checkPods: the
-//     MongoDB pods on one node (provision.go, placement.go);
+//     MongoDB pods on one node (run_provision.go, run_placement.go);
 //   - bootstrap, watchTopology: the bootstrap Job and a topology that must
-//     not change once ready (bootstrap.go);
-//   - recordEnvironment: what the numbers come from, its fingerprint and
-//     the Warnings condition (environment.go);
+//     not change once ready (run_bootstrap.go);
+//   - recordEnvironment: what the numbers come from, and its fingerprint
+//     (run_environment.go);
 //   - runPhases, succeed: spec.phases, one loader Job each, and the merged
-//     results (benchmarkphases.go, convert.go), with the servers' telemetry
-//     that loader 0 sampled: summaries in status, the full report in a
-//     ConfigMap of its own (telemetry.go). When the run succeeds, the Valid
-//     condition is decided (benchmarkrun_validity.go, with
-//     internal/validity) and, with spec.compare, the Regressed condition
-//     (compare.go, with internal/compare).
+//     results (run_phases.go, run_convert.go), with the servers' telemetry
+//     that loader 0 sampled: summaries in status, the whole of it in a
+//     ConfigMap of its own (run_telemetry.go); whether the run is valid
+//     (run_validity.go) and spec.compare's gate (run_compare.go).
 //
-// The status is patched once, at the end; events follow it. A terminal run
-// keeps its evidence (diagnostics.go) and its telemetry, and is cleaned up
-// (cleanup.go). What a pod's or Job's state means is decided in
-// problems.go, with the manager's Limits.
+// A terminal run keeps its evidence (run_diagnostics.go) and its
+// telemetry, and is cleaned up (run_cleanup.go). What a pod's or Job's
+// state means is decided in run_problems.go. run_metrics.go exports the
+// runs to Prometheus.
 //
-// # The sweep
+// # BenchmarkSweep (sweep_*.go)
 //
-// A reconcile reads the sweep uncached and runs the steps expand, start,
-// observe, validate (a server-side dry run of every cell), aggregate,
-// createRuns and finish (benchmarksweep_controller.go); spec.compare's
-// verdict per cell and the pruning of a series beyond spec.historyLimit
-// are in sweep_compare.go. Its status, too, is patched once, at the end.
+// The sweep reconciler (sweep_controller.go) expands a sweep into cells
+// (internal/sweep), has the API server dry-run each cell's run, creates
+// the child runs as parallelism allows and aggregates their results; it
+// reads the runs' status and never edits them. An ended sweep's cells are
+// judged against spec.compare's baseline and its series pruned
+// (sweep_compare.go).
 //
-// # Shared by both
+// # Shared
 //
-// messages.go bounds texts to the API's limits; metrics.go exports the
-// runs to Prometheus from the cache; cache.go restricts the manager's
-// cache to the objects it manages.
+//   - status.go, the status kit: one status patch per reconcile, deferred,
+//     with an optimistic lock (a conflict requeues quietly); setCondition
+//     (the reconciler's injected Clock, observedGeneration, one truncation
+//     rule); events and their log lines, recorded once the status that
+//     explains them is stored;
+//   - messages.go: texts bounded to the API's limits;
+//   - compare.go: spec.compare's judging, for a run and a sweep's cell;
+//   - cache.go: the manager's cache, restricted to the objects it manages.
 //
 // # Tests
 //
-// Most tests drive a reconciler against a real API server (envtest;
-// harness_test.go starts it and the manager). Test files are named after
-// the file they test or, for envtest suites, after their topic (lifecycle,
-// failures, resilience, scheduler, sweep_integration, ...); the tests of
-// problems.go are in branches_test.go.
+// A unit test's file is named after the file it tests (run_problems_test.go
+// tests run_problems.go; status_test.go, status.go). The envtest suites run
+// the reconcilers against a real API server (harness_test.go starts it,
+// the managers, and a fake kubelet); those of one file are named after it
+// (run_controller_test.go: whole runs; sweep_controller_test.go and
+// sweep_compare_test.go: sweeps, the test playing the run controller;
+// status_envtest_test.go: both kinds under a fake clock; run_compare,
+// run_environment_envtest, run_metrics, run_placement, run_telemetry,
+// run_validity), the others after their topic:
+//
+//   - barrier_test.go: the loaders' start barrier (run_phases.go);
+//   - evidence_test.go: long termination messages and bounded diagnostics;
+//   - failures_test.go: each way a run fails, and its reason;
+//   - grow_test.go: a Grow phase end to end;
+//   - histograms_test.go: merged histograms, and those too big to keep;
+//   - resilience_test.go: manager restarts between every step, 50 runs;
+//   - scheduler_test.go: exclusive runs with the real kube-scheduler;
+//   - sweep_integration_test.go: sweeps through both reconcilers.
 package controllers

@@ -220,7 +220,7 @@ func TestLostReadyPatchThenPodDeleted(t *testing.T) {
 	m := startManager(t, &counters{}, testLimits)
 	run := k.create(newRun("lostpatch", benchv1.TopologyStandalone, 0, 1))
 	k.upToPhase(run, 0)
-	k.waitPhase("lostpatch", benchv1.RunLoading)
+	k.waitLifecycle("lostpatch", benchv1.RunLoading)
 	m.stop()
 	r := k.run("lostpatch")
 	r.Status.Phase = benchv1.RunProvisioning
@@ -302,7 +302,7 @@ func TestValidatorRunsAfterLoadBeforeFirstRun(t *testing.T) {
 	})
 	k.finishPhase(run, run.Spec.Phases[1])
 	k.finishPhase(run, run.Spec.Phases[2])
-	k.waitPhase("valid", benchv1.RunSucceeded)
+	k.waitLifecycle("valid", benchv1.RunSucceeded)
 }
 
 func TestValidatorFailureFails(t *testing.T) {

@@ -151,6 +151,8 @@ type managerOptions struct {
 	sweepsOnly bool
 	// seed draws the seeds of shuffled sweeps (nil: random).
 	seed func() int64
+	// clock is both reconcilers' Clock (nil: the real one).
+	clock clock.PassiveClock
 }
 
 func startManager(t *testing.T, count *counters, limits controllers.Limits) *manager {
@@ -173,13 +175,17 @@ func startManagerWith(t *testing.T, count *counters, limits controllers.Limits, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	clk := opts.clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
 	rec := &controllers.BenchmarkRunReconciler{
 		Client:    countingClient{mgr.GetClient(), &count.writes},
 		APIReader: mgr.GetAPIReader(),
 		Logs:      controllers.PodLogs{Pods: corev1client.NewForConfigOrDie(env.Config)},
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("mongobench"),
-		Clock:     clock.RealClock{},
+		Clock:     clk,
 		Topology: topology.Config{LoaderImage: loaderImage, ClusterDomain: "cluster.local", BootstrapTimeout: 8 * time.Minute,
 			LoaderImagePullPolicy: corev1.PullIfNotPresent},
 		Limits:                  limits,
@@ -197,7 +203,7 @@ func startManagerWith(t *testing.T, count *counters, limits controllers.Limits, 
 		APIReader:               mgr.GetAPIReader(),
 		Scheme:                  mgr.GetScheme(),
 		Recorder:                mgr.GetEventRecorder("mongobench"),
-		Clock:                   clock.RealClock{},
+		Clock:                   clk,
 		Seed:                    opts.seed,
 		MaxConcurrentReconciles: 4,
 	}
@@ -352,7 +358,7 @@ func (k *cluster) waitRun(name, what string, cond func(*benchv1.BenchmarkRun) bo
 	return run
 }
 
-func (k *cluster) waitPhase(name string, phase benchv1.RunPhase) *benchv1.BenchmarkRun {
+func (k *cluster) waitLifecycle(name string, phase benchv1.RunLifecycle) *benchv1.BenchmarkRun {
 	k.t.Helper()
 	return k.waitRun(name, "phase "+string(phase), func(r *benchv1.BenchmarkRun) bool {
 		if r.Status.Phase == benchv1.RunFailed && phase != benchv1.RunFailed {

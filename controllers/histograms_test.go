@@ -144,7 +144,7 @@ func TestOversizedHistogramsAreNotKept(t *testing.T) {
 	for _, ph := range run.Spec.Phases[1:] {
 		k.finishPhase(run, ph)
 	}
-	r := k.waitPhase("bighist", benchv1.RunSucceeded)
+	r := k.waitLifecycle("bighist", benchv1.RunSucceeded)
 	if res := r.Status.Results[0]; res.Histograms != "" || len(res.OperationStats) != 120 || res.Operations != merged.Operations {
 		t.Errorf("load: histograms %q, %d operation types, %d operations; want none, 120, %d",
 			res.Histograms, len(res.OperationStats), res.Operations, merged.Operations)

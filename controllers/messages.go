@@ -13,6 +13,10 @@ import (
 const (
 	// MaxEventMessage is the API server's limit on an event's message.
 	MaxEventMessage = 1024
+	// maxConditionMessage bounds a condition's message, of either kind:
+	// an API server's dry-run rejection can list many violations, a
+	// failure many pods; the first ones say enough.
+	maxConditionMessage = 4096
 	// maxDetailBytes and maxDetailLines bound the quoted part (termination
 	// message or log tail) of a condition message.
 	maxDetailBytes = 2048
@@ -26,6 +30,12 @@ const ellipsis = "…"
 // a UTF-8 boundary and ending with "…" when cut.
 func eventMessage(msg string) string {
 	return truncateBytes(msg, MaxEventMessage)
+}
+
+// conditionMessage fits msg into a condition: at most maxConditionMessage
+// bytes, cut as eventMessage cuts.
+func conditionMessage(msg string) string {
+	return truncateBytes(msg, maxConditionMessage)
 }
 
 // truncateBytes returns s when it fits in limit bytes, else its longest

@@ -74,7 +74,7 @@ func TestManagerRestartBetweenEverySteps(t *testing.T) {
 			return r.Status.Topology != nil && r.Status.Topology.ServerVersion != ""
 		})
 	})
-	step("mongos ready", func() { k.bringUp("rs-mongos"); k.waitPhase("rs", benchv1.RunLoading) })
+	step("mongos ready", func() { k.bringUp("rs-mongos"); k.waitLifecycle("rs", benchv1.RunLoading) })
 	for i, ph := range run.Spec.Phases {
 		step("phase "+ph.Name+" started", func() { k.job(topology.PhaseJobName(run, ph.Name)) })
 		if i == 1 {
@@ -92,7 +92,7 @@ func TestManagerRestartBetweenEverySteps(t *testing.T) {
 			k.waitRun("rs", fmt.Sprintf("%d results", i+1), func(r *benchv1.BenchmarkRun) bool { return len(r.Status.Results) == i+1 })
 		})
 	}
-	r := k.waitPhase("rs", benchv1.RunSucceeded)
+	r := k.waitLifecycle("rs", benchv1.RunSucceeded)
 	assertResults(t, r)
 	m.restart()
 	// A finished run stays finished across restarts, results intact.

@@ -141,7 +141,7 @@ func TestExclusiveRunsNeverShareANode(t *testing.T) {
 	for _, ph := range first.Spec.Phases {
 		k.finishPhase(k.run(first.Name), ph)
 	}
-	k.waitPhase(first.Name, benchv1.RunSucceeded)
+	k.waitLifecycle(first.Name, benchv1.RunSucceeded)
 	k.eventually(waiting[0]+" placed", 90*time.Second, func() (bool, error) {
 		r := k.run(waiting[0])
 		if r.Status.Phase == benchv1.RunFailed {

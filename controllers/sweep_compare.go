@@ -32,7 +32,7 @@ func (r *BenchmarkSweepReconciler) compareCells(ctx context.Context, s *sweepSta
 	if ref := spec.Baseline.SweepRef; ref != nil && ref.Name == s.sweep.Name {
 		msg := "compare.baseline.sweepRef names this sweep: a sweep cannot be its own baseline (use spec.baseline for % changes between its cells)"
 		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, msg)
-		s.events = append(s.events, event{warning: true, reason: benchv1.ReasonBaselineUnavailable, message: msg})
+		s.warnf(benchv1.ReasonBaselineUnavailable, "%s", msg)
 		return nil
 	}
 	var regressed, skipped []string
@@ -76,7 +76,7 @@ func (r *BenchmarkSweepReconciler) compareCells(ctx context.Context, s *sweepSta
 			skipped = append(skipped, "cell "+c.Name()+" ("+b+")")
 			continue
 		}
-		j := judge(spec, cur, baseline, history, b, s.now.Time)
+		j := judge(spec, cur, baseline, history, b, s.now)
 		if j.note() != "" {
 			skipped = append(skipped, "cell "+c.Name()+" ("+strings.TrimPrefix(j.note(), "; not compared: ")+")")
 		}
@@ -112,11 +112,11 @@ func (r *BenchmarkSweepReconciler) compareCells(ctx context.Context, s *sweepSta
 		}
 		msg = fmt.Sprintf("%d of %d cells regressed: %s%s", regressedCells, compared, msg, note)
 		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionTrue, benchv1.ReasonRegression, msg)
-		s.events = append(s.events, event{warning: true, reason: benchv1.ReasonRegression, message: msg})
+		s.warnf(benchv1.ReasonRegression, "%s", msg)
 	case compared == 0:
 		msg := "no cell could be compared" + note
 		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, msg)
-		s.events = append(s.events, event{warning: true, reason: benchv1.ReasonBaselineUnavailable, message: msg})
+		s.warnf(benchv1.ReasonBaselineUnavailable, "%s", msg)
 	default:
 		j := judgement{verdicts: verdicts}
 		msg := fmt.Sprintf("no regression in %d cells against %s: %s%s", compared, basisKind(basis), j.counts(), note)

@@ -79,7 +79,7 @@ func TestSweepChildrenNeverShareANode(t *testing.T) {
 		for _, ph := range run.Spec.Phases {
 			k.finishPhase(k.run(name), ph)
 		}
-		k.waitPhase(name, benchv1.RunSucceeded)
+		k.waitLifecycle(name, benchv1.RunSucceeded)
 	}
 	finish(loading[0])
 	k.eventually(waiting[0]+" loading", 90*time.Second, func() (bool, error) {

@@ -4,35 +4,39 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// RunPhase is where a run is in its lifecycle. Phases only move forward:
-// Pending → Provisioning → Loading → Running → Succeeded | Failed.
+// RunLifecycle is where a run is in its lifecycle, the value of
+// status.phase: Pending → Provisioning → Loading → Running → Succeeded |
+// Failed, only forward. It is not one of the benchmark phases of
+// spec.phases (PhaseSpec); the one running is status.currentPhase.
 // +kubebuilder:validation:Enum=Pending;Provisioning;Loading;Running;Succeeded;Failed
 // +kubebuilder:validation:MaxLength=12
-type RunPhase string
+type RunLifecycle string
 
-// Run phases.
+// The states of a run's lifecycle (status.phase).
 const (
 	// RunPending: accepted; waiting for the scheduler to place the first
 	// database pod (with placement.exclusive, for a node free of other
 	// benchmarks).
-	RunPending RunPhase = "Pending"
+	RunPending RunLifecycle = "Pending"
 	// RunProvisioning: database pods are starting and being bootstrapped.
-	RunProvisioning RunPhase = "Provisioning"
+	RunProvisioning RunLifecycle = "Provisioning"
 	// RunLoading: the Load phase is running.
-	RunLoading RunPhase = "Loading"
+	RunLoading RunLifecycle = "Loading"
 	// RunRunning: Run phases are executing.
-	RunRunning RunPhase = "Running"
+	RunRunning RunLifecycle = "Running"
 	// RunSucceeded: every phase finished and its results are in status.
-	RunSucceeded RunPhase = "Succeeded"
+	RunSucceeded RunLifecycle = "Succeeded"
 	// RunFailed: the run stopped; the Failed condition says why.
-	RunFailed RunPhase = "Failed"
+	RunFailed RunLifecycle = "Failed"
 )
 
 // BenchmarkRunStatus is the observed state of a run and its results.
 type BenchmarkRunStatus struct {
-	// Phase is a summary for people; use conditions in tools.
+	// Phase is where the run is in its lifecycle, a summary for people;
+	// use conditions in tools. The benchmark phase of spec.phases that
+	// runs is currentPhase.
 	// +optional
-	Phase RunPhase `json:"phase,omitempty"`
+	Phase RunLifecycle `json:"phase,omitempty"`
 
 	// Conditions: TopologyReady, Complete, Failed, Warnings, Valid (once
 	// the run ended), ValidatorApplied (with spec.collection) and

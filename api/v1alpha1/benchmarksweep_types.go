@@ -278,33 +278,36 @@ type SweepTopology struct {
 	ShardKey ShardKey `json:"shardKey,omitempty"`
 }
 
-// SweepPhase is where a sweep is in its lifecycle.
+// SweepLifecycle is where a sweep (or one of its cells) is in its
+// lifecycle, the value of status.phase; not a benchmark phase of its runs'
+// spec.phases (those are the rows of a cell's results).
 // +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;PartiallySucceeded
 // +kubebuilder:validation:MaxLength=18
-type SweepPhase string
+type SweepLifecycle string
 
-// Sweep phases.
+// The states of a sweep's lifecycle (status.phase).
 const (
 	// SweepPending: accepted; the cells are being expanded and validated.
-	SweepPending SweepPhase = "Pending"
+	SweepPending SweepLifecycle = "Pending"
 	// SweepRunning: child runs are being created and run.
-	SweepRunning SweepPhase = "Running"
+	SweepRunning SweepLifecycle = "Running"
 	// SweepSucceeded: every child run succeeded.
-	SweepSucceeded SweepPhase = "Succeeded"
+	SweepSucceeded SweepLifecycle = "Succeeded"
 	// SweepFailed: the sweep is invalid, a child's name is taken, a run
 	// failed under failurePolicy Stop, or every run failed. The Failed
 	// condition says why.
-	SweepFailed SweepPhase = "Failed"
+	SweepFailed SweepLifecycle = "Failed"
 	// SweepPartiallySucceeded: every run ended, some failed (failurePolicy
 	// Continue); the cells with results are aggregated.
-	SweepPartiallySucceeded SweepPhase = "PartiallySucceeded"
+	SweepPartiallySucceeded SweepLifecycle = "PartiallySucceeded"
 )
 
 // BenchmarkSweepStatus is the progress of a sweep and its aggregated results.
 type BenchmarkSweepStatus struct {
-	// Phase is a summary for people; use conditions in tools.
+	// Phase is where the sweep is in its lifecycle, a summary for people;
+	// use conditions in tools.
 	// +optional
-	Phase SweepPhase `json:"phase,omitempty"`
+	Phase SweepLifecycle `json:"phase,omitempty"`
 
 	// Conditions: Validated, Complete, Failed and Regressed (with
 	// spec.compare).
@@ -395,7 +398,7 @@ type SweepCellStatus struct {
 	// Phase is Pending (no run created yet), Running (runs created, not
 	// all ended), Succeeded (every run succeeded), Failed (every run
 	// failed) or PartiallySucceeded.
-	Phase SweepPhase `json:"phase"`
+	Phase SweepLifecycle `json:"phase"`
 	// Runs are the cell's child runs, one per repetition.
 	// +optional
 	Runs []SweepRunStatus `json:"runs,omitempty"`
@@ -431,9 +434,10 @@ type SweepRunStatus struct {
 	Name string `json:"name"`
 	// Repetition, from 1.
 	Repetition int32 `json:"repetition"`
-	// Phase of the run; empty before it was created.
+	// Phase is the run's status.phase (its lifecycle); empty before it
+	// was created.
 	// +optional
-	Phase RunPhase `json:"phase,omitempty"`
+	Phase RunLifecycle `json:"phase,omitempty"`
 	// Reason of a failed run (its Failed condition's reason).
 	// +optional
 	Reason string `json:"reason,omitempty"`

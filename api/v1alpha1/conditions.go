@@ -162,8 +162,8 @@ const (
 )
 
 // Reasons of events that mark a step without a condition of their own.
-// (Each run phase transition is also an event, with the new RunPhase as
-// its reason.)
+// (Each change of a run's status.phase is also an event, with the new
+// RunLifecycle as its reason.)
 const (
 	EventNodeSelected      Reason = "NodeSelected"
 	EventBootstrapped      Reason = "Bootstrapped"

@@ -16,7 +16,7 @@ import (
 
 var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
-func doneRun(name string, phase benchv1.RunPhase, completed *time.Time) benchv1.BenchmarkRun {
+func doneRun(name string, phase benchv1.RunLifecycle, completed *time.Time) benchv1.BenchmarkRun {
 	r := benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)}}
 	r.Status.Phase = phase
 	if completed != nil {

@@ -79,7 +79,7 @@ func runRun() *ycsb.RunResult {
 var fixtureStart = time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)
 
 // phaseStatus is what the controller stores for a phase measured by one
-// loader (controllers/convert.go's phaseResult, by the same rules).
+// loader (controllers/run_convert.go's phaseResult, by the same rules).
 func phaseStatus(name string, typ benchv1.PhaseType, start time.Time, rr *ycsb.RunResult) benchv1.PhaseResult {
 	m := rr.ToResult("loader-0")
 	round2 := func(v float64) float64 { return math.Round(v*100) / 100 }

@@ -91,7 +91,7 @@ func progressLines(prev, cur *benchv1.BenchmarkRunStatus) []string {
 
 // provisioning reports whether the run is still setting up its topology:
 // the only time the TopologyReady condition is news.
-func provisioning(p benchv1.RunPhase) bool {
+func provisioning(p benchv1.RunLifecycle) bool {
 	return p == "" || p == benchv1.RunPending || p == benchv1.RunProvisioning
 }
 

@@ -272,7 +272,7 @@ func setSweepStatus(t *testing.T, c client.Client, sw *benchv1.BenchmarkSweep, s
 
 // sweepStatus is a two-cell sweep (threads 1 and 2, one repetition) in
 // phase p whose runs are in the given phases ("": not created yet).
-func sweepStatus(p benchv1.SweepPhase, runs ...benchv1.RunPhase) benchv1.BenchmarkSweepStatus {
+func sweepStatus(p benchv1.SweepLifecycle, runs ...benchv1.RunLifecycle) benchv1.BenchmarkSweepStatus {
 	st := benchv1.BenchmarkSweepStatus{Phase: p, CellsTotal: 2}
 	for i, th := range []string{"1", "2"} {
 		rs := benchv1.SweepRunStatus{Name: sweep.RunName("s", i, 1), Repetition: 1, Phase: runs[i]}

@@ -76,7 +76,9 @@ func sweepProgressLines(prev, cur *benchv1.BenchmarkSweepStatus) []string {
 	return lines
 }
 
-func runEnded(p benchv1.RunPhase) bool { return p == benchv1.RunSucceeded || p == benchv1.RunFailed }
+func runEnded(p benchv1.RunLifecycle) bool {
+	return p == benchv1.RunSucceeded || p == benchv1.RunFailed
+}
 
 // sweepState describes where a sweep is, for progress lines and messages.
 func sweepState(st *benchv1.BenchmarkSweepStatus) string {

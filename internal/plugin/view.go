@@ -23,11 +23,13 @@ const (
 // apart from the API's status so the API can evolve without breaking
 // scripts.
 type resultsDoc struct {
-	Kind      string           `json:"kind"`
-	Version   int              `json:"version"`
-	Namespace string           `json:"namespace"`
-	Name      string           `json:"name"`
-	RunPhase  benchv1.RunPhase `json:"runPhase"`
+	Kind      string `json:"kind"`
+	Version   int    `json:"version"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// RunPhase is the run's status.phase (its lifecycle), not one of
+	// Phases.
+	RunPhase benchv1.RunLifecycle `json:"runPhase"`
 	// Valid is the run's Valid condition, once it ended (absent for runs
 	// from before the condition existed).
 	Valid  *validDoc  `json:"valid,omitempty"`

@@ -337,7 +337,7 @@ func (m studyModel) build() fixture {
 		message = fmt.Sprintf("%d of %d runs failed (%s); the cells' results aggregate the runs that succeeded", len(failed), len(plan), strings.Join(failed, ", "))
 	}
 	// The controller's note of invalid runs (invalidNote in
-	// controllers/benchmarksweep_controller.go).
+	// controllers/sweep_controller.go).
 	var invalid, noValid []string
 	for _, c := range st.Cells {
 		for _, r := range c.Runs {
@@ -438,7 +438,7 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 	}
 	st.CompletionTime = ptr.To(metav1.NewTime(clock))
 	if m.current {
-		// The run controller's validity checks (controllers/benchmarkrun_validity.go).
+		// The run controller's validity checks (controllers/run_validity.go).
 		problems := validity.Check(&run)
 		c := metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
 			Message: validity.Summary(problems, validity.Unchecked(&run)), LastTransitionTime: metav1.NewTime(clock)}

@@ -37,7 +37,7 @@ func TestGrowthGoldenReports(t *testing.T) {
 // growthRun is a succeeded run of cell 0 with a Grow phase's checkpoints
 // at the given record counts (in millions), each figure derived from rep
 // and the records.
-func growthRun(rep int32, phase benchv1.RunPhase, millions ...int64) CellRun {
+func growthRun(rep int32, phase benchv1.RunLifecycle, millions ...int64) CellRun {
 	g := &benchv1.GrowthStatus{TargetRecords: 40e6, CheckpointEvery: 10e6, PlannedCheckpoints: 4, InsertMode: benchv1.GrowAcknowledged}
 	for _, m := range millions {
 		v := float64(rep * 100)

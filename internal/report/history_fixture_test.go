@@ -160,7 +160,7 @@ func nightly() []benchv1.BenchmarkRun {
 }
 
 // gate judges a succeeded run against its history as the run controller
-// does (controllers/compare.go): status.comparison and the Regressed
+// does (controllers/run_compare.go): status.comparison and the Regressed
 // condition.
 func gate(run *benchv1.BenchmarkRun, all []benchv1.BenchmarkRun) {
 	spec := run.Spec.Compare

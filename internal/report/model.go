@@ -92,7 +92,7 @@ type Cell struct {
 	Index  int32
 	Name   string
 	Values []benchv1.SweepCellValue
-	Phase  benchv1.SweepPhase
+	Phase  benchv1.SweepLifecycle
 	Runs   []CellRun
 	// Invalid counts the cell's runs that succeeded but are not valid
 	// (status.cells[].invalidRuns): Results leave them out.
@@ -278,7 +278,7 @@ func phaseStats(r *benchv1.PhaseResult) benchv1.SweepPhaseStats {
 	return out
 }
 
-func cellPhase(p benchv1.RunPhase) benchv1.SweepPhase {
+func cellPhase(p benchv1.RunLifecycle) benchv1.SweepLifecycle {
 	switch p {
 	case benchv1.RunSucceeded:
 		return benchv1.SweepSucceeded

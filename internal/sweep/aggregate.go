@@ -418,6 +418,6 @@ func best(cells []benchv1.SweepCellStatus, phase string) string {
 }
 
 // Terminal reports whether a sweep phase is final.
-func Terminal(p benchv1.SweepPhase) bool {
+func Terminal(p benchv1.SweepLifecycle) bool {
 	return p == benchv1.SweepSucceeded || p == benchv1.SweepFailed || p == benchv1.SweepPartiallySucceeded
 }

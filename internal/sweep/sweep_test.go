@@ -341,8 +341,8 @@ func TestAggregateProgress(t *testing.T) {
 	if agg.CellsDone != 3 || agg.CellsFailed != 1 || agg.RunsActive != 1 || agg.RunsFailed != 1 || agg.RunsDone != 11 {
 		t.Errorf("counts: done %d failed %d active %d runsFailed %d runsDone %d", agg.CellsDone, agg.CellsFailed, agg.RunsActive, agg.RunsFailed, agg.RunsDone)
 	}
-	phases := []benchv1.SweepPhase{agg.Cells[0].Phase, agg.Cells[1].Phase, agg.Cells[2].Phase, agg.Cells[3].Phase}
-	if !reflect.DeepEqual(phases, []benchv1.SweepPhase{benchv1.SweepSucceeded, benchv1.SweepPartiallySucceeded, benchv1.SweepSucceeded, benchv1.SweepRunning}) {
+	phases := []benchv1.SweepLifecycle{agg.Cells[0].Phase, agg.Cells[1].Phase, agg.Cells[2].Phase, agg.Cells[3].Phase}
+	if !reflect.DeepEqual(phases, []benchv1.SweepLifecycle{benchv1.SweepSucceeded, benchv1.SweepPartiallySucceeded, benchv1.SweepSucceeded, benchv1.SweepRunning}) {
 		t.Errorf("cell phases = %v", phases)
 	}
 	if r := agg.Cells[1].Runs[2]; r.Reason != "TopologyLost" || r.Phase != benchv1.RunFailed {

@@ -150,10 +150,10 @@ func TestExclusiveRunWaitsPending(t *testing.T) {
 	k.setPodStatus(loader.Name, func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded })
 	k.finishPhase(hog, hog.Spec.Phases[1])
 	k.finishPhase(hog, hog.Spec.Phases[2])
-	k.waitPhase("hog", benchv1.RunSucceeded)
+	k.waitLifecycle("hog", benchv1.RunSucceeded)
 	k.dbPodDeleted("hog-mongod")
 	k.bringUp("waiter-mongod")
-	k.waitPhase("waiter", benchv1.RunProvisioning)
+	k.waitLifecycle("waiter", benchv1.RunProvisioning)
 }
 
 // holdRun checks for a while that a run keeps satisfying a condition (bad

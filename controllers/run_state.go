@@ -14,10 +14,11 @@ import (
 )
 
 // runState is one reconcile's view of a run: the run itself (whose status
-// the steps edit) and every child object observed in the cache.
+// the steps edit, with the status kit: conditions, events, the reconcile's
+// time) and every child object observed in the cache.
 type runState struct {
+	statusKit[*benchv1.BenchmarkRun]
 	run *benchv1.BenchmarkRun
-	now time.Time
 
 	pods       map[string]*corev1.Pod
 	jobs       map[string]*batchv1.Job
@@ -35,14 +36,6 @@ type runState struct {
 	// requeue is the shortest wait a step asked for (0 = none): deadlines
 	// that no watch event would announce (timeouts, grace periods).
 	requeue time.Duration
-	// events to record once the status is persisted.
-	events []event
-}
-
-type event struct {
-	warning bool
-	reason  benchv1.Reason
-	message string
 }
 
 // wakeAfter asks for a reconcile after d at the latest.
@@ -55,24 +48,9 @@ func (s *runState) wakeAfter(d time.Duration) {
 	}
 }
 
-func (s *runState) eventf(reason benchv1.Reason, format string, args ...any) {
-	s.events = append(s.events, event{reason: reason, message: fmt.Sprintf(format, args...)})
-}
-
-func (s *runState) warnf(reason benchv1.Reason, format string, args ...any) {
-	s.events = append(s.events, event{warning: true, reason: reason, message: fmt.Sprintf(format, args...)})
-}
-
-// setCondition sets a condition (its transition time moves only when its
-// status does).
-func (s *runState) setCondition(typ string, status metav1.ConditionStatus, reason benchv1.Reason, message string) {
-	meta.SetStatusCondition(&s.run.Status.Conditions, metav1.Condition{
-		Type: typ, Status: status, Reason: string(reason), Message: message, ObservedGeneration: s.run.Generation,
-	})
-}
-
-// setPhase moves the run's phase forward (never back), with an event.
-func (s *runState) setPhase(p benchv1.RunPhase) {
+// setLifecycle moves the run's lifecycle (status.phase) forward, never
+// back, with an event.
+func (s *runState) setLifecycle(p benchv1.RunLifecycle) {
 	next := advance(s.run.Status.Phase, p)
 	if next == s.run.Status.Phase {
 		return

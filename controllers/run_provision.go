@@ -80,7 +80,7 @@ func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bo
 		return false, err
 	}
 	if node != "" {
-		s.setPhase(benchv1.RunProvisioning)
+		s.setLifecycle(benchv1.RunProvisioning)
 		if run.Status.NodeName == "" {
 			run.Status.NodeName = node
 			s.eventf(benchv1.EventNodeSelected, "every MongoDB pod of this run runs on node %s", node)

@@ -2,7 +2,7 @@ package controllers
 
 // This file runs the benchmark phases of spec.phases (a loader Job each,
 // the collection validator before the first Run phase, the merged
-// results). The run's own lifecycle phase (status.phase) is in runphase.go.
+// results). The run's own lifecycle phase (status.phase) is in run_lifecycle.go.
 
 import (
 	"context"
@@ -30,9 +30,9 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 		ph := &run.Spec.Phases[len(run.Status.Results)]
 		run.Status.CurrentPhase = ph.Name
 		if ph.Type == benchv1.PhaseLoad {
-			s.setPhase(benchv1.RunLoading)
+			s.setLifecycle(benchv1.RunLoading)
 		} else {
-			s.setPhase(benchv1.RunRunning)
+			s.setLifecycle(benchv1.RunRunning)
 			if ok, err := r.applyValidator(ctx, s); !ok || err != nil {
 				return false, err
 			}

@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -56,20 +52,15 @@ type BenchmarkSweepReconciler struct {
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/finalizers,verbs=update
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch;create
 
-// maxSweepConditionBytes bounds a sweep condition's message: an API
-// server's dry-run rejection can list many violations; the first ones
-// say enough.
-const maxSweepConditionBytes = 4096
-
-// sweepState is what one reconcile of a sweep knows and decides.
+// sweepState is what one reconcile of a sweep knows and decides; the
+// status kit keeps its conditions, events and time.
 type sweepState struct {
-	sweep  *benchv1.BenchmarkSweep
-	axes   []sweep.Axis
-	cells  []sweep.Cell
-	plan   []sweep.Planned
-	runs   map[string]*benchv1.BenchmarkRun
-	now    metav1.Time
-	events []event
+	statusKit[*benchv1.BenchmarkSweep]
+	sweep *benchv1.BenchmarkSweep
+	axes  []sweep.Axis
+	cells []sweep.Cell
+	plan  []sweep.Planned
+	runs  map[string]*benchv1.BenchmarkRun
 	// conflict names a planned run whose name a stranger's run holds.
 	conflict string
 	// waiting names planned runs still held by a deleted predecessor (a
@@ -79,24 +70,15 @@ type sweepState struct {
 	requeue time.Duration
 }
 
-func (s *sweepState) eventf(reason benchv1.Reason, format string, args ...any) {
-	s.events = append(s.events, event{reason: reason, message: fmt.Sprintf(format, args...)})
-}
-
-func (s *sweepState) setCondition(typ string, status metav1.ConditionStatus, reason benchv1.Reason, message string) {
-	meta.SetStatusCondition(&s.sweep.Status.Conditions, metav1.Condition{Type: typ, Status: status, Reason: string(reason),
-		Message: truncateBytes(message, maxSweepConditionBytes), ObservedGeneration: s.sweep.Generation, LastTransitionTime: s.now})
-}
-
 // end moves the sweep to a final phase with its conditions.
-func (s *sweepState) end(phase benchv1.SweepPhase, reason benchv1.Reason, message string) {
+func (s *sweepState) end(phase benchv1.SweepLifecycle, reason benchv1.Reason, message string) {
 	st := &s.sweep.Status
 	st.Phase = phase
-	st.CompletionTime = ptr.To(s.now)
+	st.CompletionTime = ptr.To(metav1.NewTime(s.now))
 	if phase == benchv1.SweepFailed {
 		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, reason, "the sweep did not complete")
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionTrue, reason, message)
-		s.events = append(s.events, event{warning: true, reason: reason, message: message})
+		s.warnf(reason, "%s", message)
 		return
 	}
 	s.setCondition(benchv1.ConditionComplete, metav1.ConditionTrue, reason, message)
@@ -120,35 +102,9 @@ func (r *BenchmarkSweepReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if sweep.Terminal(sw.Status.Phase) {
 		return ctrl.Result{}, nil
 	}
-	before := sw.DeepCopy()
-	s := &sweepState{sweep: sw, now: metav1.NewTime(r.Clock.Now())}
-	log := logf.FromContext(ctx).WithValues("sweep", req.String())
-	defer func() {
-		if retErr == nil {
-			sw.Status.ObservedGeneration = sw.Generation
-		}
-		if !equality.Semantic.DeepEqual(before.Status, sw.Status) {
-			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-			if err := r.Status().Patch(ctx, sw, patch); err != nil {
-				if apierrors.IsNotFound(err) {
-					return // deleted meanwhile; its runs go with it
-				}
-				if apierrors.IsConflict(err) && retErr == nil {
-					log.V(1).Info("status patch conflicted; reconciling again", "phase", before.Status.Phase)
-					res, retErr = ctrl.Result{RequeueAfter: conflictRequeue}, nil
-					return
-				}
-				res, retErr = ctrl.Result{}, errors.Join(retErr, fmt.Errorf("patch status of %s: %w", req.NamespacedName, err))
-				return
-			}
-		}
-		if before.Status.Phase != sw.Status.Phase {
-			log.Info("sweep phase changed", "phase", sw.Status.Phase, "from", before.Status.Phase)
-		}
-		for _, e := range s.events {
-			r.record(ctx, sw, e)
-		}
-	}()
+	s := &sweepState{statusKit: newStatusKit(sw, r.Clock.Now()), sweep: sw}
+	// One status patch, at the end; events only after it is stored.
+	defer func() { res, retErr = s.patchStatus(ctx, r.Client, r.Recorder, res, retErr) }()
 
 	for _, st := range []func(context.Context, *sweepState) (bool, error){
 		r.expand, r.start, r.observe, r.validate, r.aggregate, r.createRuns, r.finish,
@@ -185,7 +141,7 @@ func (r *BenchmarkSweepReconciler) start(_ context.Context, s *sweepState) (bool
 	spec := &s.sweep.Spec
 	reps := int(max(spec.Repetitions, 1))
 	if st.StartTime == nil {
-		st.StartTime = ptr.To(s.now)
+		st.StartTime = ptr.To(metav1.NewTime(s.now))
 		st.Phase = benchv1.SweepPending
 		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not finished")
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the sweep has not failed")
@@ -619,18 +575,6 @@ func (r *BenchmarkSweepReconciler) childRun(sw *benchv1.BenchmarkSweep, c *sweep
 		return nil, fmt.Errorf("own run %s: %w", run.Name, err)
 	}
 	return run, nil
-}
-
-// record emits an event for the sweep and logs it.
-func (r *BenchmarkSweepReconciler) record(ctx context.Context, sw *benchv1.BenchmarkSweep, e event) {
-	typ := corev1.EventTypeNormal
-	if e.warning {
-		typ = corev1.EventTypeWarning
-	}
-	msg := eventMessage(e.message)
-	r.Recorder.Eventf(sw, nil, typ, string(e.reason), "Reconcile", "%s", msg)
-	logf.FromContext(ctx).Info("event", "sweep", client.ObjectKeyFromObject(sw).String(), "phase", sw.Status.Phase,
-		"reason", e.reason, "type", typ, "message", msg)
 }
 
 // SetupWithManager registers the controller. The sweep's own status writes

@@ -22,7 +22,7 @@ import (
 // same name never adopts its predecessor's leftovers.
 func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.BenchmarkRun) (*runState, error) {
 	s := &runState{
-		run: run, now: r.Clock.Now(),
+		statusKit: newStatusKit(run, r.Clock.Now()), run: run,
 		pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{},
 		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{},
 		serviceAccounts: map[string]*corev1.ServiceAccount{}, roles: map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},

@@ -2,13 +2,10 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -77,45 +73,14 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// Owner references garbage-collect every child.
 		return ctrl.Result{}, nil
 	}
-	before := run.DeepCopy()
 	s, err := r.observe(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	log := logf.FromContext(ctx).WithValues("run", req.String())
+	// One status patch, at the end; events only after it is stored.
+	defer func() { res, retErr = s.patchStatus(ctx, r.Client, r.Recorder, res, retErr) }()
 
-	defer func() {
-		if retErr == nil {
-			run.Status.ObservedGeneration = run.Generation
-		}
-		if !equality.Semantic.DeepEqual(before.Status, run.Status) {
-			patch := client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})
-			if err := r.Status().Patch(ctx, run, patch); err != nil {
-				if apierrors.IsConflict(err) && retErr == nil {
-					// Someone (often our own previous patch, not yet in the
-					// cache) changed the run: the watch event of that change
-					// brings a fresh copy; the steps are idempotent, so
-					// nothing is lost by starting over. Not an error.
-					log.V(1).Info("status patch conflicted; reconciling again", "phase", before.Status.Phase)
-					res, retErr = ctrl.Result{RequeueAfter: conflictRequeue}, nil
-					return
-				}
-				// Never a result together with an error: controller-runtime
-				// ignores the result then, and says so in a warning.
-				res, retErr = ctrl.Result{}, errors.Join(retErr, fmt.Errorf("patch status of %s: %w", req.NamespacedName, err))
-				return
-			}
-		}
-		if before.Status.Phase != run.Status.Phase {
-			log.Info("run phase changed", "phase", run.Status.Phase, "from", before.Status.Phase, "reason", phaseReason(run))
-		}
-		// Events only after the status that explains them is stored.
-		for _, e := range s.events {
-			r.record(ctx, run, e)
-		}
-	}()
-
-	if terminal(before) {
+	if terminal(s.before) {
 		// Destructive cleanup only ever follows a terminal state that is
 		// already stored: acting on one that a conflicting status patch
 		// then fails to store would delete a live run's pods. The evidence
@@ -148,26 +113,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return ctrl.Result{RequeueAfter: s.requeue}, nil
 }
 
-// conflictRequeue is how soon a reconcile whose status patch conflicted
-// runs again, should no watch event come first.
-const conflictRequeue = time.Second
-
-// record emits an event for the run and logs it: events are what `kubectl
-// describe` shows, the log is what an operator's log pipeline keeps.
-func (r *BenchmarkRunReconciler) record(ctx context.Context, run *benchv1.BenchmarkRun, e event) {
-	typ := corev1.EventTypeNormal
-	if e.warning {
-		typ = corev1.EventTypeWarning
-	}
-	msg := eventMessage(e.message)
-	r.Recorder.Eventf(run, nil, typ, string(e.reason), "Reconcile", "%s", msg)
-	logf.FromContext(ctx).Info("event", "run", client.ObjectKeyFromObject(run).String(), "phase", run.Status.Phase,
-		"reason", e.reason, "type", typ, "message", msg)
-}
-
-// phaseReason is the reason of the condition that best explains the run's
-// phase, for logs.
-func phaseReason(run *benchv1.BenchmarkRun) string {
+// lifecycleReason is the reason of the condition that best explains the
+// run's status.phase, for logs.
+func lifecycleReason(run *benchv1.BenchmarkRun) string {
 	for _, t := range []string{benchv1.ConditionFailed, benchv1.ConditionComplete, benchv1.ConditionTopologyReady} {
 		if c := meta.FindStatusCondition(run.Status.Conditions, t); c != nil && (c.Status == metav1.ConditionTrue || t == benchv1.ConditionTopologyReady) {
 			return c.Reason
@@ -187,7 +135,7 @@ func (r *BenchmarkRunReconciler) start(_ context.Context, s *runState) (bool, er
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the run has not failed")
 	}
 	// Pending until the first database pod has a node (provision).
-	s.setPhase(benchv1.RunPending)
+	s.setLifecycle(benchv1.RunPending)
 	return true, nil
 }
 
@@ -214,7 +162,7 @@ func (r *BenchmarkRunReconciler) succeed(ctx context.Context, s *runState) (bool
 	if len(s.run.Status.Results) < len(s.run.Spec.Phases) {
 		return false, nil
 	}
-	s.setPhase(benchv1.RunSucceeded)
+	s.setLifecycle(benchv1.RunSucceeded)
 	s.run.Status.CurrentPhase = ""
 	now := metav1.NewTime(s.now)
 	s.run.Status.CompletionTime = &now

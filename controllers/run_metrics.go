@@ -62,8 +62,8 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(c.runs, err)
 		return
 	}
-	counts := map[benchv1.RunPhase]int{}
-	for _, p := range []benchv1.RunPhase{benchv1.RunPending, benchv1.RunProvisioning, benchv1.RunLoading,
+	counts := map[benchv1.RunLifecycle]int{}
+	for _, p := range []benchv1.RunLifecycle{benchv1.RunPending, benchv1.RunProvisioning, benchv1.RunLoading,
 		benchv1.RunRunning, benchv1.RunSucceeded, benchv1.RunFailed} {
 		counts[p] = 0
 	}

@@ -62,7 +62,7 @@ func TestValidCondition(t *testing.T) {
 	failing := newRun("nodeless", benchv1.TopologyStandalone, 0, 1)
 	failing.Spec.Placement.NodeName = "no-such-node"
 	k.create(failing)
-	f := k.waitPhase("nodeless", benchv1.RunFailed)
+	f := k.waitLifecycle("nodeless", benchv1.RunFailed)
 	if c := cond(f, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionFalse || c.Reason != string(benchv1.ReasonRunFailed) {
 		t.Fatalf("failed run: %+v", c)
 	}

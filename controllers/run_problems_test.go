@@ -12,14 +12,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
-// Table tests of the functions that decide a run's failures and waits, one
+// Table tests of what a pod's or a Job's state means (run_problems.go), one
 // row per branch, on plain objects: the envtest suites reach most branches
 // only through a whole run, and some (a crash loop, a container config
-// error, an invalid image, a Job past its deadline) not at all.
+// error, an invalid image, a Job past its deadline) not at all. The table
+// tests of run_lifecycle.go, run_provision.go and run_phases.go share now
+// and ago.
 
 // now is the reconcile time of every row; objects are dated before it.
 var now = time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
@@ -213,121 +214,6 @@ func TestJobFailureBranches(t *testing.T) {
 			}
 			if tc.maxSize > 0 && (!strings.HasPrefix(got, tc.want) || len(got) > tc.maxSize || !strings.HasSuffix(got, ellipsis)) {
 				t.Errorf("%d bytes, want a cut message of at most %d starting %q: %q", len(got), tc.maxSize, tc.want, got)
-			}
-		})
-	}
-}
-
-// TestAdvanceBranches: the guard that keeps a Failed run Failed is also
-// implied by the ranks (Failed ranks with Succeeded, above every live
-// phase), so no row can tell it apart; its row holds the promise either way.
-func TestAdvanceBranches(t *testing.T) {
-	for _, tc := range []struct {
-		name            string
-		cur, next, want benchv1.RunPhase
-	}{
-		{"forward from nothing", "", benchv1.RunPending, benchv1.RunPending},
-		{"forward, skipping phases", benchv1.RunPending, benchv1.RunLoading, benchv1.RunLoading},
-		{"forward to Succeeded", benchv1.RunRunning, benchv1.RunSucceeded, benchv1.RunSucceeded},
-		{"Failed from any live phase", benchv1.RunProvisioning, benchv1.RunFailed, benchv1.RunFailed},
-		{"same phase: unchanged", benchv1.RunLoading, benchv1.RunLoading, benchv1.RunLoading},
-		{"backwards: ignored", benchv1.RunRunning, benchv1.RunLoading, benchv1.RunRunning},
-		{"unknown phase: ignored", benchv1.RunLoading, "Paused", benchv1.RunLoading},
-		{"unknown phase from nothing: ignored", "", "Paused", ""},
-		{"Succeeded is final, even for Failed", benchv1.RunSucceeded, benchv1.RunFailed, benchv1.RunSucceeded},
-		{"Failed is final, even for Succeeded", benchv1.RunFailed, benchv1.RunSucceeded, benchv1.RunFailed},
-	} {
-		if got := advance(tc.cur, tc.next); got != tc.want {
-			t.Errorf("%s: advance(%q, %q) = %q, want %q", tc.name, tc.cur, tc.next, got, tc.want)
-		}
-	}
-}
-
-func TestReadinessBranches(t *testing.T) {
-	standalone := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "sa"},
-		Spec: benchv1.BenchmarkRunSpec{Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone}}}
-	sharded := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "sh"},
-		Spec: benchv1.BenchmarkRunSpec{Topology: benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2)}}}
-	pod := func(ready corev1.ConditionStatus) *corev1.Pod {
-		return &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}}}
-	}
-	deleting := pod(corev1.ConditionTrue)
-	deleting.DeletionTimestamp = ptr.To(ago(time.Second))
-	up, down := pod(corev1.ConditionTrue), pod(corev1.ConditionFalse)
-	noCondition := &corev1.Pod{}
-
-	for _, tc := range []struct {
-		name            string
-		run             *benchv1.BenchmarkRun
-		pods            map[string]*corev1.Pod
-		wantAll, wantDB bool
-		wantMsg         string
-	}{
-		{"standalone ready", standalone, map[string]*corev1.Pod{"sa-mongod": up}, true, true, "mongod ready"},
-		{"standalone pod missing", standalone, nil, false, false, "mongod not ready"},
-		{"standalone not ready", standalone, map[string]*corev1.Pod{"sa-mongod": down}, false, false, "mongod not ready"},
-		{"standalone without a Ready condition", standalone, map[string]*corev1.Pod{"sa-mongod": noCondition}, false, false, "mongod not ready"},
-		{"standalone being deleted", standalone, map[string]*corev1.Pod{"sa-mongod": deleting}, false, false, "mongod not ready"},
-		{"sharded all ready", sharded, map[string]*corev1.Pod{"sh-cfg": up, "sh-shard0": up, "sh-shard1": up, "sh-mongos": up},
-			true, true, "config server ready, 2/2 shards ready, mongos ready"},
-		{"sharded data ready, mongos not (before the bootstrap)", sharded, map[string]*corev1.Pod{"sh-cfg": up, "sh-shard0": up, "sh-shard1": up},
-			false, true, "config server ready, 2/2 shards ready, mongos not ready"},
-		{"sharded, a shard not ready", sharded, map[string]*corev1.Pod{"sh-cfg": up, "sh-shard0": up, "sh-shard1": down, "sh-mongos": up},
-			false, false, "config server ready, 1/2 shards ready, mongos ready"},
-		{"sharded, config server not ready", sharded, map[string]*corev1.Pod{"sh-cfg": down, "sh-shard0": up, "sh-shard1": up, "sh-mongos": up},
-			false, false, "config server not ready, 2/2 shards ready, mongos ready"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			all, db, msg := readiness(&runState{run: tc.run, pods: tc.pods}, topology.Processes(tc.run))
-			if all != tc.wantAll || db != tc.wantDB || msg != tc.wantMsg {
-				t.Errorf("got all=%t dataReady=%t %q, want all=%t dataReady=%t %q", all, db, msg, tc.wantAll, tc.wantDB, tc.wantMsg)
-			}
-		})
-	}
-}
-
-func TestPhaseDeadlineBranches(t *testing.T) {
-	r := &BenchmarkRunReconciler{Limits: Limits{PhaseGrace: 5 * time.Minute}}
-	// run has a timeout of timeout (0: none) and started started ago (0: not
-	// started).
-	run := func(timeout, started time.Duration) *benchv1.BenchmarkRun {
-		br := &benchv1.BenchmarkRun{}
-		if timeout > 0 {
-			br.Spec.Timeout = &metav1.Duration{Duration: timeout}
-		}
-		if started > 0 {
-			br.Status.StartTime = ptr.To(ago(started))
-		}
-		return br
-	}
-	limited := &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun, MaxExecutionTime: &metav1.Duration{Duration: 10 * time.Minute}}
-	unlimited := &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun}
-	warmTimed := limited.DeepCopy()
-	warmTimed.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 2 * time.Minute}}
-	warmOps := limited.DeepCopy()
-	warmOps.Warmup = &benchv1.WarmupSpec{Operations: ptr.To[int64](100000)}
-	loaders := func(br *benchv1.BenchmarkRun, n int32) *benchv1.BenchmarkRun { br.Spec.Loaders = n; return br }
-
-	for _, tc := range []struct {
-		name  string
-		run   *benchv1.BenchmarkRun
-		phase *benchv1.PhaseSpec
-		want  time.Duration
-	}{
-		{"maxExecutionTime plus grace, no run timeout", run(0, 0), limited, 15 * time.Minute},
-		{"maxExecutionTime plus grace, within the run's timeout", run(2*time.Hour, time.Hour), limited, 15 * time.Minute},
-		{"maxExecutionTime cut to what is left of the run's timeout", run(2*time.Hour, 110*time.Minute), limited, 10 * time.Minute},
-		{"no maxExecutionTime: what is left of the run's timeout", run(2*time.Hour, 30*time.Minute), unlimited, 90 * time.Minute},
-		{"no maxExecutionTime, no run timeout: a day", run(0, 0), unlimited, 24 * time.Hour},
-		{"a timeout but not started: as without one", run(2*time.Hour, 0), unlimited, 24 * time.Hour},
-		{"past the run's timeout: negative", run(time.Hour, 61*time.Minute), limited, -time.Minute},
-		{"a timed warm-up comes first", run(0, 0), warmTimed, 17 * time.Minute},
-		{"a warm-up of operations has no known length: the run's timeout", run(2*time.Hour, 30*time.Minute), warmOps, 90 * time.Minute},
-		{"the start barrier's wait, by default 10 min and a 2 s lead", loaders(run(0, 0), 3), limited, 25*time.Minute + 2*time.Second},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := r.phaseDeadline(&runState{run: tc.run, now: now}, tc.phase); got != tc.want {
-				t.Errorf("phaseDeadline = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -195,7 +195,7 @@ func TestPhaseTelemetry(t *testing.T) { //nolint:gocyclo // one scenario, step b
 		k.waitRun("tel", "phase "+ph.Name, func(r *benchv1.BenchmarkRun) bool { return r.Status.CurrentPhase == ph.Name })
 		k.finishPhaseWith(run, ph, payloads[i])
 	}
-	r := k.waitPhase("tel", benchv1.RunSucceeded)
+	r := k.waitLifecycle("tel", benchv1.RunSucceeded)
 	assertResults(t, r)
 
 	// Load: the summaries, the collection, the ConfigMap.

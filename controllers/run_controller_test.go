@@ -147,7 +147,7 @@ func TestStandaloneLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, s
 		t.Errorf("bootstrap args %s", got)
 	}
 	k.finishBootstrap(r)
-	r = k.waitPhase("sa", benchv1.RunLoading)
+	r = k.waitLifecycle("sa", benchv1.RunLoading)
 	if c := cond(r, benchv1.ConditionTopologyReady); c.Status != metav1.ConditionTrue || r.Status.Topology.ServerVersion != "8.0.4" {
 		t.Errorf("TopologyReady %+v, topology %+v", c, r.Status.Topology)
 	}
@@ -172,7 +172,7 @@ func TestStandaloneLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, s
 		}
 		k.finishPhase(run, ph)
 	}
-	r = k.waitPhase("sa", benchv1.RunSucceeded)
+	r = k.waitLifecycle("sa", benchv1.RunSucceeded)
 	assertResults(t, r)
 	if c := cond(r, benchv1.ConditionComplete); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("Complete %+v", c)
@@ -285,7 +285,7 @@ func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step
 		t.Errorf("phase %s before mongos is ready", r.Status.Phase)
 	}
 	k.bringUp("ms-mongos")
-	r = k.waitPhase("ms", benchv1.RunLoading)
+	r = k.waitLifecycle("ms", benchv1.RunLoading)
 	if len(r.Status.Topology.Processes) != 6 || r.Status.Topology.EntryPoint != "ms-mongo."+k.ns+".svc.cluster.local:27017" {
 		t.Errorf("topology %+v", r.Status.Topology)
 	}
@@ -301,7 +301,7 @@ func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step
 		}
 		k.finishPhase(run, ph)
 	}
-	r = k.waitPhase("ms", benchv1.RunSucceeded)
+	r = k.waitLifecycle("ms", benchv1.RunSucceeded)
 	assertResults(t, r)
 	k.eventually("cleanup", 30*time.Second, func() (bool, error) {
 		var pods corev1.PodList
