@@ -39,13 +39,7 @@ func (s *Study) growthChart(gp growthPhase, m growthMetric) (chartSpec, string) 
 		XTicker: countTicks{}, XFromZero: true, LegendBelow: true}
 	scale := 1.0
 	if m.bytes {
-		var hi float64
-		for _, c := range gp.Cells {
-			for i := range c.Rows {
-				hi = maxNumber(hi, m.value(&c.Rows[i]))
-			}
-		}
-		u := byteUnitFor(hi)
+		u := gp.byteUnit(m)
 		scale = u.Scale
 		sp.YLabel += " (" + u.Name + ")"
 	}
