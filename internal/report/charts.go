@@ -115,30 +115,35 @@ func (s *Study) charts() ([]chart, error) {
 				}
 			}
 			for _, sp := range specs {
-				if len(sp.Lines) == 0 {
-					continue
-				}
 				sp.XTicks = ticks
-				svg, err := render(sp)
-				if err != nil {
+				var err error
+				if out, err = appendChart(out, sp, ""); err != nil {
 					return nil, err
 				}
-				out = append(out, chart{Title: sp.Title, SVG: svg})
 			}
 		}
 	}
 	for _, ph := range s.Phases {
 		sp, note := s.timeSeriesChart(ph)
-		if len(sp.Lines) == 0 {
-			continue
-		}
-		svg, err := render(sp)
-		if err != nil {
+		var err error
+		if out, err = appendChart(out, sp, note); err != nil {
 			return nil, err
 		}
-		out = append(out, chart{Title: sp.Title, Note: note, SVG: svg})
 	}
 	return out, nil
+}
+
+// appendChart renders sp, with its note, after the charts of out; a spec
+// without lines is no chart.
+func appendChart(out []chart, sp chartSpec, note string) ([]chart, error) {
+	if len(sp.Lines) == 0 {
+		return out, nil
+	}
+	svg, err := render(sp)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, chart{Title: sp.Title, Note: note, SVG: svg}), nil
 }
 
 // axisChart plots a metric of a slice against the axis's numbers, a line

@@ -18,14 +18,10 @@ func (s *Study) growthCharts() ([]chart, error) {
 	for _, gp := range s.growth {
 		for _, m := range gp.metrics() {
 			sp, note := s.growthChart(gp, m)
-			if len(sp.Lines) == 0 {
-				continue
-			}
-			svg, err := render(sp)
-			if err != nil {
+			var err error
+			if out, err = appendChart(out, sp, note); err != nil {
 				return nil, err
 			}
-			out = append(out, chart{Title: sp.Title, Note: note, SVG: svg})
 		}
 	}
 	return out, nil
