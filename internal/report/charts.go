@@ -398,15 +398,7 @@ func drawSVGLegendBelow(p *plot.Plot, entries []legendLine, title string) (strin
 	for i, l := range columns {
 		l.Draw(draw.Crop(dc, vg.Points(margin)+vg.Length(i)*colWidth, 0, 0, -(height - lh - pad/2)))
 	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("render chart %q: %w", title, err)
-	}
-	svg := buf.String()
-	if i := strings.Index(svg, "<svg"); i > 0 {
-		svg = svg[i:]
-	}
-	return svg, nil
+	return svgElement(c, title)
 }
 
 // drawSVG draws a plot and its legend, right of it, into an SVG element.
@@ -416,11 +408,17 @@ func drawSVG(p *plot.Plot, legend plot.Legend, title string) (string, error) {
 	lw := legend.Rectangle(dc).Size().X + vg.Points(16)
 	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
 	legend.Draw(draw.Crop(dc, chartWidth-lw+vg.Points(8), 0, 0, -vg.Points(24)))
+	return svgElement(c, title)
+}
+
+// svgElement is what was drawn on c as an SVG element to inline into
+// HTML: the document without its XML declaration, which an inline <svg>
+// takes none of.
+func svgElement(c *vgsvg.Canvas, title string) (string, error) {
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("render chart %q: %w", title, err)
 	}
-	// An inline <svg> in HTML takes no XML declaration.
 	svg := buf.String()
 	if i := strings.Index(svg, "<svg"); i > 0 {
 		svg = svg[i:]
