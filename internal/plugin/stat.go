@@ -85,15 +85,9 @@ func (o *options) stat(ctx context.Context, ref Ref, f *statFlags) error {
 	if err != nil {
 		return err
 	}
-	run, err := c.getRun(ctx, ref.Name)
+	run, phases, err := c.getRunPhases(ctx, ref.Name, f.phase)
 	if err != nil {
 		return err
-	}
-	phases := run.Status.Results
-	if f.phase != "" {
-		if phases, err = selectPhase(run, f.phase); err != nil {
-			return err
-		}
 	}
 	var rows []statRow
 	for _, ph := range phases {
