@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -112,8 +111,8 @@ not be asked.`,
 func (o *options) results(ctx context.Context, ref Ref, f *resultsFlags) error {
 	// Flags are checked before the API server is asked, so a typo fails
 	// fast and the same way whether or not a cluster is reachable.
-	if !slices.Contains(outputFormats, f.output) {
-		return usageErrorf("unknown output format %q (want one of %s)", f.output, strings.Join(outputFormats, ", "))
+	if err := checkOutput(f.output, outputFormats); err != nil {
+		return err
 	}
 	percentiles, err := parseStatusPercentiles(f.percentiles)
 	if err != nil {

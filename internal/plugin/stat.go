@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,8 +77,8 @@ var (
 )
 
 func (o *options) stat(ctx context.Context, ref Ref, f *statFlags) error {
-	if !slices.Contains(statFormats, f.output) {
-		return usageErrorf("unknown output format %q (want one of %s)", f.output, strings.Join(statFormats, ", "))
+	if err := checkOutput(f.output, statFormats); err != nil {
+		return err
 	}
 	c, err := newAPIClient(o.flags)
 	if err != nil {
