@@ -200,20 +200,7 @@ func formatRequests(pod *corev1.Pod) string {
 			total[name] = sum
 		}
 	}
-	if len(total) == 0 {
-		return "no resources"
-	}
-	names := make([]string, 0, len(total))
-	for n := range total {
-		names = append(names, string(n))
-	}
-	sort.Strings(names)
-	parts := make([]string, 0, len(names))
-	for _, n := range names {
-		q := total[corev1.ResourceName(n)]
-		parts = append(parts, n+"="+q.String())
-	}
-	return strings.Join(parts, ", ")
+	return formatResources(total)
 }
 
 // jobCondition reports whether a Job has the condition set to True.

@@ -208,18 +208,12 @@ func (c *calls) record(us int64, failed bool) {
 func (c *calls) drain(op *results.OpResult) {
 	if c.ok > 0 {
 		op.Statuses[statusOK] += c.ok
-		if op.Latency == nil {
-			op.Latency = results.NewHistogram()
-		}
-		op.Latency.Merge(c.latency)
+		results.MergeHistogram(&op.Latency, c.latency)
 		c.latency.Reset()
 	}
 	if c.errs > 0 {
 		op.Statuses[statusError] += c.errs
-		if op.Failed == nil {
-			op.Failed = results.NewHistogram()
-		}
-		op.Failed.Merge(c.failed)
+		results.MergeHistogram(&op.Failed, c.failed)
 		c.failed.Reset()
 	}
 	c.ok, c.errs = 0, 0
@@ -459,21 +453,7 @@ func (e *engine) addOp(op *results.OpResult) {
 		m = &results.OpResult{Name: op.Name, Statuses: map[string]int64{}}
 		e.ops[op.Name] = m
 	}
-	for s, n := range op.Statuses {
-		m.Statuses[s] += n
-	}
-	if op.Latency.Count() > 0 {
-		if m.Latency == nil {
-			m.Latency = results.NewHistogram()
-		}
-		m.Latency.Merge(op.Latency)
-	}
-	if op.Failed.Count() > 0 {
-		if m.Failed == nil {
-			m.Failed = results.NewHistogram()
-		}
-		m.Failed.Merge(op.Failed)
-	}
+	m.Add(op)
 }
 
 // result is the phase's result: the rows' measurements and, when seg is

@@ -62,17 +62,28 @@ func (r *runner) conn(uri string) (Commander, error) {
 
 // run sends one command to the server at uri under its own timeout.
 func (r *runner) run(ctx context.Context, uri, db string, cmd bson.D) (bson.Raw, error) {
+	return boundedCall(ctx, r, uri, cmd, func(ctx context.Context, c Commander) (bson.Raw, error) {
+		return c.RunCommand(ctx, db, cmd)
+	})
+}
+
+// boundedCall makes one call (f) of cmd on the server at uri: under its own
+// CallTimeout, a failure a commandError naming the server and command.
+// Every command and cursor goes through it, so all are bounded and
+// reported alike.
+func boundedCall[T any](ctx context.Context, r *runner, uri string, cmd bson.D, f func(context.Context, Commander) (T, error)) (T, error) {
+	var zero T
 	c, err := r.conn(uri)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
 	defer cancel()
-	reply, err := c.RunCommand(cctx, db, cmd)
+	out, err := f(cctx, c)
 	if err != nil {
-		return nil, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err}
+		return zero, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err}
 	}
-	return reply, nil
+	return out, nil
 }
 
 // runAdmin runs an admin command on a host:port of the topology.
@@ -136,17 +147,9 @@ func (r *runner) giveUp(step string, cause error, attempts int, start time.Time,
 // timeout (Commander.RunCursor says how its getMores differ from other
 // commands).
 func (r *runner) cursorAll(ctx context.Context, uri, db string, cmd bson.D) ([]bson.Raw, error) {
-	c, err := r.conn(uri)
-	if err != nil {
-		return nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, r.opts.CallTimeout)
-	defer cancel()
-	docs, err := c.RunCursor(cctx, db, cmd)
-	if err != nil {
-		return nil, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err}
-	}
-	return docs, nil
+	return boundedCall(ctx, r, uri, cmd, func(ctx context.Context, c Commander) ([]bson.Raw, error) {
+		return c.RunCursor(ctx, db, cmd)
+	})
 }
 
 // helloReply is the part of hello (or the legacy isMaster) used here.

@@ -72,12 +72,8 @@ func newAPIClient(flags *genericclioptions.ConfigFlags) (*apiClient, error) {
 // named something that is not there, the most common CI mistake.
 func (c *apiClient) getRun(ctx context.Context, name string) (*benchv1.BenchmarkRun, error) {
 	run := &benchv1.BenchmarkRun{}
-	err := c.rest.Get().Namespace(c.namespace).Resource(runsResource).Name(name).Do(ctx).Into(run)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, usageErrorf("run/%s not found in namespace %q", name, c.namespace)
-	case err != nil:
-		return nil, fmt.Errorf("get run/%s in namespace %q: %w", name, c.namespace, err)
+	if err := c.get(ctx, runsResource, Ref{Kind: KindRun, Name: name}, run); err != nil {
+		return nil, err
 	}
 	return run, nil
 }
@@ -85,14 +81,23 @@ func (c *apiClient) getRun(ctx context.Context, name string) (*benchv1.Benchmark
 // getSweep reads a sweep; a missing one is a usage error, as for runs.
 func (c *apiClient) getSweep(ctx context.Context, name string) (*benchv1.BenchmarkSweep, error) {
 	sw := &benchv1.BenchmarkSweep{}
-	err := c.rest.Get().Namespace(c.namespace).Resource(sweepsResource).Name(name).Do(ctx).Into(sw)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, usageErrorf("sweep/%s not found in namespace %q", name, c.namespace)
-	case err != nil:
-		return nil, fmt.Errorf("get sweep/%s in namespace %q: %w", name, c.namespace, err)
+	if err := c.get(ctx, sweepsResource, Ref{Kind: KindSweep, Name: name}, sw); err != nil {
+		return nil, err
 	}
 	return sw, nil
+}
+
+// get reads the object ref names, of resource, into obj. A missing
+// object is a usage error, whatever its kind.
+func (c *apiClient) get(ctx context.Context, resource string, ref Ref, obj runtime.Object) error {
+	err := c.rest.Get().Namespace(c.namespace).Resource(resource).Name(ref.Name).Do(ctx).Into(obj)
+	switch {
+	case apierrors.IsNotFound(err):
+		return usageErrorf("%s not found in namespace %q", ref, c.namespace)
+	case err != nil:
+		return fmt.Errorf("get %s in namespace %q: %w", ref, c.namespace, err)
+	}
+	return nil
 }
 
 // sweepRuns lists a sweep's child runs: labelled with its name and

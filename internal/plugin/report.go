@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -113,8 +112,8 @@ could not be asked.`,
 // report builds the study of the sweep or run and writes it.
 func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
 	format := report.Format(f.output)
-	if !slices.Contains(report.Formats(), format) {
-		return usageErrorf("unknown output format %q (want one of md, csv, json, html)", f.output)
+	if err := checkOutput(f.output, report.Formats()); err != nil {
+		return err
 	}
 	if f.history < 0 || (f.history > 0 && ref.Kind != KindRun) {
 		return usageErrorf("--history: a number of runs (at least 1), for a run's report")

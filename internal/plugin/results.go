@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -112,8 +111,8 @@ not be asked.`,
 func (o *options) results(ctx context.Context, ref Ref, f *resultsFlags) error {
 	// Flags are checked before the API server is asked, so a typo fails
 	// fast and the same way whether or not a cluster is reachable.
-	if !slices.Contains(outputFormats, f.output) {
-		return usageErrorf("unknown output format %q (want one of %s)", f.output, strings.Join(outputFormats, ", "))
+	if err := checkOutput(f.output, outputFormats); err != nil {
+		return err
 	}
 	percentiles, err := parseStatusPercentiles(f.percentiles)
 	if err != nil {
@@ -123,16 +122,9 @@ func (o *options) results(ctx context.Context, ref Ref, f *resultsFlags) error {
 	if err != nil {
 		return err
 	}
-	run, err := c.getRun(ctx, ref.Name)
+	run, phases, err := c.getRunPhases(ctx, ref.Name, f.phase)
 	if err != nil {
 		return err
-	}
-	phases := run.Status.Results
-	if f.phase != "" {
-		phases, err = selectPhase(run, f.phase)
-		if err != nil {
-			return err
-		}
 	}
 	if !finished(&run.Status) {
 		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): showing its finished phases (%s)\n",
@@ -155,6 +147,24 @@ func writeResults(w io.Writer, run *benchv1.BenchmarkRun, phases []benchv1.Phase
 		return writeCSV(w, view)
 	}
 	return writeTable(w, newResultsDoc(view))
+}
+
+// getRunPhases reads a run and the results that results and stat show:
+// every finished phase's, or only those of the phase named (when not
+// empty), with selectPhase's errors when it has none.
+func (c *apiClient) getRunPhases(ctx context.Context, name, phase string) (*benchv1.BenchmarkRun, []benchv1.PhaseResult, error) {
+	run, err := c.getRun(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if phase == "" {
+		return run, run.Status.Results, nil
+	}
+	phases, err := selectPhase(run, phase)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, phases, nil
 }
 
 // selectPhase finds the named phase's results (names are unique ignoring

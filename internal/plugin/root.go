@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -126,6 +128,21 @@ func onRef(fn func(ctx context.Context, ref Ref) error, allowed ...Kind) func(*c
 		}
 		return fn(cmd.Context(), ref)
 	})
+}
+
+// checkOutput checks an -o value against the command's formats, before
+// the API server is asked, so a typo fails fast and the same way whether
+// or not a cluster is reachable: one not listed is a usage error that
+// lists them.
+func checkOutput[F ~string](out string, formats []F) error {
+	if slices.Contains(formats, F(out)) {
+		return nil
+	}
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	return usageErrorf("unknown output format %q (want one of %s)", out, strings.Join(names, ", "))
 }
 
 // refArg accepts exactly one resource reference of the allowed kinds.

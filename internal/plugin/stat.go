@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,22 +77,16 @@ var (
 )
 
 func (o *options) stat(ctx context.Context, ref Ref, f *statFlags) error {
-	if !slices.Contains(statFormats, f.output) {
-		return usageErrorf("unknown output format %q (want one of %s)", f.output, strings.Join(statFormats, ", "))
+	if err := checkOutput(f.output, statFormats); err != nil {
+		return err
 	}
 	c, err := newAPIClient(o.flags)
 	if err != nil {
 		return err
 	}
-	run, err := c.getRun(ctx, ref.Name)
+	run, phases, err := c.getRunPhases(ctx, ref.Name, f.phase)
 	if err != nil {
 		return err
-	}
-	phases := run.Status.Results
-	if f.phase != "" {
-		if phases, err = selectPhase(run, f.phase); err != nil {
-			return err
-		}
 	}
 	var rows []statRow
 	for _, ph := range phases {

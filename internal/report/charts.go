@@ -115,30 +115,35 @@ func (s *Study) charts() ([]chart, error) {
 				}
 			}
 			for _, sp := range specs {
-				if len(sp.Lines) == 0 {
-					continue
-				}
 				sp.XTicks = ticks
-				svg, err := render(sp)
-				if err != nil {
+				var err error
+				if out, err = appendChart(out, sp, ""); err != nil {
 					return nil, err
 				}
-				out = append(out, chart{Title: sp.Title, SVG: svg})
 			}
 		}
 	}
 	for _, ph := range s.Phases {
 		sp, note := s.timeSeriesChart(ph)
-		if len(sp.Lines) == 0 {
-			continue
-		}
-		svg, err := render(sp)
-		if err != nil {
+		var err error
+		if out, err = appendChart(out, sp, note); err != nil {
 			return nil, err
 		}
-		out = append(out, chart{Title: sp.Title, Note: note, SVG: svg})
 	}
 	return out, nil
+}
+
+// appendChart renders sp, with its note, after the charts of out; a spec
+// without lines is no chart.
+func appendChart(out []chart, sp chartSpec, note string) ([]chart, error) {
+	if len(sp.Lines) == 0 {
+		return out, nil
+	}
+	svg, err := render(sp)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, chart{Title: sp.Title, Note: note, SVG: svg}), nil
 }
 
 // axisChart plots a metric of a slice against the axis's numbers, a line
@@ -393,15 +398,7 @@ func drawSVGLegendBelow(p *plot.Plot, entries []legendLine, title string) (strin
 	for i, l := range columns {
 		l.Draw(draw.Crop(dc, vg.Points(margin)+vg.Length(i)*colWidth, 0, 0, -(height - lh - pad/2)))
 	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("render chart %q: %w", title, err)
-	}
-	svg := buf.String()
-	if i := strings.Index(svg, "<svg"); i > 0 {
-		svg = svg[i:]
-	}
-	return svg, nil
+	return svgElement(c, title)
 }
 
 // drawSVG draws a plot and its legend, right of it, into an SVG element.
@@ -411,11 +408,17 @@ func drawSVG(p *plot.Plot, legend plot.Legend, title string) (string, error) {
 	lw := legend.Rectangle(dc).Size().X + vg.Points(16)
 	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
 	legend.Draw(draw.Crop(dc, chartWidth-lw+vg.Points(8), 0, 0, -vg.Points(24)))
+	return svgElement(c, title)
+}
+
+// svgElement is what was drawn on c as an SVG element to inline into
+// HTML: the document without its XML declaration, which an inline <svg>
+// takes none of.
+func svgElement(c *vgsvg.Canvas, title string) (string, error) {
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", fmt.Errorf("render chart %q: %w", title, err)
 	}
-	// An inline <svg> in HTML takes no XML declaration.
 	svg := buf.String()
 	if i := strings.Index(svg, "<svg"); i > 0 {
 		svg = svg[i:]

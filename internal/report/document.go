@@ -414,14 +414,7 @@ func (s *Study) invalidSection() section {
 		sec.Tables = []table{t}
 	}
 	for _, r := range runs {
-		line := fmt.Sprintf("%s (cell %s, repetition %d): %s", r.Name, r.Cell.Name, r.Repetition, orDash(r.Reason))
-		if s.Kind == KindRun {
-			line = r.Name + ": " + orDash(r.Reason)
-		}
-		if r.Message != "" {
-			line += ": " + r.Message
-		}
-		sec.Items = append(sec.Items, line)
+		sec.Items = append(sec.Items, r.item(s.Kind != KindRun))
 	}
 	return sec
 }
@@ -429,11 +422,7 @@ func (s *Study) invalidSection() section {
 func (s *Study) failureSection() section {
 	sec := section{Heading: "Failed runs"}
 	for _, f := range s.failedRuns() {
-		line := fmt.Sprintf("%s (cell %s, repetition %d): %s", f.Name, f.Cell.Name, f.Repetition, orDash(f.Reason))
-		if f.Message != "" {
-			line += ": " + f.Message
-		}
-		sec.Items = append(sec.Items, line)
+		sec.Items = append(sec.Items, f.item(true))
 	}
 	return sec
 }

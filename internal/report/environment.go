@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -61,13 +62,13 @@ func envFields(e *benchv1.EnvironmentStatus) []envField {
 			qos[string(p.QOSClass)]++
 		}
 		parts := make([]string, 0, len(qos))
-		for _, k := range sortedKeys(qos) {
+		for _, k := range slices.Sorted(maps.Keys(qos)) {
 			parts = append(parts, fmt.Sprintf("%s×%d", k, qos[k]))
 		}
 		add("databasePods.qosClass", strings.Join(parts, ", "))
 	}
 	for _, ph := range e.Phases {
-		for _, k := range sortedKeys(ph.Properties) {
+		for _, k := range slices.Sorted(maps.Keys(ph.Properties)) {
 			add("phases["+ph.Name+"]."+k, ph.Properties[k])
 		}
 	}
@@ -196,13 +197,4 @@ func same[T any](xs []T, f func(T) string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -391,13 +391,7 @@ func (s *Study) growthSection(gp growthPhase, many bool) section {
 		}
 		format := m.format
 		if m.bytes {
-			var hi float64
-			for _, c := range gp.Cells {
-				for i := range c.Rows {
-					hi = maxNumber(hi, m.value(&c.Rows[i]))
-				}
-			}
-			unit := byteUnitFor(hi)
+			unit := gp.byteUnit(m)
 			t.Caption += ", " + unit.Name
 			format = unit.format
 		}
@@ -453,6 +447,18 @@ func (s *Study) growthSettings(gp growthPhase) table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// byteUnit is the unit of a size metric in the phase's table and chart:
+// the one its largest value, of any cell and checkpoint, reaches.
+func (gp *growthPhase) byteUnit(m growthMetric) byteUnit {
+	var hi float64
+	for _, c := range gp.Cells {
+		for i := range c.Rows {
+			hi = maxNumber(hi, m.value(&c.Rows[i]))
+		}
+	}
+	return byteUnitFor(hi)
 }
 
 // indexTable is each index's size at each cell's last checkpoint.

@@ -18,14 +18,10 @@ func (s *Study) growthCharts() ([]chart, error) {
 	for _, gp := range s.growth {
 		for _, m := range gp.metrics() {
 			sp, note := s.growthChart(gp, m)
-			if len(sp.Lines) == 0 {
-				continue
-			}
-			svg, err := render(sp)
-			if err != nil {
+			var err error
+			if out, err = appendChart(out, sp, note); err != nil {
 				return nil, err
 			}
-			out = append(out, chart{Title: sp.Title, Note: note, SVG: svg})
 		}
 	}
 	return out, nil
@@ -39,13 +35,7 @@ func (s *Study) growthChart(gp growthPhase, m growthMetric) (chartSpec, string) 
 		XTicker: countTicks{}, XFromZero: true, LegendBelow: true}
 	scale := 1.0
 	if m.bytes {
-		var hi float64
-		for _, c := range gp.Cells {
-			for i := range c.Rows {
-				hi = maxNumber(hi, m.value(&c.Rows[i]))
-			}
-		}
-		u := byteUnitFor(hi)
+		u := gp.byteUnit(m)
 		scale = u.Scale
 		sp.YLabel += " (" + u.Name + ")"
 	}

@@ -612,8 +612,10 @@ func operationOrder[T any](m map[string]T) []string {
 	return names
 }
 
-// failedRun is a repetition that failed, with what it said.
-type failedRun struct {
+// flaggedRun is a repetition that failed or is not valid, with the
+// reason and message of the condition (or the sweep's record) that says
+// so.
+type flaggedRun struct {
 	Cell       *Cell
 	Name       string
 	Repetition int32
@@ -621,10 +623,24 @@ type failedRun struct {
 	Message    string
 }
 
+// item is the run as an entry of a report's list: "NAME (cell CELL,
+// repetition N): REASON: MESSAGE", without the cell and repetition when
+// withCell is false, without ": MESSAGE" when there is none.
+func (f flaggedRun) item(withCell bool) string {
+	line := f.Name + ": " + orDash(f.Reason)
+	if withCell {
+		line = fmt.Sprintf("%s (cell %s, repetition %d): %s", f.Name, f.Cell.Name, f.Repetition, orDash(f.Reason))
+	}
+	if f.Message != "" {
+		line += ": " + f.Message
+	}
+	return line
+}
+
 // failedRuns lists the failed repetitions in cell order, the message from
 // the child's Failed condition when the child still exists.
-func (s *Study) failedRuns() []failedRun {
-	var out []failedRun
+func (s *Study) failedRuns() []flaggedRun {
+	var out []flaggedRun
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
 		for _, r := range c.Runs {
@@ -635,7 +651,7 @@ func (s *Study) failedRuns() []failedRun {
 			if phase != benchv1.RunFailed {
 				continue
 			}
-			f := failedRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: r.Reason}
+			f := flaggedRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: r.Reason}
 			if r.Run != nil {
 				if fc := meta.FindStatusCondition(r.Run.Status.Conditions, benchv1.ConditionFailed); fc != nil {
 					f.Reason, f.Message = cmp.Or(fc.Reason, f.Reason), fc.Message
@@ -647,25 +663,15 @@ func (s *Study) failedRuns() []failedRun {
 	return out
 }
 
-// invalidRun is a repetition that succeeded but is not valid, with its
-// Valid condition.
-type invalidRun struct {
-	Cell       *Cell
-	Name       string
-	Repetition int32
-	Reason     string
-	Message    string
-}
-
 // invalidRuns lists the invalid repetitions in cell order, the reason and
 // message from the child's Valid condition when it still exists, else the
 // reason the sweep recorded.
-func (s *Study) invalidRuns() []invalidRun {
-	var out []invalidRun
+func (s *Study) invalidRuns() []flaggedRun {
+	var out []flaggedRun
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
 		for _, r := range c.Runs {
-			inv := invalidRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: r.InvalidReason}
+			inv := flaggedRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: r.InvalidReason}
 			switch {
 			case r.Run != nil:
 				vc := r.Run.Invalid()

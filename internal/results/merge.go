@@ -113,20 +113,27 @@ func mergeOps(out, ops []OpResult) []OpResult {
 			out = append(out, OpResult{Name: op.Name, Statuses: map[string]int64{}})
 			j = len(out) - 1
 		}
-		m := &out[j]
-		for s, c := range op.Statuses {
-			m.Statuses[s] += c
-		}
-		mergeHistogram(&m.Latency, op.Latency)
-		mergeHistogram(&m.Failed, op.Failed)
-		mergeHistogram(&m.Intended, op.Intended)
-		mergeHistogram(&m.IntendedFailed, op.IntendedFailed)
+		out[j].Add(op)
 	}
 	return out
 }
 
-// mergeHistogram merges h into *dst, creating it when h has samples.
-func mergeHistogram(dst **Histogram, h *Histogram) {
+// Add adds o's counts and histograms to m's (whose Statuses must not be
+// nil): how the measurements of one operation are merged, the loaders'
+// here and a Grow phase's segments in internal/growth.
+func (m *OpResult) Add(o *OpResult) {
+	for s, c := range o.Statuses {
+		m.Statuses[s] += c
+	}
+	MergeHistogram(&m.Latency, o.Latency)
+	MergeHistogram(&m.Failed, o.Failed)
+	MergeHistogram(&m.Intended, o.Intended)
+	MergeHistogram(&m.IntendedFailed, o.IntendedFailed)
+}
+
+// MergeHistogram merges h into *dst, creating it when h has samples (so
+// an operation without, say, failures keeps a nil Failed).
+func MergeHistogram(dst **Histogram, h *Histogram) {
 	if h.Count() == 0 {
 		return
 	}

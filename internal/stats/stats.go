@@ -2,6 +2,7 @@ package stats
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -33,11 +34,8 @@ func Min(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = math.Min(m, x)
-	}
-	return m
+	// slices.Min propagates NaN and orders -0 below +0, as math.Min does.
+	return slices.Min(xs)
 }
 
 // Max is the largest value; NaN for no values.
@@ -45,11 +43,8 @@ func Max(xs []float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	m := xs[0]
-	for _, x := range xs[1:] {
-		m = math.Max(m, x)
-	}
-	return m
+	// slices.Max propagates NaN and orders -0 below +0, as math.Max does.
+	return slices.Max(xs)
 }
 
 // Mean is the arithmetic mean; NaN for no values. It sums with Kahan

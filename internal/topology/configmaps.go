@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -24,10 +23,8 @@ func DiagnosticsConfigMap(run *benchv1.BenchmarkRun, data map[string]string) *co
 // report as loader 0 wrote it (key contract.TelemetryKey); owned by the
 // run, it survives the run's cleanup and goes with the run.
 func TelemetryConfigMap(run *benchv1.BenchmarkRun, phase string, report []byte) *corev1.ConfigMap {
-	labels := RunLabels(run, benchv1.ComponentTelemetry)
-	labels[benchv1.LabelPhase] = strings.ToLower(phase)
 	return &corev1.ConfigMap{
-		ObjectMeta: objectMeta(run, TelemetryConfigMapName(run, phase), labels),
+		ObjectMeta: objectMeta(run, TelemetryConfigMapName(run, phase), PhaseLabels(run, benchv1.ComponentTelemetry, phase)),
 		BinaryData: map[string][]byte{contract.TelemetryKey: report},
 	}
 }
@@ -37,10 +34,8 @@ func TelemetryConfigMap(run *benchv1.BenchmarkRun, phase string, report []byte) 
 // (contract.ConfigMapKey) since it has the same form; owned by the run, it
 // survives the run's cleanup and goes with the run.
 func HistogramsConfigMap(run *benchv1.BenchmarkRun, phase string, merged []byte) *corev1.ConfigMap {
-	labels := RunLabels(run, benchv1.ComponentHistograms)
-	labels[benchv1.LabelPhase] = strings.ToLower(phase)
 	return &corev1.ConfigMap{
-		ObjectMeta: objectMeta(run, HistogramsConfigMapName(run, phase), labels),
+		ObjectMeta: objectMeta(run, HistogramsConfigMapName(run, phase), PhaseLabels(run, benchv1.ComponentHistograms, phase)),
 		BinaryData: map[string][]byte{contract.ConfigMapKey: merged},
 	}
 }

@@ -481,7 +481,7 @@ func job(run *benchv1.BenchmarkRun, name, component, phase string, completions i
 	c corev1.Container, affinity *corev1.Affinity) *batchv1.Job {
 	labels := RunLabels(run, component)
 	if phase != "" {
-		labels[benchv1.LabelPhase] = strings.ToLower(phase)
+		labels = PhaseLabels(run, component, phase)
 	}
 	var tolerations []corev1.Toleration
 	if run.Spec.Placement.LoaderPlacement == benchv1.LoaderSameNode {

@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"strings"
+
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
@@ -16,6 +18,16 @@ func RunLabels(run *benchv1.BenchmarkRun, component string) map[string]string {
 		benchv1.LabelRun:       run.Name,
 		benchv1.LabelRunUID:    string(run.UID),
 	}
+}
+
+// PhaseLabels are the labels of an object of one benchmark phase (its
+// loader Job, its telemetry and histograms ConfigMaps): the run's, and
+// LabelPhase with the phase's name in lower case, the same for each so
+// that one selector finds them all.
+func PhaseLabels(run *benchv1.BenchmarkRun, component, phase string) map[string]string {
+	l := RunLabels(run, component)
+	l[benchv1.LabelPhase] = strings.ToLower(phase)
+	return l
 }
 
 // ProcessLabels are the labels of a MongoDB process's pod and volume.

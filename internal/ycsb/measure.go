@@ -44,13 +44,7 @@ func NewRecorder() *Recorder { return &Recorder{} }
 // is counted under the op either way (YCSB's measure + reportStatus).
 // Statuses outside YCSB's set count as ERROR.
 func (r *Recorder) Measure(op Op, st Status, us int64) {
-	kind := kindOK
-	if !st.IsOK() {
-		kind = kindFailed
-	}
-	if st >= numStatuses {
-		st = StatusError
-	}
+	kind, st := classify(st)
 	r.mu.Lock()
 	record(&r.hist[op][kind], us)
 	r.status[op][st]++
@@ -62,18 +56,26 @@ func (r *Recorder) Measure(op Op, st Status, us int64) {
 // to start to its end, so that a stall that delays the following
 // operations counts against them (coordinated omission).
 func (r *Recorder) MeasureIntended(op Op, st Status, us, intendedUs int64) {
-	kind := kindOK
+	kind, st := classify(st)
+	r.mu.Lock()
+	record(&r.hist[op][kind], us)
+	record(&r.ihist[op][kind], intendedUs)
+	r.status[op][st]++
+	r.mu.Unlock()
+}
+
+// classify returns the histogram slot of an operation that ended with
+// status st (kindOK for OK and BATCHED_OK, else kindFailed) and the status
+// it is counted under: st, or ERROR for a status outside YCSB's set.
+func classify(st Status) (kind int, counted Status) {
+	kind = kindOK
 	if !st.IsOK() {
 		kind = kindFailed
 	}
 	if st >= numStatuses {
 		st = StatusError
 	}
-	r.mu.Lock()
-	record(&r.hist[op][kind], us)
-	record(&r.ihist[op][kind], intendedUs)
-	r.status[op][st]++
-	r.mu.Unlock()
+	return kind, st
 }
 
 // record adds us to the histogram in slot, creating it on first use.

@@ -50,14 +50,7 @@ func (p *Properties) RecordReads() {
 }
 
 // ReadKeys returns, sorted, the keys looked up since RecordReads.
-func (p *Properties) ReadKeys() []string {
-	keys := make([]string, 0, len(p.read))
-	for k := range p.read {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func (p *Properties) ReadKeys() []string { return sortedMapKeys(p.read) }
 
 // lookup is the one place every accessor reads through.
 func (p *Properties) lookup(key string) (string, bool) {
@@ -78,9 +71,12 @@ func (p *Properties) Has(key string) bool {
 }
 
 // Keys returns the keys in sorted order.
-func (p *Properties) Keys() []string {
-	keys := make([]string, 0, len(p.m))
-	for k := range p.m {
+func (p *Properties) Keys() []string { return sortedMapKeys(p.m) }
+
+// sortedMapKeys returns m's keys in sorted order (empty, not nil, for none).
+func sortedMapKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

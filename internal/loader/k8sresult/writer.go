@@ -213,17 +213,11 @@ func (w *Writer) Get(ctx context.Context, namespace, name string) (map[string]st
 	if err != nil {
 		return nil, fmt.Errorf("%s: service account token: %w", what, err)
 	}
-	rctx, cancel := context.WithTimeout(ctx, orDefault(w.RequestTimeout, DefaultRequestTimeout))
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
+	req, cancel, err := w.newRequest(ctx, http.MethodGet, u, nil, token)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", FieldManager)
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
+	defer cancel()
 	resp, err := w.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -250,23 +244,36 @@ func (w *Writer) Get(ctx context.Context, namespace, name string) (map[string]st
 	return nil, fmt.Errorf("%s: %w", what, r.describe())
 }
 
-func (w *Writer) post(ctx context.Context, u string, body []byte) result {
-	token, err := w.token()
-	if err != nil {
-		return result{err: fmt.Errorf("service account token: %w", err), final: true}
-	}
+// newRequest is one attempt's request to the API server, as both Get and
+// post make it: bounded by RequestTimeout (cancel ends it), asking for
+// JSON as FieldManager, with the service account's token when there is
+// one.
+func (w *Writer) newRequest(ctx context.Context, method, u string, body io.Reader, token string) (*http.Request, context.CancelFunc, error) {
 	rctx, cancel := context.WithTimeout(ctx, orDefault(w.RequestTimeout, DefaultRequestTimeout))
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(rctx, method, u, body)
 	if err != nil {
-		return result{err: fmt.Errorf("build request: %w", err), final: true}
+		cancel()
+		return nil, nil, err //nolint:wrapcheck // Get and post wrap it, each in its own words
 	}
-	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", FieldManager)
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	return req, cancel, nil
+}
+
+func (w *Writer) post(ctx context.Context, u string, body []byte) result {
+	token, err := w.token()
+	if err != nil {
+		return result{err: fmt.Errorf("service account token: %w", err), final: true}
+	}
+	req, cancel, err := w.newRequest(ctx, http.MethodPost, u, bytes.NewReader(body), token)
+	if err != nil {
+		return result{err: fmt.Errorf("build request: %w", err), final: true}
+	}
+	defer cancel()
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := w.client.Do(req)
 	if err != nil {
 		// The caller's context ending is final; a per-attempt timeout or a
