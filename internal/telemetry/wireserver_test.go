@@ -24,8 +24,9 @@ import (
 // The missing fields must come out absent: no errors, no zeros.
 func TestSamplerWireServer(t *testing.T) {
 	srv := wireserver.Shared(t)
+	dbName, _ := wireserver.TestDatabase(t, srv) // dropped first: -count=N reuses the server
 	client, answered := monitoredClient(t, srv.URI())
-	coll := client.Database("telemetry").Collection("usertable")
+	coll := client.Database(dbName).Collection("usertable")
 
 	// The phase: sampling starts, documents go in for at least 1.2 s and
 	// until the Sampler has taken three samples of shard0 (the first and
@@ -45,7 +46,7 @@ func TestSamplerWireServer(t *testing.T) {
 			{Role: "shard", Pod: "shard0", Client: client},
 			{Role: "mongos", Pod: "mongos", URI: srv.URI()},
 		},
-		Collection: &CollectionTarget{Client: client, Database: "telemetry", Collection: "usertable", Every: 400 * time.Millisecond},
+		Collection: &CollectionTarget{Client: client, Database: dbName, Collection: "usertable", Every: 400 * time.Millisecond},
 	})
 	t.Cleanup(func() { s.Stop() })
 	var inserted int64
@@ -72,7 +73,7 @@ func TestSamplerWireServer(t *testing.T) {
 	maxSamples := 2 + int(elapsed/interval)
 	checkWireProcess(t, &r.Processes[0], 4, maxSamples)
 	checkWireProcess(t, &r.Processes[1], 2, maxSamples)
-	checkWireCollection(t, r.Collection, inserted)
+	checkWireCollection(t, r.Collection, dbName+".usertable", inserted)
 }
 
 // checkWireProcess checks a process's report: samples without errors, the
@@ -129,7 +130,7 @@ func checkWireProcess(t *testing.T, p *ProcessPayload, minSamples, maxSamples in
 // checkWireCollection checks the collection statistics: taken during the
 // phase and at its end, through the collStats command, with the count of
 // documents inserted and the index sizes absent.
-func checkWireCollection(t *testing.T, c *CollectionPayload, inserted int64) {
+func checkWireCollection(t *testing.T, c *CollectionPayload, namespace string, inserted int64) {
 	t.Helper()
 	if c == nil || c.Final == nil {
 		t.Fatalf("no final collection statistics: %+v", c)
@@ -137,7 +138,7 @@ func checkWireCollection(t *testing.T, c *CollectionPayload, inserted int64) {
 	final, _ := json.Marshal(c.Final)
 	t.Logf("collection: final %s, %d growth entries, %d errors (%s)", final, len(c.Growth), c.Errors, c.LastError)
 	f := c.Final
-	if c.Errors != 0 || f.Source != SourceCommand || f.Namespace != "telemetry.usertable" {
+	if c.Errors != 0 || f.Source != SourceCommand || f.Namespace != namespace {
 		t.Errorf("collection: %d errors (%s), source %q, namespace %q", c.Errors, c.LastError, f.Source, f.Namespace)
 	}
 	if f.Count == nil || *f.Count != inserted || f.Size == nil || *f.Size <= 0 {
