@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -224,6 +225,13 @@ func (m *manager) stop() {
 	}
 	m.cancel()
 	m.cancel = nil
+	// A manager that takes long to stop says what it waits on: the
+	// goroutines, once, in the test's log.
+	slow := time.AfterFunc(30*time.Second, func() {
+		buf := make([]byte, 16<<20)
+		m.t.Logf("the manager is still stopping after 30s; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
+	})
+	defer slow.Stop()
 	select {
 	case err := <-m.done:
 		if err != nil {

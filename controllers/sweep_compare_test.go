@@ -204,8 +204,12 @@ func TestSweepHistoryLimit(t *testing.T) {
 			k.waitSweep(sw.Name, "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
 		}
 		// Creation timestamps have a one-second resolution: the series'
-		// order must be theirs, not the random names'.
-		time.Sleep(1100 * time.Millisecond)
+		// order must be theirs, not the random names'. The next sweep is
+		// created once the clock (the API server's: the same machine) is a
+		// second past this one's timestamp, so its own is a later second.
+		for next := sw.CreationTimestamp.Add(time.Second); time.Now().Before(next); {
+			time.Sleep(time.Until(next))
+		}
 		return sw.Name
 	}
 	exists := func() map[string]bool {

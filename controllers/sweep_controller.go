@@ -20,7 +20,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
@@ -589,7 +588,7 @@ func (r *BenchmarkSweepReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkSweep{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&benchv1.BenchmarkRun{}).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
+		WithOptions(controllerOptions(r.MaxConcurrentReconciles)).
 		Named("benchmarksweep").
 		Complete(r); err != nil {
 		return fmt.Errorf("set up benchmarksweep controller: %w", err)

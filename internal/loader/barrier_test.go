@@ -22,8 +22,8 @@ import (
 // TestStartBarrier runs two loaders of one phase, as its Indexed Job's
 // pods do, against the wire server and a real API server, the test playing
 // the controller: each loader, once its connections are open, reports
-// ready in its ConfigMap and waits; loader 1 starts a second later than
-// loader 0 and is ready a second later. Only when both are ready does the
+// ready in its ConfigMap and waits; loader 1 starts only once loader 0 is
+// ready, so loader 0 waits on it. Only when both are ready does the
 // test write the start instant, and neither loader's measured window
 // starts before it.
 func TestStartBarrier(t *testing.T) {
@@ -35,10 +35,13 @@ func TestStartBarrier(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "barrier"}},
-		metav1.CreateOptions{}); err != nil {
+	// A namespace of its own: the API server outlives the test (-count=N).
+	nsObj, err := admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "barrier-"}},
+		metav1.CreateOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	ns := nsObj.Name
 	newWriter := adminWriter(t, kenv)
 	const job = "r2-run"
 	args := []string{"run", "-P", "workloadc", "-p", "recordcount=100", "-p", "operationcount=200", "-p", "loader.count=2",
@@ -55,8 +58,16 @@ func TestStartBarrier(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Duration(i) * time.Second) // loader 1's pod starts late
-			env := map[string]string{"POD_NAMESPACE": "barrier", "POD_NAME": job + "-" + strconv.Itoa(i), "JOB_COMPLETION_INDEX": strconv.Itoa(i)}
+			if i == 1 { // loader 1's pod starts late: once loader 0 is ready
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+					_, err := admin.CoreV1().ConfigMaps(ns).Get(ctx, contract.ReadyConfigMapName(job, 0), metav1.GetOptions{})
+					if err == nil {
+						break
+					}
+					time.Sleep(20 * time.Millisecond) // poll interval, bounded by the deadline
+				}
+			}
+			env := map[string]string{"POD_NAMESPACE": ns, "POD_NAME": job + "-" + strconv.Itoa(i), "JOB_COMPLETION_INDEX": strconv.Itoa(i)}
 			code, _, stderr, _ := runMain(t, env, newWriter, args...)
 			out[i] = outcome{code, stderr}
 		}()
@@ -66,7 +77,7 @@ func TestStartBarrier(t *testing.T) {
 	ready := make([]time.Time, 2)
 	deadline := time.Now().Add(30 * time.Second)
 	for i := 0; i < 2; {
-		cm, err := admin.CoreV1().ConfigMaps("barrier").Get(ctx, contract.ReadyConfigMapName(job, i), metav1.GetOptions{})
+		cm, err := admin.CoreV1().ConfigMaps(ns).Get(ctx, contract.ReadyConfigMapName(job, i), metav1.GetOptions{})
 		switch {
 		case err == nil:
 			if ready[i], err = time.Parse(time.RFC3339Nano, cm.Data[contract.ReadyAtKey]); err != nil {
@@ -85,10 +96,10 @@ func TestStartBarrier(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if !ready[1].After(ready[0]) {
-		t.Errorf("loader 1 was ready at %v, before loader 0 at %v, though it started a second later", ready[1], ready[0])
+		t.Errorf("loader 1 was ready at %v, before loader 0 at %v, though it started once loader 0 was ready", ready[1], ready[0])
 	}
 	startAt := time.Now().Add(700 * time.Millisecond).UTC()
-	if _, err := admin.CoreV1().ConfigMaps("barrier").Create(ctx, &corev1.ConfigMap{
+	if _, err := admin.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: contract.StartConfigMapName(job)},
 		Data:       map[string]string{contract.StartAtKey: startAt.Format(time.RFC3339Nano)},
 	}, metav1.CreateOptions{}); err != nil {
@@ -101,7 +112,7 @@ func TestStartBarrier(t *testing.T) {
 		if o.code != 0 || !strings.Contains(o.stderr, "ready; waiting for the start") {
 			t.Fatalf("loader %d: exit %d\n%s", i, o.code, o.stderr)
 		}
-		cm, err := admin.CoreV1().ConfigMaps("barrier").Get(ctx, contract.ResultConfigMapName(job, i), metav1.GetOptions{})
+		cm, err := admin.CoreV1().ConfigMaps(ns).Get(ctx, contract.ResultConfigMapName(job, i), metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

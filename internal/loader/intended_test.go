@@ -24,7 +24,11 @@ func TestIntendedLatencyOnTheWire(t *testing.T) {
 	srv := stubmongo.Start(t)
 	resultFile := filepath.Join(t.TempDir(), "result.json.gz")
 	go func() {
-		time.Sleep(500 * time.Millisecond) // ~100 operations in
+		// ~100 operations in (however long they took), the server stops
+		// for a second once.
+		for deadline := time.Now().Add(30 * time.Second); srv.Counts().Find < 100 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond) // poll interval, bounded by the deadline
+		}
 		srv.StallNext(time.Second)
 	}()
 	code, stdout, stderr, _ := runMain(t, nil, nil, "run", "-P", "workloadc", "-p", "recordcount=1000", "-p", "operationcount=600",

@@ -1,14 +1,19 @@
 package telemetry
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // t0 is an arbitrary start for synthetic samples.
@@ -87,4 +92,50 @@ func equalJSON(t *testing.T, what string, got, want any) {
 func withEvictionSource(s Sample, from EvictionSource) Sample {
 	s.EvictedByAppFrom = from
 	return s
+}
+
+// commandCounter counts the commands a client's server answered, by name,
+// for a test to wait on what a Sampler has done instead of sleeping: a
+// serverStatus that succeeded on a Sampler's client is a sample in its
+// series (the reply is in hand; only a failed call looks at the context).
+type commandCounter struct {
+	mu        sync.Mutex
+	succeeded map[string]int
+}
+
+// monitoredClient connects to uri with a command monitor that counts the
+// commands the server answered.
+func monitoredClient(t *testing.T, uri string) (*mongo.Client, *commandCounter) {
+	t.Helper()
+	cc := &commandCounter{succeeded: map[string]int{}}
+	mon := &event.CommandMonitor{Succeeded: func(_ context.Context, e *event.CommandSucceededEvent) {
+		cc.mu.Lock()
+		cc.succeeded[e.CommandName]++
+		cc.mu.Unlock()
+	}}
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetMonitor(mon).SetServerSelectionTimeout(10 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return client, cc
+}
+
+// count is how many name commands the server has answered so far.
+func (cc *commandCounter) count(name string) int {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.succeeded[name]
+}
+
+// waitFor polls until the server has answered at least n name commands; a
+// generous deadline, paid only when the Sampler is broken.
+func (cc *commandCounter) waitFor(t *testing.T, name string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); cc.count(name) < n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s, %d %s answered; want %d", cc.count(name), name, n)
+		}
+		time.Sleep(5 * time.Millisecond) // poll interval, bounded by the deadline
+	}
 }

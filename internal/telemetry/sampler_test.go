@@ -11,7 +11,11 @@ import (
 
 // A process the Sampler cannot reach, or has no way to reach, costs errors
 // in the report, never a failure, a panic or a hang: Stop returns within
-// the call timeout.
+// the call timeout. However long the phase, the last sample (taken at Stop)
+// fails and counts, so nothing below depends on the pace of the machine;
+// the bound on Stop is far enough from the call timeout for a busy machine
+// and far below the driver's 30 s server selection, which an unbounded call
+// would wait out.
 func TestSamplerUnreachable(t *testing.T) {
 	refused := "mongodb://127.0.0.1:1/?directConnection=true&serverSelectionTimeoutMS=100"
 	s := Start(context.Background(), Config{
@@ -24,10 +28,10 @@ func TestSamplerUnreachable(t *testing.T) {
 		},
 		Collection: &CollectionTarget{URI: refused, Database: "ycsb", Collection: "usertable", Every: 30 * time.Millisecond},
 	})
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond) // the phase: a few ticks, none of them needed below
 	begin := time.Now()
 	r := s.Stop()
-	if d := time.Since(begin); d > 3*time.Second {
+	if d := time.Since(begin); d > 10*time.Second {
 		t.Errorf("Stop took %v", d)
 	}
 	if s.Stop() != r {
@@ -57,7 +61,8 @@ func TestSamplerUnreachable(t *testing.T) {
 // A process that never answers during a phase shorter than the call
 // timeout (server selection waits on: nothing refuses it in time) still
 // shows why it has no samples: the last sample's timeout is an error, and
-// Stop waits no longer than that timeout.
+// Stop waits no longer than that timeout (bounded at 10 s, a busy machine's
+// margin, well below the 30 s server selection the timeout cuts short).
 func TestSamplerSilentDuringAShortPhase(t *testing.T) {
 	// The driver's default server selection timeout (30 s) outlasts the
 	// call timeout.
@@ -68,10 +73,10 @@ func TestSamplerSilentDuringAShortPhase(t *testing.T) {
 		Processes:  []Process{{Role: "shard", Pod: "silent", URI: silent}},
 		Collection: &CollectionTarget{URI: silent, Database: "ycsb", Collection: "usertable"},
 	})
-	time.Sleep(50 * time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // the phase; the first sample may or may not have begun
 	begin := time.Now()
 	r := s.Stop()
-	if d := time.Since(begin); d > 2*time.Second {
+	if d := time.Since(begin); d > 10*time.Second {
 		t.Errorf("Stop took %v", d)
 	}
 	p := r.Processes[0]

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/testutil/wireserver"
 )
@@ -26,48 +24,61 @@ import (
 // The missing fields must come out absent: no errors, no zeros.
 func TestSamplerWireServer(t *testing.T) {
 	srv := wireserver.Shared(t)
-	client, err := mongo.Connect(options.Client().ApplyURI(srv.URI()).SetServerSelectionTimeout(10 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
-	coll := client.Database("telemetry").Collection("usertable")
+	dbName, _ := wireserver.TestDatabase(t, srv) // dropped first: -count=N reuses the server
+	client, answered := monitoredClient(t, srv.URI())
+	coll := client.Database(dbName).Collection("usertable")
 
-	// The phase: sampling starts, documents go in for 1.2 s, the phase's
-	// context ends, then Stop (the last samples and statistics must still
-	// be taken, after every insert).
+	// The phase: sampling starts, documents go in for at least 1.2 s and
+	// until the Sampler has taken three samples of shard0 (the first and
+	// two ticks) and two collection statistics, the phase's context ends,
+	// then Stop (the last samples and statistics must still be taken, after
+	// every insert). Waiting on what the Sampler did, not on the clock,
+	// keeps a slow machine from failing the test: it only makes the phase
+	// longer.
+	const interval = 200 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	begin := time.Now()
 	s := Start(ctx, Config{
-		Interval: 200 * time.Millisecond,
+		Interval: interval,
+		Timeout:  30 * time.Second, // a generous bound on each call: only a failure pays it
 		Processes: []Process{
 			{Role: "shard", Pod: "shard0", Client: client},
 			{Role: "mongos", Pod: "mongos", URI: srv.URI()},
 		},
-		Collection: &CollectionTarget{Client: client, Database: "telemetry", Collection: "usertable", Every: 400 * time.Millisecond},
+		Collection: &CollectionTarget{Client: client, Database: dbName, Collection: "usertable", Every: 400 * time.Millisecond},
 	})
+	t.Cleanup(func() { s.Stop() })
 	var inserted int64
-	for end := time.Now().Add(1200 * time.Millisecond); time.Now().Before(end); inserted++ {
+	minEnd, deadline := begin.Add(1200*time.Millisecond), begin.Add(30*time.Second)
+	for ; time.Now().Before(minEnd) || answered.count("serverStatus") < 3 || answered.count("collStats") < 2; inserted++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s: %d serverStatus and %d collStats answered; want 3 and 2", answered.count("serverStatus"), answered.count("collStats"))
+		}
 		ictx, icancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, err := coll.InsertOne(ictx, bson.D{{Key: "_id", Value: inserted}, {Key: "field0", Value: "x"}})
 		icancel()
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // the pace of the inserts
 	}
 	cancel()
 	r := s.Stop()
+	elapsed := time.Since(begin)
 
-	for i := range r.Processes {
-		checkWireProcess(t, &r.Processes[i])
-	}
-	checkWireCollection(t, r.Collection, inserted)
+	// shard0: the three samples waited for and the last one. mongos, on a
+	// ticker of its own: at least the first and the last. Neither has more
+	// than the first, one per interval of the whole phase, and the last.
+	maxSamples := 2 + int(elapsed/interval)
+	checkWireProcess(t, &r.Processes[0], 4, maxSamples)
+	checkWireProcess(t, &r.Processes[1], 2, maxSamples)
+	checkWireCollection(t, r.Collection, dbName+".usertable", inserted)
 }
 
 // checkWireProcess checks a process's report: samples without errors, the
 // fields mongo-java-server reports present, every other one absent.
-func checkWireProcess(t *testing.T, p *ProcessPayload) {
+func checkWireProcess(t *testing.T, p *ProcessPayload, minSamples, maxSamples int) {
 	t.Helper()
 	s := p.Series
 	sum := p.Summary()
@@ -76,10 +87,8 @@ func checkWireProcess(t *testing.T, p *ProcessPayload) {
 	if p.Errors != 0 {
 		t.Errorf("%s: %d errors, last %s", p.Pod, p.Errors, p.LastError)
 	}
-	// A first sample, one per 200 ms for 1.2 s (fewer when the
-	// machine is slow: a ticker drops ticks), and a last one.
-	if n := s.Samples(); n < 3 || n > 9 {
-		t.Errorf("%s: %d samples", p.Pod, n)
+	if n := s.Samples(); n < minSamples || n > maxSamples {
+		t.Errorf("%s: %d samples; want %d to %d", p.Pod, n, minSamples, maxSamples)
 	}
 	if err := s.Validate(); err != nil {
 		t.Errorf("%s: %v", p.Pod, err)
@@ -121,7 +130,7 @@ func checkWireProcess(t *testing.T, p *ProcessPayload) {
 // checkWireCollection checks the collection statistics: taken during the
 // phase and at its end, through the collStats command, with the count of
 // documents inserted and the index sizes absent.
-func checkWireCollection(t *testing.T, c *CollectionPayload, inserted int64) {
+func checkWireCollection(t *testing.T, c *CollectionPayload, namespace string, inserted int64) {
 	t.Helper()
 	if c == nil || c.Final == nil {
 		t.Fatalf("no final collection statistics: %+v", c)
@@ -129,7 +138,7 @@ func checkWireCollection(t *testing.T, c *CollectionPayload, inserted int64) {
 	final, _ := json.Marshal(c.Final)
 	t.Logf("collection: final %s, %d growth entries, %d errors (%s)", final, len(c.Growth), c.Errors, c.LastError)
 	f := c.Final
-	if c.Errors != 0 || f.Source != SourceCommand || f.Namespace != "telemetry.usertable" {
+	if c.Errors != 0 || f.Source != SourceCommand || f.Namespace != namespace {
 		t.Errorf("collection: %d errors (%s), source %q, namespace %q", c.Errors, c.LastError, f.Source, f.Namespace)
 	}
 	if f.Count == nil || *f.Count != inserted || f.Size == nil || *f.Size <= 0 {
@@ -150,17 +159,24 @@ func checkWireCollection(t *testing.T, c *CollectionPayload, inserted int64) {
 
 // Stop takes a last sample even after the context given to Start has
 // ended: with an interval longer than the phase there are exactly two, the
-// first and the last.
+// first and the last. The phase ends once the first sample is in (the
+// server answered it), however long that takes.
 func TestSamplerLastSampleAfterCancel(t *testing.T) {
 	srv := wireserver.Shared(t)
+	client, answered := monitoredClient(t, srv.URI())
 	ctx, cancel := context.WithCancel(context.Background())
-	s := Start(ctx, Config{Interval: time.Hour, Processes: []Process{{Role: "standalone", Pod: "mongod", URI: srv.URI()}}})
-	time.Sleep(300 * time.Millisecond)
+	defer cancel()
+	s := Start(ctx, Config{Interval: time.Hour, Processes: []Process{{Role: "standalone", Pod: "mongod", Client: client}}})
+	t.Cleanup(func() { s.Stop() })
+	answered.waitFor(t, "serverStatus", 1)
 	cancel()
 	r := s.Stop()
 	p := r.Processes[0]
 	if n := p.Series.Samples(); n != 2 || p.Errors != 0 {
 		t.Fatalf("%d samples, %d errors (%s); want 2 and none", n, p.Errors, p.LastError)
+	}
+	if n := answered.count("serverStatus"); n != 2 {
+		t.Errorf("the server answered %d serverStatus; want 2", n)
 	}
 	if g := p.Series.Gauge(GaugeConnections); g.N != 2 {
 		t.Errorf("connections %+v", g)

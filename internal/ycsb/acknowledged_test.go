@@ -96,11 +96,16 @@ func TestAcknowledgedCounterWindowWrap(t *testing.T) {
 			progressed.Store(v)
 		}
 	}()
-	// It fills the window, then blocks.
-	deadline := time.Now().Add(10 * time.Second)
-	for progressed.Load() < ackWindow-1 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	// It fills the window, then blocks (a generous deadline: only a
+	// counter that blocks too early pays it).
+	for deadline := time.Now().Add(30 * time.Second); progressed.Load() < ackWindow-1; {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s the acknowledger is at %d; the window holds %d", progressed.Load(), ackWindow)
+		}
+		time.Sleep(time.Millisecond) // poll interval, bounded by the deadline
 	}
+	// Give an overrun a chance to show: nothing may pass the window
+	// however long this lasts, so a slow machine cannot fail it.
 	time.Sleep(20 * time.Millisecond)
 	if p := progressed.Load(); p > ackWindow {
 		t.Fatalf("acknowledged %d with value 0 outstanding: window overrun", p)
@@ -111,8 +116,8 @@ func TestAcknowledgedCounterWindowWrap(t *testing.T) {
 	c.Acknowledge(straggler)
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("acknowledger did not resume")
+	case <-time.After(30 * time.Second):
+		t.Fatal("acknowledger did not resume within 30s")
 	}
 	if got := c.Last(); got != ackWindow+10 {
 		t.Fatalf("Last = %d, want %d", got, ackWindow+10)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/ycsb"
 	"github.com/mongobench/mongobench/internal/ycsb/memdb"
 )
@@ -110,10 +111,15 @@ func TestRunThrottlesToTarget(t *testing.T) {
 	if res.Operations != 100 {
 		t.Fatalf("%d operations", res.Operations)
 	}
-	if res.RuntimeMillis < 450 || res.RuntimeMillis > 1500 {
-		t.Fatalf("runtime %d ms, want ~490 ms for 100 ops at 200 ops/s", res.RuntimeMillis)
+	// The schedule bounds the runtime from below (each thread's 50th
+	// operation ends 49 ticks after its first, and the thread then waits
+	// out the 50th tick): never faster than the target. From above only a
+	// throttle an order of magnitude off is caught: a busy machine delays
+	// operations, and the schedule catches up, but by no fixed amount.
+	if res.RuntimeMillis < 450 || res.RuntimeMillis > 10_000 {
+		t.Fatalf("runtime %d ms, want ~500 ms for 100 ops at 200 ops/s", res.RuntimeMillis)
 	}
-	if tp := res.Throughput(); tp < 66 || tp > 222 {
+	if tp := res.Throughput(); tp < 10 || tp > 222 {
 		t.Fatalf("throughput %.1f ops/s, target 200", tp)
 	}
 }
@@ -138,7 +144,9 @@ func TestMaxExecutionTimeEndsBlockedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 5*time.Second {
+	// Without the stop the blocked reads would never end: any bound
+	// catches that, and a generous one spares a busy machine.
+	if took := time.Since(start); took > 30*time.Second {
 		t.Fatalf("run took %v", took)
 	}
 	if res.StopReason != results.StopMaxExecutionTime {
@@ -155,13 +163,18 @@ func TestMaxExecutionTimeEndsBlockedCalls(t *testing.T) {
 }
 
 func TestCancellationReturnsPartialResults(t *testing.T) {
+	// Cancelled mid-run: after its 100th operation, however long that took.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
 	store := memdb.New(memdb.Options{Hook: func(ctx context.Context, op ycsb.Op, _ []byte) (ycsb.Status, bool) {
+		if calls.Add(1) == 100 {
+			cancel()
+		}
 		time.Sleep(100 * time.Microsecond)
 		return ycsb.StatusOK, false
 	}})
 	w, _ := ycsb.NewWorkload(mustProps(t, "recordcount=50", "insertorder=ordered")) // unlimited load
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
 	res, err := ycsb.Run(ctx, w, store.Factory(), ycsb.RunOptions{Phase: ycsb.PhaseRun, Threads: 3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -267,35 +280,60 @@ func TestRunStatusLinesAndSeries(t *testing.T) {
 		time.Sleep(200 * time.Microsecond)
 		return ycsb.StatusOK, true // succeed without a loaded store
 	}})
-	var status bytes.Buffer
-	res, err := ycsb.Run(context.Background(), w, store.Factory(), ycsb.RunOptions{
-		Phase: ycsb.PhaseRun, Threads: 2, MaxExecutionTime: 2200 * time.Millisecond, Status: &status,
-		StatusInterval: time.Second, Label: "lbl ", Seed: 1,
+	// The run lasts until two status lines after the first are out (a
+	// deadline only a broken status thread pays), so a slow machine makes
+	// it longer, never shorter than the schedule the test checks.
+	var status syncbuf.Buffer
+	lines := func() []string { return strings.Split(strings.TrimSpace(status.String()), "\n") }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		defer cancel()
+		for deadline := time.Now().Add(30 * time.Second); len(lines()) < 3 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond) // poll interval, bounded by the deadline
+		}
+	}()
+	begin := time.Now()
+	res, err := ycsb.Run(ctx, w, store.Factory(), ycsb.RunOptions{
+		Phase: ycsb.PhaseRun, Threads: 2, Status: &status, StatusInterval: time.Second, Label: "lbl ", Seed: 1,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(status.String()), "\n")
-	// One at the start, one per second, one at the end.
-	if len(lines) < 3 || len(lines) > 5 {
-		t.Fatalf("%d status lines:\n%s", len(lines), status.String())
+	elapsed := time.Since(begin)
+	got := lines()
+	// One at the start, one per second (a ticker: never early, fewer
+	// when the machine is slow), one at the end.
+	if maxLines := 2 + int(elapsed/time.Second); len(got) < 4 || len(got) > maxLines {
+		t.Fatalf("%d status lines after %v, want 4 to %d:\n%s", len(got), elapsed, maxLines, status.String())
 	}
 	first := regexp.MustCompile(`^lbl \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} 0 sec: 0 operations; $`)
-	if !first.MatchString(lines[0]) {
-		t.Errorf("first line %q", lines[0])
+	if !first.MatchString(got[0]) {
+		t.Errorf("first line %q", got[0])
 	}
-	mid := regexp.MustCompile(`^lbl \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} 1 sec: \d+ operations; [\d.]+ current ops/sec; ` +
+	mid := regexp.MustCompile(`^lbl \d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3} \d+ sec: \d+ operations; [\d.]+ current ops/sec; ` +
 		`\[READ: Count=\d+, Max=\d+, Min=\d+, Avg=[\d.]+, 90=\d+, 99=\d+, 99\.9=\d+, 99\.99=\d+\] ` +
 		`\[UPDATE: Count=\d+, Max=\d+, Min=\d+, Avg=[\d.]+, 90=\d+, 99=\d+, 99\.9=\d+, 99\.99=\d+\] $`)
-	if !mid.MatchString(lines[1]) {
-		t.Errorf("second line %q", lines[1])
+	if !mid.MatchString(got[1]) {
+		t.Errorf("second line %q", got[1])
 	}
-	if !strings.Contains(lines[len(lines)-1], "[CLEANUP: Count=2") {
-		t.Errorf("last line lacks CLEANUP: %q", lines[len(lines)-1])
+	// The i-th tick's line comes i seconds or more after the start.
+	secs := regexp.MustCompile(` (\d+) sec: `)
+	for i := 1; i < len(got)-1; i++ {
+		n := -1
+		if m := secs.FindStringSubmatch(got[i]); m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		if n < i {
+			t.Errorf("line %d (tick %d) is not %d s or more after the start: %q", i, i, i, got[i])
+		}
 	}
-	// Series: one point per second, the last one shorter; counts add up.
-	if res.Series.IntervalMillis != 1000 || len(res.Series.Points) < 2 || len(res.Series.Points) > 4 {
-		t.Fatalf("series %d points of %d ms", len(res.Series.Points), res.Series.IntervalMillis)
+	if !strings.Contains(got[len(got)-1], "[CLEANUP: Count=2") {
+		t.Errorf("last line lacks CLEANUP: %q", got[len(got)-1])
+	}
+	// Series: one point per tick and the last one, shorter; counts add up.
+	if maxPoints := 1 + int(elapsed/time.Second); res.Series.IntervalMillis != 1000 || len(res.Series.Points) < 3 || len(res.Series.Points) > maxPoints {
+		t.Fatalf("series %d points of %d ms after %v", len(res.Series.Points), res.Series.IntervalMillis, elapsed)
 	}
 	var n int64
 	for _, p := range res.Series.Points {
