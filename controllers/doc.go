@@ -49,7 +49,10 @@
 //     explains them is stored;
 //   - messages.go: texts bounded to the API's limits;
 //   - compare.go: spec.compare's judging, for a run and a sweep's cell;
-//   - cache.go: the manager's cache, restricted to the objects it manages.
+//   - cache.go: the manager's cache, restricted to the objects it manages;
+//   - queue.go: both controllers' options (workers, and client-go's work
+//     queue rather than controller-runtime v0.24's priority queue, which
+//     can deadlock on shutdown).
 //
 // # Tests
 //
