@@ -375,7 +375,7 @@ func TestSweepRejectsAnInvalidCell(t *testing.T) {
 	for name, edit := range map[string]func(*benchv1.BenchmarkSweep) string{
 		"typo": func(s *benchv1.BenchmarkSweep) string {
 			s.Spec.Axes[0].Values[1].Patch = &runtime.RawExtension{Raw: []byte(`{"workload": {"recordcount": 5}}`)}
-			return `invalid sweep: cell 1 (shape=typo-value): the patched spec is not a BenchmarkRun spec: unknown field "workload.recordcount"`
+			return `invalid sweep: cell 1 (shape=typo-value): the patched spec is not a BenchmarkRun spec: unknown field "workload.recordcount" (did you mean "workload.recordCount"?)`
 		},
 		"baseline": func(s *benchv1.BenchmarkSweep) string {
 			s.Spec.Baseline = map[string]benchv1.SweepValueName{"shape": "round"}

@@ -336,27 +336,37 @@ type BenchmarkSweepStatus struct {
 	// +optional
 	Order []string `json:"order,omitempty"`
 
+	// The counters default to 0 in the schema: omitempty leaves a 0 out of
+	// every status the controller writes, and the columns (DONE, FAILED,
+	// ...) of a running sweep would show blank where 0 is meant.
+
 	// CellsTotal is the number of cells (the product of the axes' sizes).
 	// +optional
+	// +kubebuilder:default=0
 	CellsTotal int32 `json:"cellsTotal,omitempty"`
 	// CellsDone counts the cells whose runs have all ended.
 	// +optional
+	// +kubebuilder:default=0
 	CellsDone int32 `json:"cellsDone,omitempty"`
 	// CellsFailed counts the cells with at least one failed run.
 	// +optional
+	// +kubebuilder:default=0
 	CellsFailed int32 `json:"cellsFailed,omitempty"`
 	// RunsInvalid counts the child runs that succeeded but are not valid
 	// (their Valid condition is False): their numbers are left out of
 	// every aggregate, as a failed run's.
 	// +optional
+	// +kubebuilder:default=0
 	RunsInvalid int32 `json:"runsInvalid,omitempty"`
 	// CellsInvalid counts the ended cells that have a successful run but
 	// no valid one: they have no results, like a cell whose runs all
 	// failed.
 	// +optional
+	// +kubebuilder:default=0
 	CellsInvalid int32 `json:"cellsInvalid,omitempty"`
 	// RunsActive counts the child runs created and not yet ended.
 	// +optional
+	// +kubebuilder:default=0
 	RunsActive int32 `json:"runsActive,omitempty"`
 
 	// Baseline is the name of the baseline cell (axis values joined by
@@ -537,6 +547,12 @@ type SweepKnee struct {
 	BestThroughput float64 `json:"bestThroughput"`
 }
 
+// The REASON column (-o wide) is the Failed condition's reason, as for a
+// run: Running while the sweep goes, the failure (RunFailed, InvalidCell,
+// ...) when it failed, the outcome (Succeeded, SomeRunsFailed) when it
+// ended. A JSONPath cannot pick "the first condition that is True", and the
+// Failed condition is the one set from the start to the end.
+
 // BenchmarkSweep runs a study: one BenchmarkRun per cell of its axes'
 // cartesian product and repetition, created as parallelism allows, and
 // aggregates their results.
@@ -551,6 +567,7 @@ type SweepKnee struct {
 // +kubebuilder:printcolumn:name="Invalid-Runs",type=integer,JSONPath=`.status.runsInvalid`
 // +kubebuilder:printcolumn:name="Best",type=string,JSONPath=`.status.best`
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Failed")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 32",message="metadata.name of a sweep must be at most 32 characters: its runs are named <sweep>-<cell>-r<repetition> within the 40-character limit of a run's name"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name of a sweep must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit, no '.'): its runs are named <sweep>-<cell>-r<repetition>, and a run's name must be one"

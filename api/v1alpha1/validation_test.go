@@ -192,16 +192,26 @@ func TestBadManifestsAreRejected(t *testing.T) {
 		{"proportion above 1", `  topology: {mode: Standalone}
   workload: {preset: c, readProportion: 1.5}
 `, "should be less than or equal to 1"},
+		// The message names the first Run phase whose mix is off, and its
+		// sum (rounded as the rule compares it), so that the fix is obvious.
 		{"proportions do not sum to 1", `  topology: {mode: Standalone}
   workload: {preset: a, readProportion: 0.1}
-`, "must sum to 1 after applying the preset"},
+`, "must sum to 1 after applying the preset, spec.workload and the workload overrides of the phase: phase run sums to 0.6"},
 		{"phase override does not sum to 1", `  topology: {mode: Standalone}
   workload: {preset: a}
   phases:
   - {name: load, type: Load}
   - {name: S2, type: Run, workload: {readProportion: 0.1, updateProportion: 0.8}}
   - {name: S5, type: Run, workload: {readProportion: 1, updateProportion: 0}}
-`, "must sum to 1 after applying the preset"},
+`, "must sum to 1 after applying the preset, spec.workload and the workload overrides of the phase: phase S2 sums to 0.9"},
+		{"the first of two phases that do not sum to 1", `  topology: {mode: Standalone}
+  workload: {preset: b}
+  phases:
+  - {name: load, type: Load}
+  - {name: S1, type: Run, workload: {readProportion: 0.7, updateProportion: 0.2}}
+  - {name: S2, type: Run}
+  - {name: S3, type: Run, workload: {readProportion: 0.75, insertProportion: 0.3}}
+`, "the workload overrides of the phase: phase S1 sums to 0.9"},
 		{"unknown distribution", `  topology: {mode: Standalone}
   workload: {requestDistribution: pareto}
 `, `Unsupported value: "pareto"`},

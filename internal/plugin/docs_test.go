@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,5 +58,43 @@ func TestDocCoversEveryCommandFlagAndExitCode(t *testing.T) {
 		if !regexp.MustCompile(fmt.Sprintf(`(?m)^\| \*\*%d\*\* \|`, code)).MatchString(wait) {
 			t.Errorf("%s: wait's exit code table has no row **%d**", pluginDoc, code)
 		}
+	}
+}
+
+// TestExitCode2IsNoVerdictEverywhere: wherever the README, docs/, the CI
+// script or a command's help describe exit code 2, they call it "no
+// verdict" before saying what it covers, as exit.go does: a reader who
+// meets "2 usage error" in one place and "2 no verdict: timed out" in
+// another would think they are two codes.
+func TestExitCode2IsNoVerdictEverywhere(t *testing.T) {
+	texts := map[string]string{}
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) < 10 {
+		t.Fatalf("docs/*.md: %d pages, %v", len(pages), err)
+	}
+	for _, p := range append(pages, "../../README.md", "../../hack/ci-gate.sh") {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[p] = string(b)
+	}
+	root := newRootCommand(newOptions(genericiooptions.NewTestIOStreamsDiscard()))
+	for _, cmd := range root.Commands() {
+		texts["kubectl mongobench "+cmd.Name()+" --help"] = cmd.Long
+	}
+	// Code 2 ("2", "**2**", a table's "| **2** |"), then what it means.
+	described := regexp.MustCompile(`(?:\*\*2\*\*(?:\s*\|)?|(?:^|[\s,(])2)\s+(no verdict|a usage error|usage error|timed out|timeout|the run does not exist|the API server)`)
+	n := 0
+	for name, text := range texts {
+		for _, m := range described.FindAllStringSubmatch(text, -1) {
+			n++
+			if m[1] != "no verdict" {
+				t.Errorf("%s describes exit code 2 as %q, not as no verdict: %q", name, m[1], m[0])
+			}
+		}
+	}
+	if n < 8 {
+		t.Errorf("found %d descriptions of exit code 2", n)
 	}
 }

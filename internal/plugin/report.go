@@ -91,9 +91,9 @@ Without --out the report goes to stdout; with --out DIR it is written to
 DIR/NAME.EXT (the directory is created) and the path is printed.
 
 A sweep or run that has not ended is reported as far as it got (a note on
-stderr says so). Exit codes: 0 written, 2 usage error (bad reference, -o,
---axis or --history), the sweep or run does not exist, or the API server
-could not be asked.`,
+stderr says so). Exit codes: 0 written, 2 no verdict: usage error (bad
+reference, -o, --axis or --history), the sweep or run does not exist, or
+the API server could not be asked.`,
 		Example: `  kubectl mongobench report sweep/study
   kubectl mongobench report sweep/study -o html --out reports/   # reports/study.html
   kubectl mongobench report sweep/pools --axis maxPoolSize

@@ -91,9 +91,13 @@ Output formats (-o):
          AverageLatency is rounded to hundredths.
 
 A run that has not finished shows the phases finished so far (a note on
-stderr says so). Exit codes: 0 printed, 2 usage error (bad reference, -o,
---phase or --percentiles), the run does not exist, or the API server could
-not be asked.`,
+stderr says so). A run that failed shows the phases that finished before
+it failed; stderr gives the Failed condition's reason and message and
+names the phases with results. Exit codes: 0 printed, 1 the run failed
+and has no results to print (no phase has, or not the --phase asked
+for), 2 no verdict: usage error (bad reference, -o, --phase or
+--percentiles), the run does not exist, or the API server could not be
+asked.`,
 		Example: `  kubectl mongobench results run/demo
   kubectl mongobench results run/demo -o csv > demo.csv
   kubectl mongobench results run/demo -o ycsb --phase run | my-ycsb-parser`,
@@ -122,15 +126,66 @@ func (o *options) results(ctx context.Context, ref Ref, f *resultsFlags) error {
 	if err != nil {
 		return err
 	}
-	run, phases, err := c.getRunPhases(ctx, ref.Name, f.phase)
+	run, err := c.getRun(ctx, ref.Name)
 	if err != nil {
 		return err
 	}
-	if !finished(&run.Status) {
+	if failed, reason, message := runFailed(&run.Status); failed {
+		// A failed run's results are those of the phases that finished
+		// before it failed: say why it failed and which phases those are,
+		// so that nobody reads a partial table as the whole run.
+		if err := o.reportFailure(ref, run, reason, message, f.phase); err != nil {
+			return err
+		}
+	} else if !finished(&run.Status) {
 		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has not finished (%s): showing its finished phases (%s)\n",
 			ref, stateOf(&run.Status), phaseNames(run.Status.Results))
 	}
+	phases := run.Status.Results
+	if f.phase != "" {
+		if phases, err = selectPhase(run, f.phase); err != nil {
+			return err
+		}
+	}
 	return writeResults(o.streams.Out, run, phases, f.output, percentiles, f.phase == "")
+}
+
+// reportFailure tells on stderr why a failed run failed and which of its
+// phases have results. With none to print (none at all, or not the phase
+// asked for) the run's verdict is the answer: exit 1, as wait's.
+func (o *options) reportFailure(ref Ref, run *benchv1.BenchmarkRun, reason, message, phase string) error {
+	if reason == "" {
+		reason, message = "Unknown", "the run is Failed but has no Failed condition"
+	}
+	_, _ = fmt.Fprintf(o.streams.ErrOut, "%s failed: %s: %s\n", ref, reason, message)
+	_, _ = fmt.Fprintf(o.streams.ErrOut, "phases with results: %s (of %s)\n",
+		phaseNames(run.Status.Results), specPhaseNames(run))
+	if len(run.Status.Results) == 0 {
+		return withCode(ExitFailed, nil)
+	}
+	if phase == "" {
+		return nil
+	}
+	for i := range run.Status.Results {
+		if strings.EqualFold(run.Status.Results[i].Name, phase) {
+			return nil
+		}
+	}
+	for _, p := range run.Spec.Phases {
+		if strings.EqualFold(p.Name, phase) {
+			return withCode(ExitFailed, fmt.Errorf("phase %s of %s has no results: the run failed before it finished", p.Name, ref))
+		}
+	}
+	return nil // not a phase of the run: selectPhase's usage error
+}
+
+// specPhaseNames lists the run's phases, as spec.phases names them.
+func specPhaseNames(run *benchv1.BenchmarkRun) string {
+	names := make([]string, len(run.Spec.Phases))
+	for i, p := range run.Spec.Phases {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // writeResults prints the phases of run in format out.
@@ -149,7 +204,7 @@ func writeResults(w io.Writer, run *benchv1.BenchmarkRun, phases []benchv1.Phase
 	return writeTable(w, newResultsDoc(view))
 }
 
-// getRunPhases reads a run and the results that results and stat show:
+// getRunPhases reads a run and the results that stat shows:
 // every finished phase's, or only those of the phase named (when not
 // empty), with selectPhase's errors when it has none.
 func (c *apiClient) getRunPhases(ctx context.Context, name, phase string) (*benchv1.BenchmarkRun, []benchv1.PhaseResult, error) {
@@ -181,9 +236,5 @@ func selectPhase(run *benchv1.BenchmarkRun, name string) ([]benchv1.PhaseResult,
 			return nil, withCode(ExitNoVerdict, fmt.Errorf("phase %s of %s has no results yet (%s)", p.Name, ref, stateOf(&run.Status)))
 		}
 	}
-	names := make([]string, len(run.Spec.Phases))
-	for i, p := range run.Spec.Phases {
-		names[i] = p.Name
-	}
-	return nil, usageErrorf("%s has no phase %q (its phases: %s)", ref, name, strings.Join(names, ", "))
+	return nil, usageErrorf("%s has no phase %q (its phases: %s)", ref, name, specPhaseNames(run))
 }

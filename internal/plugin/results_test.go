@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
@@ -74,5 +76,45 @@ func TestResultsOfUnfinishedRun(t *testing.T) {
 	code, _, stderr = runPlugin(t, adminKubeconfig(t), "results", "run/half", "-n", ns, "--phase", "run")
 	if code != ExitNoVerdict || !strings.Contains(stderr, "error: phase run of run/half has no results yet (phase Running, current phase run)") {
 		t.Errorf("--phase run: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A failed run shows the phases that finished before it failed, with the
+// failure and those phases on stderr; with no results to show it exits 1.
+func TestResultsOfFailedRun(t *testing.T) {
+	c := newClient(t)
+	ns := createNamespace(t, c, "failed-")
+	const why = "PhaseFailed: phase run: loader Job half-run failed: BackoffLimitExceeded"
+	failedStatus := func(results []benchv1.PhaseResult) benchv1.BenchmarkRunStatus {
+		return benchv1.BenchmarkRunStatus{Phase: benchv1.RunFailed, CurrentPhase: "run", Results: results, Conditions: []metav1.Condition{
+			cond(benchv1.ConditionComplete, metav1.ConditionFalse, "PhaseFailed", "the run failed"),
+			cond(benchv1.ConditionFailed, metav1.ConditionTrue, "PhaseFailed", "phase run: loader Job half-run failed: BackoffLimitExceeded"),
+		}}
+	}
+	half := createRun(t, c, ns, "half")
+	setStatus(t, c, half, failedStatus(succeededStatus().Results[:1]))
+	none := createRun(t, c, ns, "none")
+	setStatus(t, c, none, failedStatus(nil))
+
+	code, stdout, stderr := runPlugin(t, adminKubeconfig(t), "results", "run/half", "-n", ns)
+	if want := "run/half failed: " + why + "\nphases with results: load (of load, run)\n"; code != ExitOK || stderr != want {
+		t.Errorf("exit %d, stderr %q; want 0, %q", code, stderr, want)
+	}
+	if !strings.Contains(stdout, "\nload ") || strings.Contains(stdout, "\nrun ") {
+		t.Errorf("table of the load phase only:\n%s", stdout)
+	}
+
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"results", "run/none"}, "run/none failed: " + why + "\nphases with results: none (of load, run)\n"},
+		{[]string{"results", "run/half", "--phase", "run", "-o", "csv"}, "run/half failed: " + why +
+			"\nphases with results: load (of load, run)\nerror: phase run of run/half has no results: the run failed before it finished\n"},
+	} {
+		code, stdout, stderr := runPlugin(t, adminKubeconfig(t), append(tc.args, "-n", ns)...)
+		if code != ExitFailed || stdout != "" || stderr != tc.stderr {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1, nothing, %q", tc.args, code, stdout, stderr, tc.stderr)
+		}
 	}
 }

@@ -43,8 +43,9 @@ resident memory (MiB). Rates and gauges are the interval's means; "-" is a
 value the server did not report (and for rates, no two samples in the
 interval). Long phases have wider intervals (at most 120 per process).
 
-Exit codes: 0 printed, 2 usage error (bad reference, -o or --phase), the
-run does not exist, no telemetry, or the API server could not be asked.`,
+Exit codes: 0 printed, 2 no verdict: usage error (bad reference, -o or
+--phase), the run does not exist, no telemetry, or the API server could
+not be asked.`,
 		Example: `  kubectl mongobench stat run/demo
   kubectl mongobench stat run/demo --phase run -o csv > run-mongostat.csv`,
 		Args: refArg(KindRun),

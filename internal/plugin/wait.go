@@ -42,7 +42,10 @@ When the run fails, the last line carries reason=REASON, and the Failed
 condition's reason and message go to stderr. When it succeeds but is not
 valid (its Valid condition is False: a process restarted, a primary
 changed, a loader saturated, ...), the last line carries invalid=REASON
-and the Valid condition's reason and message go to stderr.
+and the Valid condition's reason and message go to stderr. A run that
+ends with its Warnings condition True (database pods that are not
+Guaranteed QoS, MongoDB startup warnings) has its reason and message on
+stderr too, whatever the verdict.
 
 A sweep prints its phase and cell counts, and a line for every child run
 that ends:
@@ -202,6 +205,12 @@ func (o *options) waitedRun(c *apiClient, ref Ref, run *benchv1.BenchmarkRun) *w
 // verdict turns a finished run into the exit code, printing a failure's
 // reason and message on stderr.
 func (o *options) verdict(ref Ref, st *benchv1.BenchmarkRunStatus) error {
+	// The Warnings condition (database pods that are not Guaranteed QoS,
+	// ...) changes no verdict, but whoever reads the numbers next should
+	// know what may have skewed them, whatever the run's outcome.
+	if c := meta.FindStatusCondition(st.Conditions, benchv1.ConditionWarnings); c != nil && c.Status == metav1.ConditionTrue {
+		_, _ = fmt.Fprintf(o.streams.ErrOut, "%s has warnings: %s: %s\n", ref, c.Reason, c.Message)
+	}
 	if failed, reason, message := runFailed(st); failed {
 		if reason == "" {
 			reason, message = "Unknown", "the run is Failed but has no Failed condition"

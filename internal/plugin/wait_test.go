@@ -389,3 +389,25 @@ func TestForbidden(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and the API's forbidden error without a usage hint", code, stderr)
 	}
 }
+
+// TestWaitPrintsWarnings: a run whose Warnings condition is True (here,
+// BestEffort database pods) ends with it on stderr, whatever its verdict:
+// the exit code stays the verdict's.
+func TestWaitPrintsWarnings(t *testing.T) {
+	c := newClient(t)
+	ns := createNamespace(t, c, "wait-")
+	const msg = "database pods that are not Guaranteed QoS may be CPU-throttled, which skews the numbers " +
+		"(set equal requests and limits, whole CPUs): warned-mongod-0 (BestEffort)"
+	run := createRun(t, c, ns, "warned")
+	inv := start(t, adminKubeconfig(t), []string{"wait", "run/warned", "-n", ns, "--timeout=2m"})
+	steps := lifecycle()
+	last := &steps[len(steps)-1].status
+	last.Conditions = append(last.Conditions, cond(benchv1.ConditionWarnings, metav1.ConditionTrue, string(benchv1.ReasonEnvironmentWarnings), msg))
+	play(t, inv, run, steps)
+	if code := inv.exit(t, 30*time.Second); code != ExitOK {
+		t.Fatalf("exit %d, want 0\nstderr:\n%s", code, inv.stderr)
+	}
+	if got, want := inv.stderr.String(), "run/warned has warnings: EnvironmentWarnings: "+msg+"\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}

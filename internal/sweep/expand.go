@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -275,7 +274,7 @@ func Expand(spec *benchv1.BenchmarkSweepSpec) ([]Axis, []Cell, error) {
 		// would take "recordcount" for recordCount.
 		strict, err := kjson.UnmarshalStrict(doc, &c.Spec, kjson.DisallowUnknownFields)
 		if err == nil && len(strict) > 0 {
-			err = errors.Join(strict...)
+			err = withFieldHints(strict)
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("cell %d (%s): the patched spec is not a BenchmarkRun spec: %w", i, c.Describe(), err)

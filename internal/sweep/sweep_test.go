@@ -154,7 +154,16 @@ func TestExpandErrors(t *testing.T) {
 	}{
 		{"unknown field in a patch", func(s *benchv1.BenchmarkSweepSpec) {
 			s.Axes = append(s.Axes, benchv1.SweepAxis{Name: "v", Values: []benchv1.SweepValue{{Name: "a", Patch: patch(`{"workload": {"recordcount": 5}}`)}}})
-		}, `cell 0 (threads=1, v=a): the patched spec is not a BenchmarkRun spec: unknown field "workload.recordcount"`},
+		}, `cell 0 (threads=1, v=a): the patched spec is not a BenchmarkRun spec: unknown field "workload.recordcount" (did you mean "workload.recordCount"?)`},
+		{"misspelt field of a phase", func(s *benchv1.BenchmarkSweepSpec) {
+			s.Axes = append(s.Axes, benchv1.SweepAxis{Name: "v", Values: []benchv1.SweepValue{{Name: "a",
+				Patch: patch(`{"phases": [{"name": "load", "type": "Load", "threds": 4}]}`)}}})
+		}, `unknown field "phases[0].threds" (did you mean "phases[0].threads"?)`},
+		{"two misspelt fields", func(s *benchv1.BenchmarkSweepSpec) {
+			s.Axes = append(s.Axes, benchv1.SweepAxis{Name: "v", Values: []benchv1.SweepValue{{Name: "a",
+				Patch: patch(`{"topology": {"mode": "Standalone", "wiredTigerCacheSize": "1"}, "workload": {"recordcount": 5}}`)}}})
+		}, `unknown field "topology.wiredTigerCacheSize" (did you mean "topology.wiredTigerCacheSizeGB"?)` + "\n" +
+			`unknown field "workload.recordcount" (did you mean "workload.recordCount"?)`},
 		{"wrong type in a patch", func(s *benchv1.BenchmarkSweepSpec) {
 			s.Axes = append(s.Axes, benchv1.SweepAxis{Name: "v", Values: []benchv1.SweepValue{{Name: "a", Patch: patch(`{"loaders": "two"}`)}}})
 		}, "cell 0 (threads=1, v=a): the patched spec is not a BenchmarkRun spec"},
@@ -194,6 +203,25 @@ func TestExpandErrors(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestClosestField: a misspelt field's hint is a field of the struct its
+// path leads to, and none when nothing is close or the path leads nowhere.
+func TestClosestField(t *testing.T) {
+	spec := reflect.TypeFor[benchv1.BenchmarkRunSpec]()
+	for path, want := range map[string]string{
+		"workload.recordcount":        "workload.recordCount",
+		"phases[3].workload.readprop": "",
+		"phases[3].maxExecutiontime":  "phases[3].maxExecutionTime",
+		"toplogy":                     "topology",
+		"workload.colour":             "",
+		"nowhere.recordcount":         "",
+		"workload.recordCount.x":      "",
+	} {
+		if got := closestField(spec, path); got != want {
+			t.Errorf("closestField(%q) = %q, want %q", path, got, want)
+		}
 	}
 }
 
