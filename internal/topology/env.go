@@ -12,10 +12,12 @@ import (
 
 // GlibcTunables is the variable, and RseqOff its value, that leave
 // restartable sequences to TCMalloc. MongoDB 8.0's TCMalloc uses per-CPU
-// caches only when it can register rseq; glibc 2.35+ (Ubuntu noble, the
-// base of the 8.0 images) registers it first, and TCMalloc then falls back
-// to slower per-thread caches with a startup warning. MongoDB's production
-// notes say to set it; the official image does so only from 8.0.6 on.
+// caches only when it can register rseq; a glibc that registers it first
+// leaves TCMalloc slower per-thread caches. MongoDB says to set it
+// (docs/manual/administration/tcmalloc-performance, "Enable Per-CPU
+// Caches"); the official image sets it for 8.0 and later since
+// docker-library/mongo#723, and images built otherwise may not: we set it
+// so that both measure the same (docs/tuning.md).
 const (
 	GlibcTunables = "GLIBC_TUNABLES"
 	RseqOff       = "glibc.pthread.rseq=0"
