@@ -26,6 +26,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/sweep"
 	"github.com/mongobench/mongobench/internal/testutil/sweepfixture"
 	"github.com/mongobench/mongobench/internal/topology"
@@ -532,6 +533,9 @@ func (m studyModel) environment(cm cellModel, rep int32, run *benchv1.BenchmarkR
 		if run.Spec.Driver.MaxPoolSize != nil {
 			props["mongodb.maxPoolSize"] = strconv.Itoa(int(*run.Spec.Driver.MaxPoolSize))
 		}
+		// As the controller records them: the URL names the run's hosts,
+		// so it differs between every two runs.
+		props[contract.PropMongoDBURL] = topology.MongoURL(run, "cluster.local")
 		e.Phases = append(e.Phases, benchv1.PhaseEnvironment{Name: p.Name, Properties: props})
 	}
 	// The fingerprint hashes what must match: here the spec and the node's
