@@ -158,7 +158,10 @@ func (s *Study) times() string {
 func (s *Study) pivotSection(m metric, ax int) section {
 	sec := section{Heading: m.Title}
 	note := "Median across the successful repetitions"
-	if s.Repetitions <= 1 {
+	switch {
+	case s.Kind == KindRun:
+		note = "One run"
+	case s.Repetitions <= 1:
 		note = "One repetition per cell"
 	}
 	if s.hasBaseline() {
@@ -256,33 +259,75 @@ func (s *Study) operationSection() section {
 		sec.Text = []string{"No successful run with results."}
 		return sec
 	}
-	sec.Text = []string{"Per cell, phase and operation: the median across the successful repetitions (reps) of each number. " +
-		"Latencies cover successful operations; count includes failed ones."}
+	note := "Per cell, phase and operation: the median across the successful repetitions (reps) of each number."
 	t := table{
 		Header: []string{"cell", "phase", "operation", "reps", "count", "errors", "p50", "p95", "p99", "p99.9", "mean"},
 		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
 	}
+	if s.Kind == KindRun {
+		note = "Per phase and operation, the run's numbers."
+	}
+	note += " Latencies cover successful operations; count includes failed ones."
+	if slices.ContainsFunc(rows, func(r operationRow) bool { return strings.Contains(wholeMedian(r.Counts)+wholeMedian(r.Errors), "/") }) {
+		note += " Count and errors are whole operations: " + pairsNote
+	}
+	if s.reportsCleanup() {
+		note += " YCSB's CLEANUP, each thread's last call, is not an operation of the workload and is left out " +
+			"(the CSV and JSON reports keep it)."
+	}
 	if n := len(s.invalidRuns()); n > 0 && s.Kind == KindSweep {
-		sec.Text[0] += " " + strings.ToUpper(invalidLeftOut(n)[:1]) + invalidLeftOut(n)[1:] + " (see Invalid runs)."
+		note += " " + strings.ToUpper(invalidLeftOut(n)[:1]) + invalidLeftOut(n)[1:] + " (see Invalid runs)."
 	}
 	intended := s.measuresIntended()
 	if intended {
-		sec.Text[0] += " Intended p99 is the p99 of the calls' intended latencies (\"-\" where the phase did not measure them)."
+		note += " Intended p99 is the p99 of the calls' intended latencies (\"-\" where the phase did not measure them)."
 		t.Header = append(t.Header, "intended p99")
 		t.Right = append(t.Right, true)
 	}
+	sec.Text = []string{note}
+	var batched []string
 	for _, r := range rows {
-		row := []string{
-			r.Cell.Name, r.Phase, r.Operation, strconv.Itoa(r.Repetitions), median(r.Count), median(r.Errors),
-			median(r.P50), median(r.P95), median(r.P99), median(r.P999), number(r.Mean, 1),
+		op := r.Operation
+		if r.Batched {
+			op += " †"
+			if at := r.Phase; !slices.Contains(batched, at) {
+				batched = append(batched, at)
+			}
 		}
+		row := []string{r.Cell.Name, r.Phase, op, strconv.Itoa(r.Repetitions), wholeMedian(r.Counts), wholeMedian(r.Errors),
+			median(r.P50), median(r.P95), median(r.P99), median(r.P999), number(r.Mean, 1)}
 		if intended {
 			row = append(row, median(r.IntendedP99))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	sec.Tables = []table{t}
+	if len(batched) > 0 {
+		sec.Text = append(sec.Text, batchedNote(batched))
+	}
+	sec.Tables = []table{s.perRun(t)}
 	return sec
+}
+
+// pairsNote explains the "a / b" of a median count (wholeMedian): a
+// median of 14,720.5 operations would be a count no run measured.
+const pairsNote = "\"a / b\" where an even number of repetitions has no middle count, the two middle ones (with two repetitions, both)."
+
+// batchedNote is the footnote of the INSERT rows of phases with
+// batchsize > 1 (marked †), whose latencies are mostly 0: the loader's
+// MongoDB binding (internal/loader/mongodb, DB.Insert), like YCSB's,
+// only buffers an insert until batchsize are pending, and returns
+// BATCHED_OK without a database call; the insert that fills the batch
+// writes them all with one insertMany, and its latency is the batch's.
+func batchedNote(phases []string) string {
+	where := "phase " + phases[0]
+	if len(phases) > 1 {
+		where = "phases " + strings.Join(phases, ", ")
+	}
+	return "† Batched inserts (" + where + ", batchsize above 1): as in YCSB, an insert that only joins its thread's batch " +
+		"returns BATCHED_OK at once, without a database call, and is recorded with a latency of 0 µs; the insert that fills " +
+		"the batch writes the whole batch with one insertMany, and is recorded with that call's latency. So the low percentiles " +
+		"are 0, the high ones a whole batch's write, the mean a batch's write shared by its documents, and count is of " +
+		"documents, not of calls. A thread's last, partial batch is written by its CLEANUP."
 }
 
 func (s *Study) environmentSection() section {

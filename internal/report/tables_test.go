@@ -56,3 +56,157 @@ func fieldNames(fs []envField) []string {
 	}
 	return out
 }
+
+func TestWholeMedian(t *testing.T) {
+	for _, tc := range []struct {
+		counts []float64
+		want   string
+	}{
+		{nil, "-"},
+		{[]float64{14720}, "14,720"},
+		{[]float64{14721, 14720}, "14,720 / 14,721"},
+		{[]float64{3, 3}, "3"},
+		{[]float64{9, 1, 5}, "5"},
+		{[]float64{4, 1, 3, 2}, "2 / 3"},
+	} {
+		if got := wholeMedian(tc.counts); got != tc.want {
+			t.Errorf("wholeMedian(%v) = %q, want %q", tc.counts, got, tc.want)
+		}
+	}
+}
+
+// operationTable renders a study's Markdown and returns the rows of its
+// latency-by-operation table, each cell trimmed, and the section's text.
+func operationTable(t *testing.T, s *Study) (header []string, rows [][]string, text string) {
+	t.Helper()
+	var md bytes.Buffer
+	if err := Markdown(&md, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(md.String(), "## Latency by operation (µs)\n")
+	if !ok {
+		t.Fatal("no latency-by-operation section")
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	for _, line := range strings.Split(sec, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			text += line + "\n"
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), " | ") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		switch {
+		case header == nil:
+			header = cells
+		case strings.HasPrefix(cells[0], "---"):
+		default:
+			rows = append(rows, cells)
+		}
+	}
+	return header, rows, text
+}
+
+// CLEANUP is each YCSB thread's last call, not the workload's: the
+// latency tables leave it out, the CSV and JSON keep it.
+func TestOperationTableLeavesOutCleanup(t *testing.T) {
+	s := sweepStudy(t, "microsharding")
+	header, rows, text := operationTable(t, s)
+	op := slices.Index(header, "operation")
+	for _, r := range rows {
+		if r[op] == "CLEANUP" {
+			t.Errorf("latency table shows %v", r)
+		}
+	}
+	if !strings.Contains(text, "CLEANUP") {
+		t.Error("the table's note does not say CLEANUP is left out")
+	}
+	var c, j bytes.Buffer
+	if err := CSV(&c, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSON(&j, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.String(), ",CLEANUP,") {
+		t.Error("the CSV lost CLEANUP")
+	}
+	if !strings.Contains(j.String(), `"CLEANUP"`) {
+		t.Error("the JSON lost CLEANUP")
+	}
+}
+
+// Counts are whole: with two repetitions whose counts differ, both; the
+// median of 14,720 and 14,721 operations is no count a run measured.
+func TestOperationCountsAreWhole(t *testing.T) {
+	for _, name := range []string{"microsharding", "pool"} {
+		header, rows, text := operationTable(t, sweepStudy(t, name))
+		count, errs, reps := slices.Index(header, "count"), slices.Index(header, "errors"), slices.Index(header, "reps")
+		pairs := 0
+		for _, r := range rows {
+			for _, v := range []string{r[count], r[errs]} {
+				if strings.Contains(v, ".") {
+					t.Errorf("%s: count or errors %q in %v", name, v, r)
+				}
+				if strings.Contains(v, " / ") {
+					pairs++
+					if r[reps] != "2" {
+						t.Errorf("%s: %q of %s repetitions", name, v, r[reps])
+					}
+				}
+			}
+		}
+		if pairs == 0 {
+			t.Errorf("%s: no two-repetition cell with different counts: the test proves nothing", name)
+		}
+		if !strings.Contains(text, pairsNote) {
+			t.Errorf("%s: the note does not explain \"a / b\"", name)
+		}
+	}
+}
+
+// Batched inserts' latencies are mostly 0; the table marks them and says
+// why.
+func TestBatchedInsertsFootnote(t *testing.T) {
+	header, rows, text := operationTable(t, sweepStudy(t, "pool"))
+	op, phase, p50 := slices.Index(header, "operation"), slices.Index(header, "phase"), slices.Index(header, "p50")
+	marked := 0
+	for _, r := range rows {
+		if strings.HasSuffix(r[op], "†") != (r[phase] == "load") {
+			t.Errorf("marked wrongly: %v", r)
+		}
+		if r[phase] == "load" {
+			marked++
+			if r[p50] != "0" {
+				t.Errorf("a batched load's p50 is %s, the fixture's 0", r[p50])
+			}
+		}
+	}
+	if marked == 0 || strings.Count(text, "† Batched inserts (phase load") != 1 || !strings.Contains(text, "BATCHED_OK") {
+		t.Errorf("%d marked rows; note:\n%s", marked, text)
+	}
+	_, _, text = operationTable(t, sweepStudy(t, "microsharding"))
+	if strings.Contains(text, "†") {
+		t.Error("an unbatched study has the batched inserts' footnote")
+	}
+}
+
+// A run's report is of one run: no repetitions, no cell and reps columns.
+func TestRunReportSaysOneRun(t *testing.T) {
+	_, runs := loadFixture(t, "microsharding")
+	s := FromRun(&runs[2], nil)
+	var md bytes.Buffer
+	if err := Markdown(&md, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	if !strings.Contains(out, "\nOne run.") {
+		t.Error("the pivot tables' note does not say one run")
+	}
+	for _, bad := range []string{"repetition", "| reps", "| cell "} {
+		if strings.Contains(strings.ToLower(out), bad) {
+			t.Errorf("a run's report says %q", bad)
+		}
+	}
+}
