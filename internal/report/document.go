@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // The Markdown and HTML reports show the same document: a title, a
@@ -229,8 +231,10 @@ func (s *Study) hasBaseline() bool {
 
 func (s *Study) kneeSection() section {
 	sec := section{Heading: "Knees"}
+	fraction := strconv.FormatFloat(sweep.KneeFraction*100, 'f', -1, 64) + "%"
 	if len(s.Knees) > 0 {
-		sec.Text = []string{"Where adding more stops paying: the smallest value of a numeric axis whose median throughput reaches 95% of the best."}
+		sec.Text = []string{"Where adding more stops paying: the smallest value of a numeric axis whose median throughput reaches " +
+			fraction + " of the best."}
 	}
 	for _, k := range s.Knees {
 		at := ""
@@ -241,15 +245,66 @@ func (s *Study) kneeSection() section {
 		if k.BestThroughput > 0 {
 			share = strconv.FormatFloat(k.Throughput/k.BestThroughput*100, 'f', 1, 64) + "%"
 		}
-		if k.Value == k.BestValue {
-			sec.Items = append(sec.Items, fmt.Sprintf("%s%s keeps scaling up to %s=%s, its best (%s ops/s): no smaller value reaches 95%% of it",
-				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0)))
-			continue
+		smallest := s.smallestValue(k.Axis) == k.Value
+		var line string
+		switch {
+		case k.Value == k.BestValue && smallest:
+			// Nothing to scale: "keeps scaling up to" its first value
+			// would say the opposite of what was measured.
+			line = fmt.Sprintf("%s%s is best at %s=%s, the smallest value (%s ops/s): %s do not help",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), s.more(k.Axis))
+		case k.Value == k.BestValue:
+			line = fmt.Sprintf("%s%s keeps scaling up to %s=%s, its best (%s ops/s): no smaller value reaches %s of it",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), fraction)
+		case smallest:
+			line = fmt.Sprintf("%s%s saturates at once, at %s=%s, the smallest value: %s ops/s, %s of the best (%s, %s ops/s)",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0))
+		default:
+			line = fmt.Sprintf("%s%s saturates at %s=%s: %s ops/s, %s of the best (%s, %s ops/s)",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0))
 		}
-		sec.Items = append(sec.Items, fmt.Sprintf("%s%s saturates at %s=%s: %s ops/s, %s of the best (%s, %s ops/s)",
-			k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0)))
+		sec.Items = append(sec.Items, line)
 	}
 	return sec
+}
+
+// smallestValue names the value of the axis with the smallest number
+// ("" for an axis without numbers): a knee there means the axis did not
+// pay from its first step.
+func (s *Study) smallestValue(axis string) string {
+	name, least := "", math.Inf(1)
+	for _, a := range s.Axes {
+		if a.Name != axis {
+			continue
+		}
+		for _, v := range a.Values {
+			if v.Number != nil && *v.Number < least {
+				name, least = v.Name, *v.Number
+			}
+		}
+	}
+	return name
+}
+
+// more says what the larger values of an axis add, by the kind of axis
+// the sweep's spec gives it: "more shards" along topologies.
+func (s *Study) more(axis string) string {
+	if s.Sweep != nil {
+		for _, a := range s.Sweep.Spec.Axes {
+			if a.Name != axis {
+				continue
+			}
+			switch {
+			case len(a.Topologies) > 0:
+				return "more shards"
+			case len(a.Threads) > 0:
+				return "more threads"
+			case len(a.MaxPoolSize) > 0:
+				return "larger pools"
+			}
+		}
+	}
+	return "larger values of " + axis
 }
 
 func (s *Study) operationSection() section {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
 )
 
@@ -208,5 +209,35 @@ func TestRunReportSaysOneRun(t *testing.T) {
 		if strings.Contains(strings.ToLower(out), bad) {
 			t.Errorf("a run's report says %q", bad)
 		}
+	}
+}
+
+// A knee at the axis's smallest value is no scaling at all: the report
+// says so, rather than "keeps scaling up to standalone".
+func TestKneeAtTheSmallestValue(t *testing.T) {
+	s := sweepStudy(t, "microsharding")
+	items := s.kneeSection().Items
+	want := "S5 is best at topology=standalone, the smallest value (30,256 ops/s): more shards do not help"
+	if !slices.Contains(items, want) {
+		t.Errorf("knees %q lack %q", items, want)
+	}
+	for _, it := range items {
+		if strings.Contains(it, "scaling up to topology=standalone") {
+			t.Errorf("knee %q", it)
+		}
+	}
+	// The smallest value reaching 95% of a best elsewhere.
+	k := s.Knees[len(s.Knees)-1]
+	k.BestValue, k.BestThroughput = "8-shards", k.Throughput/0.97
+	s.Knees = []benchv1.SweepKnee{k}
+	if got := s.kneeSection().Items; len(got) != 1 || !strings.Contains(got[0], "S5 saturates at once, at topology=standalone, the smallest value: 30,256 ops/s, 97.0% of the best (8-shards") {
+		t.Errorf("knee %q", got)
+	}
+	p := sweepStudy(t, "pool")
+	if got := p.more("threads"); got != "more threads" {
+		t.Errorf("more(threads) = %q", got)
+	}
+	if got := p.more("clients"); got != "larger values of clients" {
+		t.Errorf("more(clients) = %q", got)
 	}
 }
