@@ -70,6 +70,9 @@ func (s *Study) buildDocument(ax int) document {
 		if n := len(s.invalidRuns()); n > 0 {
 			add("invalid runs", fmt.Sprintf("%d, left out of every aggregate (see Invalid runs)", n))
 		}
+		if w := s.warnedRuns(); len(w) > 0 {
+			add("runs with warnings", fmt.Sprintf("%d (see Environment)", len(w)))
+		}
 		add("baseline", s.Baseline)
 		add("best", s.Best)
 		add("summary phase", s.SummaryPhase)
@@ -78,6 +81,8 @@ func (s *Study) buildDocument(ax int) document {
 		add("time", st)
 	}
 	if s.Kind == KindRun && len(s.Runs) == 1 {
+		// What the environment may skew is read before the numbers.
+		add("warnings", strings.Join(runWarnings(&s.Runs[0]), "; "))
 		if c := meta.FindStatusCondition(s.Runs[0].Status.Conditions, benchv1.ConditionValid); c != nil {
 			v := string(c.Status)
 			if c.Status == metav1.ConditionFalse {
@@ -415,6 +420,12 @@ func (s *Study) environmentSection() section {
 		}
 		sec.Items = append(sec.Items, "Warning: "+line+"; its median combines numbers that may not be comparable.")
 	}
+	if s.Kind == KindSweep {
+		for _, w := range s.warnedRuns() {
+			sec.Items = append(sec.Items, fmt.Sprintf("Warnings of %s (cell %s, repetition %d): %s",
+				w.Name, w.Cell.Name, w.Repetition, w.Message))
+		}
+	}
 	if len(env.Unrecorded) > 0 {
 		sec.Items = append(sec.Items, "No environment recorded by: "+strings.Join(env.Unrecorded, ", ")+".")
 	}
@@ -473,6 +484,42 @@ func diffSuffix(env environment) string {
 		names[i] = d.Field
 	}
 	return "; recorded fields that differ: " + strings.Join(names, ", ")
+}
+
+// runWarnings are the lines of a run's Warnings condition when it is
+// True (the controller joins them with newlines), nil otherwise.
+func runWarnings(run *benchv1.BenchmarkRun) []string {
+	c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionWarnings)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(c.Message, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// warnedRuns lists the runs, in cell order, whose Warnings condition is
+// True, the message its lines joined by "; ". A warning does not make a
+// run invalid: its numbers stay in the aggregates, and the reader judges.
+func (s *Study) warnedRuns() []flaggedRun {
+	var out []flaggedRun
+	for ci := range s.Cells {
+		c := &s.Cells[ci]
+		for _, r := range c.Runs {
+			if r.Run == nil {
+				continue
+			}
+			if w := runWarnings(r.Run); len(w) > 0 {
+				out = append(out, flaggedRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: string(benchv1.ReasonEnvironmentWarnings),
+					Message: strings.Join(w, "; ")})
+			}
+		}
+	}
+	return out
 }
 
 // invalidLeftOut says how many invalid runs an aggregate leaves out.

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -111,6 +112,9 @@ type cellModel struct {
 	saturated map[int32]string
 	// growth measures the Grow phases (growth_fixture_test.go).
 	growth *growthModel
+	// bestEffort marks repetitions whose database pods ran without
+	// resources (BestEffort QoS): the run has a Warnings condition.
+	bestEffort map[int32]bool
 }
 
 type phaseModel struct {
@@ -187,6 +191,9 @@ func microsharding() fixture {
 	// A loader of 6-shards' second repetition saturates its CPU in S5:
 	// the run is invalid, and left out of the cell's numbers.
 	cells[3].saturated = map[int32]string{2: "S5"}
+	// 2-shards' first repetition ran its database pods without resources
+	// (BestEffort): a warning, which leaves the run valid.
+	cells[1].bestEffort = map[int32]bool{1: true}
 	tmpl := *studyTemplate.DeepCopy()
 	// Two loaders of 16 threads each; S2 warms up for 30 s; S4 runs at a
 	// target and measures intended latencies too.
@@ -399,6 +406,7 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 	st.NodeName = fmt.Sprintf("bench-node-%d", 1+(ci+int(rep))%3)
 	st.Environment = m.environment(cm, rep, &run)
 	clock := start.Add(90 * time.Second)
+	warnings := m.warnings(&run, metav1.NewTime(start.Add(60*time.Second)))
 	// The figures added since the first fixtures draw from their own
 	// generator, so the others' numbers stay what they were.
 	sum := sha256.Sum256([]byte(name))
@@ -413,6 +421,7 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 				{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonPhaseFailed), Message: msg, LastTransitionTime: metav1.NewTime(clock)},
 			}
 			st.CompletionTime = ptr.To(metav1.NewTime(clock.Add(time.Minute)))
+			st.Conditions = append(st.Conditions, warnings...)
 			if m.current {
 				st.Conditions = append(st.Conditions, metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionFalse,
 					Reason: string(benchv1.ReasonRunFailed), Message: "the run failed (PhaseFailed): it has no complete numbers",
@@ -442,6 +451,7 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 		{Type: benchv1.ConditionFailed, Status: metav1.ConditionFalse, Reason: "Succeeded", Message: "the run succeeded", LastTransitionTime: metav1.NewTime(clock)},
 	}
 	st.CompletionTime = ptr.To(metav1.NewTime(clock))
+	st.Conditions = append(st.Conditions, warnings...)
 	if m.current {
 		// The run controller's validity checks (controllers/run_validity.go).
 		problems := validity.Check(&run)
@@ -526,8 +536,12 @@ func (m studyModel) environment(cm cellModel, rep int32, run *benchv1.BenchmarkR
 		MongoDB: &benchv1.MongoDBEnvironment{GitVersion: "8.0.16", Allocator: "tcmalloc-google", OpenSSL: "OpenSSL 3.0.13 30 Jan 2024",
 			FeatureCompatibilityVersion: "8.0", StorageEngine: "wiredTiger"},
 	}
+	qos := corev1.PodQOSGuaranteed
+	if cm.bestEffort[rep] {
+		qos = corev1.PodQOSBestEffort
+	}
 	for i := 0; i < cm.processes; i++ {
-		e.DatabasePods = append(e.DatabasePods, benchv1.PodEnvironment{Pod: fmt.Sprintf("%s-db-%d", run.Name, i), Role: benchv1.RoleShard, QOSClass: "Guaranteed"})
+		e.DatabasePods = append(e.DatabasePods, benchv1.PodEnvironment{Pod: fmt.Sprintf("%s-db-%d", run.Name, i), Role: benchv1.RoleShard, QOSClass: qos})
 	}
 	for _, p := range run.Spec.Phases {
 		props := map[string]string{"threadcount": strconv.Itoa(int(p.Threads))}
@@ -564,6 +578,29 @@ func batched(op *benchv1.OperationResult, b int64) {
 	op.MinMicros, op.P50Micros = 0, 0
 	op.P95Micros, op.P99Micros = int64(flush*0.9), int64(flush*1.8)
 	op.P999Micros, op.MaxMicros = int64(flush*4.1), int64(flush*30)
+}
+
+// warnings is the Warnings condition a current controller sets when it
+// records the environment (controllers/run_environment.go): True, with
+// its message, when a database pod is not Guaranteed QoS.
+func (m studyModel) warnings(run *benchv1.BenchmarkRun, at metav1.Time) []metav1.Condition {
+	if !m.current {
+		return nil
+	}
+	var pods []string
+	for _, p := range run.Status.Environment.DatabasePods {
+		if p.QOSClass != corev1.PodQOSGuaranteed {
+			pods = append(pods, fmt.Sprintf("%s (%s)", p.Pod, p.QOSClass))
+		}
+	}
+	c := metav1.Condition{Type: benchv1.ConditionWarnings, Status: metav1.ConditionFalse, Reason: string(benchv1.ReasonNoWarnings),
+		Message: "no environment warnings", LastTransitionTime: at}
+	if len(pods) > 0 {
+		c.Status, c.Reason = metav1.ConditionTrue, string(benchv1.ReasonEnvironmentWarnings)
+		c.Message = "database pods that are not Guaranteed QoS may be CPU-throttled, which skews the numbers " +
+			"(set equal requests and limits, whole CPUs): " + strings.Join(pods, ", ")
+	}
+	return []metav1.Condition{c}
 }
 
 // phase measures one phase: throughput with ±2% noise, latencies by

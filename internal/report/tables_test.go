@@ -241,3 +241,44 @@ func TestKneeAtTheSmallestValue(t *testing.T) {
 		t.Errorf("more(clients) = %q", got)
 	}
 }
+
+// A run's Warnings condition (here its database pods' BestEffort QoS) is
+// in the report's header; a sweep's header counts its warned runs, and
+// its Environment section says what each was warned of.
+func TestWarningsInHeader(t *testing.T) {
+	summary := func(d document, key string) string {
+		for _, kv := range d.Summary {
+			if kv[0] == key {
+				return kv[1]
+			}
+		}
+		return ""
+	}
+	_, runs := loadFixture(t, "microsharding")
+	for _, r := range runs {
+		got := summary(FromRun(&r, nil).buildDocument(-1), "warnings")
+		switch r.Name {
+		case "microsharding-1-r1":
+			if !strings.HasPrefix(got, "database pods that are not Guaranteed QoS") || !strings.Contains(got, "microsharding-1-r1-db-0 (BestEffort)") {
+				t.Errorf("%s: warnings %q", r.Name, got)
+			}
+		default:
+			if got != "" {
+				t.Errorf("%s, without warnings: %q", r.Name, got)
+			}
+		}
+	}
+	d := sweepStudy(t, "microsharding").buildDocument(0)
+	if got := summary(d, "runs with warnings"); got != "1 (see Environment)" {
+		t.Errorf("sweep header: runs with warnings %q", got)
+	}
+	env := d.Parts[slices.IndexFunc(d.Parts, func(p section) bool { return p.Heading == "Environment" })]
+	if !slices.ContainsFunc(env.Items, func(it string) bool {
+		return strings.HasPrefix(it, "Warnings of microsharding-1-r1 (cell 2-shards, repetition 1): database pods that are not Guaranteed QoS")
+	}) {
+		t.Errorf("environment items %q", env.Items)
+	}
+	if got := summary(sweepStudy(t, "pool").buildDocument(0), "runs with warnings"); got != "" {
+		t.Errorf("a study without warnings: %q", got)
+	}
+}
