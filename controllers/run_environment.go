@@ -238,7 +238,7 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	for _, ph := range env.Phases {
 		props := map[string]string{}
 		for k, v := range ph.Properties {
-			if k != contract.PropMongoDBURL {
+			if !contract.RunNamedProperty(k) {
 				props[k] = v
 			}
 		}

@@ -55,3 +55,15 @@ const (
 	// successive run phases do not collide.
 	PropLoaderInsertKeyOffset = "loader.insertkeyoffset"
 )
+
+// RunNamedProperty reports whether a phase property's value names the run
+// itself, and so differs between runs for that reason alone: mongodb.url
+// holds the run's hosts (its pods' DNS names). The environment's
+// fingerprint leaves such properties out, so that two runs of one spec
+// are comparable, and reports leave them out of the fields that differ
+// between runs; both ask here, so they cannot disagree. What the URL also
+// carries that does matter (retryWrites) the fingerprint hashes from the
+// spec.
+func RunNamedProperty(name string) bool {
+	return name == PropMongoDBURL
+}

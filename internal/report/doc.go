@@ -8,7 +8,10 @@
 // and `kubectl get benchmarksweep` must not disagree. What status does not
 // aggregate (per-operation latencies, warm-ups, loaders) is reduced the
 // same way, with internal/stats: the median across a cell's usable
-// repetitions (succeeded, and not invalid: benchv1.BenchmarkRun.Usable).
+// repetitions (succeeded, and not invalid: benchv1.BenchmarkRun.Usable);
+// a count's median is shown as whole operations (wholeMedian). The
+// Markdown and HTML latency tables leave out YCSB's CLEANUP, which is no
+// operation of the workload; CSV and JSON keep every row of status.
 // Invalid runs are shown with their Valid condition, and enter no
 // aggregate.
 package report

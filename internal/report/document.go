@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/sweep"
 )
 
 // The Markdown and HTML reports show the same document: a title, a
@@ -68,6 +70,9 @@ func (s *Study) buildDocument(ax int) document {
 		if n := len(s.invalidRuns()); n > 0 {
 			add("invalid runs", fmt.Sprintf("%d, left out of every aggregate (see Invalid runs)", n))
 		}
+		if w := s.warnedRuns(); len(w) > 0 {
+			add("runs with warnings", fmt.Sprintf("%d (see Environment)", len(w)))
+		}
 		add("baseline", s.Baseline)
 		add("best", s.Best)
 		add("summary phase", s.SummaryPhase)
@@ -76,6 +81,8 @@ func (s *Study) buildDocument(ax int) document {
 		add("time", st)
 	}
 	if s.Kind == KindRun && len(s.Runs) == 1 {
+		// What the environment may skew is read before the numbers.
+		add("warnings", strings.Join(runWarnings(&s.Runs[0]), "; "))
 		if c := meta.FindStatusCondition(s.Runs[0].Status.Conditions, benchv1.ConditionValid); c != nil {
 			v := string(c.Status)
 			if c.Status == metav1.ConditionFalse {
@@ -158,7 +165,10 @@ func (s *Study) times() string {
 func (s *Study) pivotSection(m metric, ax int) section {
 	sec := section{Heading: m.Title}
 	note := "Median across the successful repetitions"
-	if s.Repetitions <= 1 {
+	switch {
+	case s.Kind == KindRun:
+		note = "One run"
+	case s.Repetitions <= 1:
 		note = "One repetition per cell"
 	}
 	if s.hasBaseline() {
@@ -226,8 +236,10 @@ func (s *Study) hasBaseline() bool {
 
 func (s *Study) kneeSection() section {
 	sec := section{Heading: "Knees"}
+	fraction := strconv.FormatFloat(sweep.KneeFraction*100, 'f', -1, 64) + "%"
 	if len(s.Knees) > 0 {
-		sec.Text = []string{"Where adding more stops paying: the smallest value of a numeric axis whose median throughput reaches 95% of the best."}
+		sec.Text = []string{"Where adding more stops paying: the smallest value of a numeric axis whose median throughput reaches " +
+			fraction + " of the best."}
 	}
 	for _, k := range s.Knees {
 		at := ""
@@ -238,15 +250,66 @@ func (s *Study) kneeSection() section {
 		if k.BestThroughput > 0 {
 			share = strconv.FormatFloat(k.Throughput/k.BestThroughput*100, 'f', 1, 64) + "%"
 		}
-		if k.Value == k.BestValue {
-			sec.Items = append(sec.Items, fmt.Sprintf("%s%s keeps scaling up to %s=%s, its best (%s ops/s): no smaller value reaches 95%% of it",
-				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0)))
-			continue
+		smallest := s.smallestValue(k.Axis) == k.Value
+		var line string
+		switch {
+		case k.Value == k.BestValue && smallest:
+			// Nothing to scale: "keeps scaling up to" its first value
+			// would say the opposite of what was measured.
+			line = fmt.Sprintf("%s%s is best at %s=%s, the smallest value (%s ops/s): %s do not help",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), s.more(k.Axis))
+		case k.Value == k.BestValue:
+			line = fmt.Sprintf("%s%s keeps scaling up to %s=%s, its best (%s ops/s): no smaller value reaches %s of it",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), fraction)
+		case smallest:
+			line = fmt.Sprintf("%s%s saturates at once, at %s=%s, the smallest value: %s ops/s, %s of the best (%s, %s ops/s)",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0))
+		default:
+			line = fmt.Sprintf("%s%s saturates at %s=%s: %s ops/s, %s of the best (%s, %s ops/s)",
+				k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0))
 		}
-		sec.Items = append(sec.Items, fmt.Sprintf("%s%s saturates at %s=%s: %s ops/s, %s of the best (%s, %s ops/s)",
-			k.Phase, at, k.Axis, k.Value, number(k.Throughput, 0), share, k.BestValue, number(k.BestThroughput, 0)))
+		sec.Items = append(sec.Items, line)
 	}
 	return sec
+}
+
+// smallestValue names the value of the axis with the smallest number
+// ("" for an axis without numbers): a knee there means the axis did not
+// pay from its first step.
+func (s *Study) smallestValue(axis string) string {
+	name, least := "", math.Inf(1)
+	for _, a := range s.Axes {
+		if a.Name != axis {
+			continue
+		}
+		for _, v := range a.Values {
+			if v.Number != nil && *v.Number < least {
+				name, least = v.Name, *v.Number
+			}
+		}
+	}
+	return name
+}
+
+// more says what the larger values of an axis add, by the kind of axis
+// the sweep's spec gives it: "more shards" along topologies.
+func (s *Study) more(axis string) string {
+	if s.Sweep != nil {
+		for _, a := range s.Sweep.Spec.Axes {
+			if a.Name != axis {
+				continue
+			}
+			switch {
+			case len(a.Topologies) > 0:
+				return "more shards"
+			case len(a.Threads) > 0:
+				return "more threads"
+			case len(a.MaxPoolSize) > 0:
+				return "larger pools"
+			}
+		}
+	}
+	return "larger values of " + axis
 }
 
 func (s *Study) operationSection() section {
@@ -256,33 +319,75 @@ func (s *Study) operationSection() section {
 		sec.Text = []string{"No successful run with results."}
 		return sec
 	}
-	sec.Text = []string{"Per cell, phase and operation: the median across the successful repetitions (reps) of each number. " +
-		"Latencies cover successful operations; count includes failed ones."}
+	note := "Per cell, phase and operation: the median across the successful repetitions (reps) of each number."
 	t := table{
 		Header: []string{"cell", "phase", "operation", "reps", "count", "errors", "p50", "p95", "p99", "p99.9", "mean"},
 		Right:  []bool{false, false, false, true, true, true, true, true, true, true, true},
 	}
+	if s.Kind == KindRun {
+		note = "Per phase and operation, the run's numbers."
+	}
+	note += " Latencies cover successful operations; count includes failed ones."
+	if slices.ContainsFunc(rows, func(r operationRow) bool { return strings.Contains(wholeMedian(r.Counts)+wholeMedian(r.Errors), "/") }) {
+		note += " Count and errors are whole operations: " + pairsNote
+	}
+	if s.reportsCleanup() {
+		note += " YCSB's CLEANUP, each thread's last call, is not an operation of the workload and is left out " +
+			"(the CSV and JSON reports keep it)."
+	}
 	if n := len(s.invalidRuns()); n > 0 && s.Kind == KindSweep {
-		sec.Text[0] += " " + strings.ToUpper(invalidLeftOut(n)[:1]) + invalidLeftOut(n)[1:] + " (see Invalid runs)."
+		note += " " + strings.ToUpper(invalidLeftOut(n)[:1]) + invalidLeftOut(n)[1:] + " (see Invalid runs)."
 	}
 	intended := s.measuresIntended()
 	if intended {
-		sec.Text[0] += " Intended p99 is the p99 of the calls' intended latencies (\"-\" where the phase did not measure them)."
+		note += " Intended p99 is the p99 of the calls' intended latencies (\"-\" where the phase did not measure them)."
 		t.Header = append(t.Header, "intended p99")
 		t.Right = append(t.Right, true)
 	}
+	sec.Text = []string{note}
+	var batched []string
 	for _, r := range rows {
-		row := []string{
-			r.Cell.Name, r.Phase, r.Operation, strconv.Itoa(r.Repetitions), median(r.Count), median(r.Errors),
-			median(r.P50), median(r.P95), median(r.P99), median(r.P999), number(r.Mean, 1),
+		op := r.Operation
+		if r.Batched {
+			op += " †"
+			if at := r.Phase; !slices.Contains(batched, at) {
+				batched = append(batched, at)
+			}
 		}
+		row := []string{r.Cell.Name, r.Phase, op, strconv.Itoa(r.Repetitions), wholeMedian(r.Counts), wholeMedian(r.Errors),
+			median(r.P50), median(r.P95), median(r.P99), median(r.P999), number(r.Mean, 1)}
 		if intended {
 			row = append(row, median(r.IntendedP99))
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	sec.Tables = []table{t}
+	if len(batched) > 0 {
+		sec.Text = append(sec.Text, batchedNote(batched))
+	}
+	sec.Tables = []table{s.perRun(t)}
 	return sec
+}
+
+// pairsNote explains the "a / b" of a median count (wholeMedian): a
+// median of 14,720.5 operations would be a count no run measured.
+const pairsNote = "\"a / b\" where an even number of repetitions has no middle count, the two middle ones (with two repetitions, both)."
+
+// batchedNote is the footnote of the INSERT rows of phases with
+// batchsize > 1 (marked †), whose latencies are mostly 0: the loader's
+// MongoDB binding (internal/loader/mongodb, DB.Insert), like YCSB's,
+// only buffers an insert until batchsize are pending, and returns
+// BATCHED_OK without a database call; the insert that fills the batch
+// writes them all with one insertMany, and its latency is the batch's.
+func batchedNote(phases []string) string {
+	where := "phase " + phases[0]
+	if len(phases) > 1 {
+		where = "phases " + strings.Join(phases, ", ")
+	}
+	return "† Batched inserts (" + where + ", batchsize above 1): as in YCSB, an insert that only joins its thread's batch " +
+		"returns BATCHED_OK at once, without a database call, and is recorded with a latency of 0 µs; the insert that fills " +
+		"the batch writes the whole batch with one insertMany, and is recorded with that call's latency. So the low percentiles " +
+		"are 0, the high ones a whole batch's write, the mean a batch's write shared by its documents, and count is of " +
+		"documents, not of calls. A thread's last, partial batch is written by its CLEANUP."
 }
 
 func (s *Study) environmentSection() section {
@@ -314,6 +419,12 @@ func (s *Study) environmentSection() section {
 			line += ": the recorded fields agree, so what differs is in the runs' specs"
 		}
 		sec.Items = append(sec.Items, "Warning: "+line+"; its median combines numbers that may not be comparable.")
+	}
+	if s.Kind == KindSweep {
+		for _, w := range s.warnedRuns() {
+			sec.Items = append(sec.Items, fmt.Sprintf("Warnings of %s (cell %s, repetition %d): %s",
+				w.Name, w.Cell.Name, w.Repetition, w.Message))
+		}
 	}
 	if len(env.Unrecorded) > 0 {
 		sec.Items = append(sec.Items, "No environment recorded by: "+strings.Join(env.Unrecorded, ", ")+".")
@@ -373,6 +484,42 @@ func diffSuffix(env environment) string {
 		names[i] = d.Field
 	}
 	return "; recorded fields that differ: " + strings.Join(names, ", ")
+}
+
+// runWarnings are the lines of a run's Warnings condition when it is
+// True (the controller joins them with newlines), nil otherwise.
+func runWarnings(run *benchv1.BenchmarkRun) []string {
+	c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionWarnings)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(c.Message, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// warnedRuns lists the runs, in cell order, whose Warnings condition is
+// True, the message its lines joined by "; ". A warning does not make a
+// run invalid: its numbers stay in the aggregates, and the reader judges.
+func (s *Study) warnedRuns() []flaggedRun {
+	var out []flaggedRun
+	for ci := range s.Cells {
+		c := &s.Cells[ci]
+		for _, r := range c.Runs {
+			if r.Run == nil {
+				continue
+			}
+			if w := runWarnings(r.Run); len(w) > 0 {
+				out = append(out, flaggedRun{Cell: c, Name: r.Name, Repetition: r.Repetition, Reason: string(benchv1.ReasonEnvironmentWarnings),
+					Message: strings.Join(w, "; ")})
+			}
+		}
+	}
+	return out
 }
 
 // invalidLeftOut says how many invalid runs an aggregate leaves out.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 )
 
 // envField is one field of a run's recorded environment, named by its path
@@ -19,7 +20,10 @@ type envField struct {
 // envFields flattens what a run's status.environment says about the
 // conditions its numbers come from: the fingerprinted fields and the
 // versions around them. Node name and zone are left out, as from the
-// fingerprint: runs on different nodes of one shape are comparable.
+// fingerprint: runs on different nodes of one shape are comparable. So
+// are the phase properties that name the run (contract.RunNamedProperty:
+// mongodb.url, its hosts), which differ between any two runs and would
+// bury what does change comparability under a row per run.
 func envFields(e *benchv1.EnvironmentStatus) []envField {
 	var out []envField
 	add := func(name, value string) {
@@ -69,6 +73,9 @@ func envFields(e *benchv1.EnvironmentStatus) []envField {
 	}
 	for _, ph := range e.Phases {
 		for _, k := range slices.Sorted(maps.Keys(ph.Properties)) {
+			if contract.RunNamedProperty(k) {
+				continue
+			}
 			add("phases["+ph.Name+"]."+k, ph.Properties[k])
 		}
 	}

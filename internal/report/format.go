@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -157,6 +158,22 @@ func median(v float64) string {
 		return number(v, 0)
 	}
 	return number(v, 1)
+}
+
+// wholeMedian formats the median of whole counts as whole numbers: the
+// middle count, or, where an even number of them has no middle one, the
+// two middle counts ("14,720 / 14,721"; with two counts, both). A count's
+// median of 14,720.5 operations would be a number no run measured.
+func wholeMedian(counts []float64) string {
+	if len(counts) == 0 {
+		return "-"
+	}
+	xs := slices.Sorted(slices.Values(counts))
+	lo, hi := xs[(len(xs)-1)/2], xs[len(xs)/2]
+	if lo == hi {
+		return number(lo, 0)
+	}
+	return number(lo, 0) + " / " + number(hi, 0)
 }
 
 // percent formats a change: "+175.0%", "-3.2%", never "-0.0%".

@@ -527,18 +527,26 @@ type operationRow struct {
 	Phase       string
 	Operation   string
 	Repetitions int
-	Count       float64
-	Errors      float64
+	// Counts and Errors are each repetition's, whole numbers: their median
+	// may not be one (wholeMedian).
+	Counts      []float64
+	Errors      []float64
 	P50         float64
 	P95         float64
 	P99         float64
 	P999        float64
 	Mean        float64
 	IntendedP99 float64
+	// Batched marks an operation some of whose calls only joined a batch
+	// (status BATCHED_OK): their latencies are 0 (batchedNote).
+	Batched bool
 }
 
 // operationRows lists every cell × phase × operation, in cell, phase and
-// canonical operation order.
+// canonical operation order. YCSB's CLEANUP is left out: it is each
+// thread's last call (the binding's Cleanup, which writes a trailing
+// partial batch of inserts), not an operation of the workload, and its
+// few calls would read as the workload's latencies.
 func (s *Study) operationRows() []operationRow {
 	out := make([]operationRow, 0, len(s.Cells)*len(s.Phases))
 	for ci := range s.Cells {
@@ -558,19 +566,21 @@ func (s *Study) operationRows() []operationRow {
 					}
 				}
 			}
+			delete(byOp, results.OpCleanup)
 			for _, name := range operationOrder(byOp) {
 				ops := byOp[name]
-				med := func(f func(*benchv1.OperationResult) float64) float64 {
+				each := func(f func(*benchv1.OperationResult) float64) []float64 {
 					xs := make([]float64, len(ops))
 					for i, op := range ops {
 						xs[i] = f(op)
 					}
-					return stats.Median(xs)
+					return xs
 				}
+				med := func(f func(*benchv1.OperationResult) float64) float64 { return stats.Median(each(f)) }
 				out = append(out, operationRow{
 					Cell: c, Phase: ph.Name, Operation: name, Repetitions: len(ops),
-					Count:  med(func(o *benchv1.OperationResult) float64 { return float64(o.Count) }),
-					Errors: med(func(o *benchv1.OperationResult) float64 { return float64(o.Errors) }),
+					Counts: each(func(o *benchv1.OperationResult) float64 { return float64(o.Count) }),
+					Errors: each(func(o *benchv1.OperationResult) float64 { return float64(o.Errors) }),
 					P50:    med(func(o *benchv1.OperationResult) float64 { return float64(o.P50Micros) }),
 					P95:    med(func(o *benchv1.OperationResult) float64 { return float64(o.P95Micros) }),
 					P99:    med(func(o *benchv1.OperationResult) float64 { return float64(o.P99Micros) }),
@@ -583,6 +593,9 @@ func (s *Study) operationRows() []operationRow {
 						intended = append(intended, float64(op.Intended.P99Micros))
 					}
 				}
+				for _, op := range ops {
+					out[len(out)-1].Batched = out[len(out)-1].Batched || op.Statuses[results.StatusBatchedOK] > 0
+				}
 				out[len(out)-1].IntendedP99 = math.NaN()
 				if len(intended) > 0 {
 					out[len(out)-1].IntendedP99 = stats.Median(intended)
@@ -591,6 +604,21 @@ func (s *Study) operationRows() []operationRow {
 		}
 	}
 	return out
+}
+
+// reportsCleanup reports whether a run the operation table would show
+// reports YCSB's CLEANUP, which the table leaves out.
+func (s *Study) reportsCleanup() bool {
+	for ci := range s.Cells {
+		for _, run := range s.Cells[ci].measured() {
+			for _, r := range run.Status.Results {
+				if slices.ContainsFunc(r.OperationStats, func(op benchv1.OperationResult) bool { return op.Name == results.OpCleanup }) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // operationOrder sorts operation names as results do: the canonical order,

@@ -18,13 +18,16 @@ import (
 // cellWarmup is a cell's warm-up in a phase: medians across the
 // repetitions that had one.
 type cellWarmup struct {
-	Cell          *Cell
-	Phase         string
-	Repetitions   int
-	Operations    float64
-	RuntimeMillis float64
-	OpsPerSec     float64
-	P99Micros     float64
+	Cell        *Cell
+	Phase       string
+	Repetitions int
+	Operations  float64
+	// OperationCounts are each repetition's operations, whole numbers
+	// for the tables (wholeMedian), where Operations may be x.5.
+	OperationCounts []float64
+	RuntimeMillis   float64
+	OpsPerSec       float64
+	P99Micros       float64
 }
 
 // warmups lists each cell × phase with a warm-up, in cell and phase order.
@@ -46,7 +49,7 @@ func (s *Study) warmups() []cellWarmup {
 			if len(ops) == 0 {
 				continue
 			}
-			out = append(out, cellWarmup{Cell: c, Phase: ph.Name, Repetitions: len(ops), Operations: stats.Median(ops),
+			out = append(out, cellWarmup{Cell: c, Phase: ph.Name, Repetitions: len(ops), Operations: stats.Median(ops), OperationCounts: ops,
 				RuntimeMillis: stats.Median(ms), OpsPerSec: stats.Median(rate), P99Micros: stats.Median(p99)})
 		}
 	}
@@ -155,10 +158,14 @@ func (s *Study) warmupAndLoadersSection() section {
 			Header: []string{"cell", "phase", "reps", "operations", "runtime (s)", "ops/s", "p99 (µs)"},
 			Right:  []bool{false, false, true, true, true, true, true}}
 		for _, w := range ws {
-			t.Rows = append(t.Rows, []string{w.Cell.Name, w.Phase, strconv.Itoa(w.Repetitions), median(w.Operations),
+			ops := wholeMedian(w.OperationCounts)
+			if strings.Contains(ops, "/") && !strings.Contains(t.Note, pairsNote) {
+				t.Note += " Operations are whole: " + pairsNote
+			}
+			t.Rows = append(t.Rows, []string{w.Cell.Name, w.Phase, strconv.Itoa(w.Repetitions), ops,
 				number(w.RuntimeMillis/1000, 1), number(w.OpsPerSec, 0), median(w.P99Micros)})
 		}
-		sec.Tables = append(sec.Tables, t)
+		sec.Tables = append(sec.Tables, s.perRun(t))
 	}
 	if ls := s.loaderStats(); len(ls) > 0 {
 		t := table{Caption: "Loaders",
@@ -178,7 +185,39 @@ func (s *Study) warmupAndLoadersSection() section {
 				strconv.FormatInt(l.ConnectMillis, 10), number(l.MaxCPUPercent, 1), orDash(strings.Join(l.CPULimits, ", ")),
 				number(l.MaxThrottledPercent, 1), skew})
 		}
-		sec.Tables = append(sec.Tables, t)
+		sec.Tables = append(sec.Tables, s.perRun(t))
 	}
 	return sec
+}
+
+// perRun drops a per-cell table's cell and reps columns from a run's
+// report: its one cell is the run, of one repetition.
+func (s *Study) perRun(t table) table {
+	if s.Kind != KindRun {
+		return t
+	}
+	var keep []int
+	for i, h := range t.Header {
+		if h != "cell" && h != "reps" {
+			keep = append(keep, i)
+		}
+	}
+	pick := func(row []string) []string {
+		out := make([]string, 0, len(keep))
+		for _, i := range keep {
+			if i < len(row) {
+				out = append(out, row[i])
+			}
+		}
+		return out
+	}
+	right := make([]bool, 0, len(keep))
+	for _, i := range keep {
+		right = append(right, i < len(t.Right) && t.Right[i])
+	}
+	t.Header, t.Right = pick(t.Header), right
+	for i, r := range t.Rows {
+		t.Rows[i] = pick(r)
+	}
+	return t
 }

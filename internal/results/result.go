@@ -225,7 +225,7 @@ func (o *OpResult) Total() int64 {
 
 // Errors counts unsuccessful operations (any status but OK and BATCHED_OK).
 func (o *OpResult) Errors() int64 {
-	return o.Total() - o.Statuses["OK"] - o.Statuses["BATCHED_OK"]
+	return o.Total() - o.Statuses[StatusOK] - o.Statuses[StatusBatchedOK]
 }
 
 // YCSB's operation (measurement) names.
@@ -238,6 +238,14 @@ const (
 	OpDelete          = "DELETE"
 	OpVerify          = "VERIFY"
 	OpCleanup         = "CLEANUP"
+)
+
+// The statuses of a successful operation, as Statuses names them.
+const (
+	StatusOK = "OK"
+	// StatusBatchedOK is an insert the binding only added to its thread's
+	// batch (batchsize > 1): no database call, a latency of about 0.
+	StatusBatchedOK = "BATCHED_OK"
 )
 
 // OperationOrder is the canonical order of operations in results and
@@ -351,7 +359,7 @@ func validateOps(ops []OpResult, intended bool) error {
 				return fmt.Errorf("%s: negative count for %s", op.Name, s)
 			}
 		}
-		ok := op.Statuses["OK"] + op.Statuses["BATCHED_OK"]
+		ok := op.Statuses[StatusOK] + op.Statuses[StatusBatchedOK]
 		if got := op.Latency.Count(); got != ok {
 			return fmt.Errorf("%s: latency histogram holds %d samples but %d operations succeeded", op.Name, got, ok)
 		}
