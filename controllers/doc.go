@@ -34,9 +34,11 @@
 // # BenchmarkSweep (sweep_*.go)
 //
 // The sweep reconciler (sweep_controller.go) expands a sweep into cells
-// (internal/sweep), has the API server dry-run each cell's run, creates
-// the child runs as parallelism allows and aggregates their results; it
-// reads the runs' status and never edits them. An ended sweep's cells are
+// (internal/sweep), has the API server dry-run each cell's run, checks
+// that a node can hold it (the run's own pre-flight check, preflightCheck
+// in run_placement.go), creates the child runs as parallelism allows and
+// aggregates their results; it reads the runs' status and never edits
+// them. An ended sweep's cells are
 // judged against spec.compare's baseline and its series pruned
 // (sweep_compare.go).
 //

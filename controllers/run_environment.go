@@ -89,7 +89,7 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 	}
 	for i := range run.Spec.Phases {
 		env.Phases = append(env.Phases, benchv1.PhaseEnvironment{Name: run.Spec.Phases[i].Name,
-			Properties: phaseProperties(run, &run.Spec.Phases[i], r.Topology.ClusterDomain)})
+			Properties: topology.PhaseProperties(run, &run.Spec.Phases[i], r.Topology.ClusterDomain)})
 	}
 	fp, err := fingerprint(run, env)
 	if err != nil {
@@ -160,19 +160,6 @@ func nodeEnvironment(n *corev1.Node) *benchv1.NodeEnvironment {
 	return out
 }
 
-// phaseProperties are the properties a phase's loaders are given, as the
-// loader reads them: -P workload<preset> as "workload", then every -p.
-func phaseProperties(run *benchv1.BenchmarkRun, ph *benchv1.PhaseSpec, domain string) map[string]string {
-	props := map[string]string{}
-	if p := run.Spec.Workload.Preset; p != "" {
-		props["workload"] = "workload" + string(p)
-	}
-	for _, kv := range topology.Properties(run, ph, domain) {
-		props[kv[0]] = kv[1]
-	}
-	return props
-}
-
 // fingerprintFields are hashed for the fingerprint; see
 // EnvironmentStatus.Fingerprint for what goes in and what stays out.
 type fingerprintFields struct {
@@ -235,6 +222,9 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 		n.Name, n.Zone = "", ""
 		f.Node = &n
 	}
+	// Every value the phases' loaders run with (topology.PhaseProperties),
+	// their threads and target included: runs at other thread counts, or a
+	// throttled and an unthrottled run, never compare.
 	for _, ph := range env.Phases {
 		props := map[string]string{}
 		for k, v := range ph.Properties {

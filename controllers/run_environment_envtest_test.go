@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -32,10 +33,16 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 	}
 	startManager(t, &counters{}, testLimits)
 	var fps []string
-	for _, name := range []string{"env-1", "env-2"} {
+	// env-3 differs from env-1 only in S5's target: the loaders' -target.
+	for _, name := range []string{"env-1", "env-2", "env-3"} {
 		run := newRun(name, benchv1.TopologyStandalone, 0, 1)
 		if name == "env-2" {
 			run.Annotations = map[string]string{startupWarningAnnotation: "** WARNING: /sys/kernel/mm/transparent_hugepage/enabled is 'never'"}
+		}
+		wantTarget := "0" // unthrottled
+		if name == "env-3" {
+			run.Spec.Phases[2].Target = ptr.To[int64](2000)
+			wantTarget = "2000"
 		}
 		k.create(run)
 		k.upToPhase(run, 0)
@@ -60,6 +67,10 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 			env.Phases[1].Properties["readproportion"] != "0.1" || env.Phases[1].Properties["recordcount"] != "10000" {
 			t.Errorf("%s: phases %+v", name, env.Phases)
 		}
+		// The loaders' flags, under YCSB's names for them.
+		if p := env.Phases[2].Properties; len(env.Phases) == 3 && (p["threadcount"] != "16" || p["target"] != wantTarget) {
+			t.Errorf("%s: S5 threadcount %q target %q, want 16 %s", name, p["threadcount"], p["target"], wantTarget)
+		}
 		if r.Labels[benchv1.LabelFingerprint] != env.Fingerprint {
 			t.Errorf("%s: label %q, fingerprint %q", name, r.Labels[benchv1.LabelFingerprint], env.Fingerprint)
 		}
@@ -82,6 +93,9 @@ func TestEnvironmentRecorded(t *testing.T) { //nolint:gocyclo // one scenario, c
 	}
 	if fps[0] != fps[1] {
 		t.Errorf("two runs of one spec on nodes of one shape: fingerprints %s and %s", fps[0], fps[1])
+	}
+	if fps[2] == fps[0] {
+		t.Errorf("a throttled and an unthrottled run share fingerprint %s", fps[0])
 	}
 	// Comparable runs are one label selector away.
 	var list benchv1.BenchmarkRunList

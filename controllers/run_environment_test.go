@@ -35,9 +35,16 @@ func TestFingerprint(t *testing.T) {
 		}
 		for i := range run.Spec.Phases {
 			env.Phases = append(env.Phases, benchv1.PhaseEnvironment{Name: run.Spec.Phases[i].Name,
-				Properties: phaseProperties(run, &run.Spec.Phases[i], "cluster.local")})
+				Properties: topology.PhaseProperties(run, &run.Spec.Phases[i], "cluster.local")})
 		}
 		return run, env
+	}
+	// reprops records the phases' properties again, after a change to the
+	// spec, as recordEnvironment would have.
+	reprops := func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+		for i := range r.Spec.Phases {
+			e.Phases[i].Properties = topology.PhaseProperties(r, &r.Spec.Phases[i], "cluster.local")
+		}
 	}
 	fp := func(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) string {
 		t.Helper()
@@ -59,9 +66,7 @@ func TestFingerprint(t *testing.T) {
 	}{
 		{"another name and namespace", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
 			r.Name, r.Namespace = "b", "ns2"
-			for i := range r.Spec.Phases { // mongodb.url names the run's own hosts
-				e.Phases[i].Properties = phaseProperties(r, &r.Spec.Phases[i], "cluster.local")
-			}
+			reprops(r, e) // mongodb.url names the run's own hosts
 		}, true},
 		{"another node of the same shape, in another zone", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
 			e.Node.Name, e.Node.Zone = "node-b", "z2"
@@ -101,6 +106,29 @@ func TestFingerprint(t *testing.T) {
 			e.Phases[1].Properties["threadcount"] = "16"
 		}, false},
 		{"another loader count", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Loaders = 4 }, false},
+		// The loaders' threads and target are flags (-threads, -target),
+		// recorded under YCSB's names for them: a throttled run and an
+		// unthrottled one, or runs at other thread counts, never compare.
+		{"other threads", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Phases[1].Threads = 16
+			reprops(r, e)
+		}, false},
+		{"one thread, said", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Phases[0].Threads = 1 // the default
+			reprops(r, e)
+		}, true},
+		{"a target", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Target = 2000
+			reprops(r, e)
+		}, false},
+		{"a phase's target", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Phases[1].Target = ptr.To[int64](2000)
+			reprops(r, e)
+		}, false},
+		{"unthrottled, said", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Phases[1].Target = ptr.To[int64](0)
+			reprops(r, e)
+		}, true},
 		// mongodb.url, which carries retryWrites to the loaders, is left
 		// out of the phases: the setting itself must count.
 		{"another oplog size", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) { r.Spec.Topology.OplogSizeMB = 2048 }, false},
@@ -109,9 +137,7 @@ func TestFingerprint(t *testing.T) {
 		}, true},
 		{"retryable writes", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
 			r.Spec.Driver.RetryWrites = true
-			for i := range r.Spec.Phases {
-				e.Phases[i].Properties = phaseProperties(r, &r.Spec.Phases[i], "cluster.local")
-			}
+			reprops(r, e)
 		}, false},
 	} {
 		r, e := base()
@@ -140,7 +166,7 @@ func TestFingerprintOfAStandalone(t *testing.T) {
 		env := &benchv1.EnvironmentStatus{}
 		for i := range run.Spec.Phases {
 			env.Phases = append(env.Phases, benchv1.PhaseEnvironment{Name: run.Spec.Phases[i].Name,
-				Properties: phaseProperties(run, &run.Spec.Phases[i], "cluster.local")})
+				Properties: topology.PhaseProperties(run, &run.Spec.Phases[i], "cluster.local")})
 		}
 		f, err := fingerprint(run, env)
 		if err != nil {

@@ -45,31 +45,20 @@ import (
 // It reads Nodes uncached, and only until the anchor pod exists.
 func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
-	procs := topology.Processes(run)
-	if s.topologyWasReady() || s.pods[procs[0].Name] != nil {
+	if s.topologyWasReady() || s.pods[topology.Processes(run)[0].Name] != nil {
 		return true, nil
 	}
-	var list corev1.NodeList
-	if err := r.APIReader.List(ctx, &list); err != nil {
-		if apierrors.IsForbidden(err) {
-			// A namespace-scoped install may not list Nodes: the scheduler
-			// still enforces fit, only later.
-			logf.FromContext(ctx).V(1).Info("cannot list nodes; skipping the pre-flight fit check", "run", client.ObjectKeyFromObject(run).String())
-			return true, nil
-		}
-		return false, fmt.Errorf("list nodes: %w", err)
+	nodes, err := listNodes(ctx, r.APIReader)
+	if err != nil {
+		return false, err
 	}
-	need := corev1.ResourceList{}
-	for _, p := range procs {
-		addResources(need, topology.Requests(run, p))
+	if nodes == nil {
+		return true, nil // the manager may not list Nodes
 	}
-	fit := checkFit(run, list.Items, need, logf.FromContext(ctx))
+	fit, reason, msg := preflightCheck(run, nodes, logf.FromContext(ctx))
 	switch {
-	case run.Spec.Placement.NodeName != "" && !fit.named:
-		s.fail(benchv1.ReasonNodeNotFound, "placement.nodeName %q: no such node", run.Spec.Placement.NodeName)
-		return false, nil
-	case len(fit.candidates) == 0:
-		s.fail(benchv1.ReasonInsufficientResources, "%s", fit.explain(len(procs), need))
+	case reason != "":
+		s.fail(reason, "%s", msg)
 		return false, nil
 	case len(fit.roomy) > 0 && len(fit.roomy) < len(fit.candidates):
 		s.candidates = fit.roomy
@@ -77,6 +66,47 @@ func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bo
 		s.candidates = fit.candidates
 	}
 	return true, nil
+}
+
+// listNodes lists the Nodes uncached for a pre-flight check; nil, and no
+// error, when the manager may not: a namespace-scoped install may not list
+// Nodes, and the scheduler still enforces fit, only later.
+func listNodes(ctx context.Context, reader client.Reader) ([]corev1.Node, error) {
+	var list corev1.NodeList
+	if err := reader.List(ctx, &list); err != nil {
+		if apierrors.IsForbidden(err) {
+			logf.FromContext(ctx).V(1).Info("cannot list nodes; skipping the pre-flight fit check")
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	if list.Items == nil {
+		return []corev1.Node{}, nil // none is an answer: nothing fits
+	}
+	return list.Items, nil
+}
+
+// preflightCheck is the pre-flight verdict on a run's topology among
+// nodes, the one both a run (preflight) and a sweep, for each cell before
+// it creates anything (BenchmarkSweepReconciler.checkCapacity), reach: the
+// sum of the database pods' requests against the Ready, schedulable
+// nodes that match the run's placement. When the run cannot run it
+// returns the reason and message the run fails with; fit says which nodes
+// can hold it.
+func preflightCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node, log logr.Logger) (fit fitResult, reason benchv1.Reason, msg string) {
+	procs := topology.Processes(run)
+	need := corev1.ResourceList{}
+	for _, p := range procs {
+		addResources(need, topology.Requests(run, p))
+	}
+	fit = checkFit(run, nodes, need, log)
+	switch {
+	case run.Spec.Placement.NodeName != "" && !fit.named:
+		return fit, benchv1.ReasonNodeNotFound, fmt.Sprintf("placement.nodeName %q: no such node", run.Spec.Placement.NodeName)
+	case len(fit.candidates) == 0:
+		return fit, benchv1.ReasonInsufficientResources, fit.explain(len(procs), need)
+	}
+	return fit, "", ""
 }
 
 // fitResult is the outcome of the pre-flight check.

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/controllers"
 	"github.com/mongobench/mongobench/internal/testutil/kube"
 	"github.com/mongobench/mongobench/internal/topology"
 )
@@ -23,6 +24,59 @@ func cpuEach(run *benchv1.BenchmarkRun, cpu string) {
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
 		run.Spec.Topology.MongosResources = res.DeepCopy()
 		run.Spec.Topology.ConfigServerResources = res.DeepCopy()
+	}
+}
+
+// TestPreflightCheck: the verdict a run and a sweep's cell share, from the
+// Nodes alone.
+func TestPreflightCheck(t *testing.T) {
+	node := func(name, cpu string, edit func(*corev1.Node)) corev1.Node {
+		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"pool": "eight"}},
+			Status: corev1.NodeStatus{Allocatable: kube.Resources(cpu, "32Gi"),
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		if edit != nil {
+			edit(&n)
+		}
+		return n
+	}
+	notReady := func(n *corev1.Node) { n.Status.Conditions[0].Status = corev1.ConditionFalse }
+	tainted := func(n *corev1.Node) {
+		n.Spec.Taints = []corev1.Taint{{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule}}
+	}
+	sharded := func(cpu string) *benchv1.BenchmarkRun {
+		run := newRun("r", benchv1.TopologySharded, 2, 1)
+		run.Spec.Topology.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}
+		return run
+	}
+	named := sharded("1")
+	named.Spec.Placement.NodeName = "node-z"
+	selecting := sharded("1")
+	selecting.Spec.Placement.NodeSelector = map[string]string{"pool": "sixteen"}
+	for _, tc := range []struct {
+		name   string
+		run    *benchv1.BenchmarkRun
+		nodes  []corev1.Node
+		reason benchv1.Reason
+		msg    string
+	}{
+		{"fits", sharded("4"), []corev1.Node{node("a", "8", nil)}, "", ""},
+		{"fits the bigger node", sharded("20"), []corev1.Node{node("a", "8", nil), node("b", "64", nil)}, "", ""},
+		{"20 CPUs per shard on 8-CPU nodes", sharded("20"), []corev1.Node{node("a", "8", nil), node("b", "8", nil)},
+			benchv1.ReasonInsufficientResources, "the topology's 4 database pods request cpu=40 in total, and all of them run on one node; " +
+				"no Ready, schedulable node matching the run's placement has that much allocatable (2 such nodes; the largest, a, has cpu=8)"},
+		{"the big node is not Ready", sharded("20"), []corev1.Node{node("a", "8", nil), node("b", "64", notReady)},
+			benchv1.ReasonInsufficientResources, "(1 such nodes; the largest, a, has cpu=8)"},
+		{"the big node's taint is not tolerated", sharded("20"), []corev1.Node{node("a", "8", nil), node("b", "64", tainted)},
+			benchv1.ReasonInsufficientResources, "(1 such nodes; the largest, a, has cpu=8)"},
+		{"no node matches", selecting, []corev1.Node{node("a", "64", nil)},
+			benchv1.ReasonInsufficientResources, "no Ready, schedulable node matches the run's placement"},
+		{"no nodes", sharded("1"), []corev1.Node{}, benchv1.ReasonInsufficientResources, "no Ready, schedulable node matches"},
+		{"no such node", named, []corev1.Node{node("a", "64", nil)}, benchv1.ReasonNodeNotFound, `placement.nodeName "node-z": no such node`},
+	} {
+		reason, msg := controllers.PreflightCheck(tc.run, tc.nodes)
+		if reason != tc.reason || !strings.Contains(msg, tc.msg) || (tc.reason == "") != (msg == "") {
+			t.Errorf("%s: %s %q, want %s %q", tc.name, reason, msg, tc.reason, tc.msg)
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -50,6 +51,7 @@ type BenchmarkSweepReconciler struct {
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarksweeps/finalizers,verbs=update
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list
 
 // sweepState is what one reconcile of a sweep knows and decides; the
 // status kit keeps its conditions, events and time.
@@ -194,8 +196,10 @@ func (r *BenchmarkSweepReconciler) drawSeed() int64 {
 // validate has the API server check every cell's run with a server-side
 // dry run (CEL rules, defaults, schema) before the first run is created:
 // one invalid cell fails the sweep with the cell's name and the server's
-// message, and nothing is created. The repetitions of a cell share its
-// spec, so one dry run per cell suffices.
+// message, and nothing is created. Then every cell's run, as the API
+// server defaulted it, goes through the run's pre-flight check
+// (checkCapacity). The repetitions of a cell share its spec, so one dry
+// run and one check per cell suffice.
 func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) (bool, error) {
 	if c := meta.FindStatusCondition(s.sweep.Status.Conditions, benchv1.ConditionValidated); c != nil &&
 		c.Status == metav1.ConditionTrue && c.ObservedGeneration == s.sweep.Generation {
@@ -205,6 +209,7 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 		s.end(benchv1.SweepFailed, benchv1.ReasonInvalidSweep, "invalid sweep: "+err.Error())
 		return false, nil //nolint:nilerr // the error is the sweep's Failed condition, not a reconcile error
 	}
+	var dryRuns []cellRun
 	for i := range s.cells {
 		c := &s.cells[i]
 		run, err := r.childRun(s.sweep, c, 1)
@@ -217,6 +222,7 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 		err = r.Create(ctx, run, client.DryRunAll)
 		switch {
 		case err == nil:
+			dryRuns = append(dryRuns, cellRun{cell: c, run: run})
 		case apierrors.IsAlreadyExists(err):
 			if err := r.taken(ctx, s, run.Name); err != nil {
 				return false, err
@@ -232,14 +238,57 @@ func (r *BenchmarkSweepReconciler) validate(ctx context.Context, s *sweepState) 
 			return false, fmt.Errorf("dry-run cell %d (%s): %w", c.Index, c.Describe(), err)
 		}
 	}
+	fits, ok, err := r.checkCapacity(ctx, s, dryRuns)
+	if !ok || err != nil {
+		return false, err
+	}
 	if len(s.waiting) > 0 && s.sweep.Status.Phase == benchv1.SweepPending {
 		s.setCondition(benchv1.ConditionValidated, metav1.ConditionFalse, benchv1.ReasonWaitingForOldRuns,
 			fmt.Sprintf("waiting for %s of a deleted sweep of the same name to go", strings.Join(s.waiting, ", ")))
 		return false, nil
 	}
 	s.setCondition(benchv1.ConditionValidated, metav1.ConditionTrue, benchv1.ReasonValid,
-		fmt.Sprintf("the API server accepts all %d cells", len(s.cells)))
+		fmt.Sprintf("the API server accepts all %d cells%s", len(s.cells), fits))
 	return true, nil
+}
+
+// cellRun is a cell's run as the API server's dry run returned it.
+type cellRun struct {
+	cell *sweep.Cell
+	run  *benchv1.BenchmarkRun
+}
+
+// checkCapacity runs each cell's run through the run's own pre-flight
+// check (preflightCheck: its database pods' requests, summed, against the
+// Ready, schedulable nodes its placement matches) before the sweep starts:
+// a cell that no node can hold would otherwise fail only when its turn
+// came, perhaps hours into the study. One that cannot run fails the sweep
+// at once with the run's reason, naming the cell, and nothing is created.
+// Once the sweep runs, its runs check for themselves. ok is false when
+// the sweep must stop here; note says, for the Validated condition, how
+// the cells were found to fit.
+func (r *BenchmarkSweepReconciler) checkCapacity(ctx context.Context, s *sweepState, runs []cellRun) (note string, ok bool, err error) {
+	if s.sweep.Status.Phase != benchv1.SweepPending || len(runs) == 0 {
+		return "", true, nil
+	}
+	nodes, err := listNodes(ctx, r.APIReader)
+	if err != nil {
+		s.setCondition(benchv1.ConditionValidated, metav1.ConditionFalse, benchv1.ReasonValidating,
+			fmt.Sprintf("cannot check that the cells fit a node, retrying: %s", err))
+		return "", false, err
+	}
+	if nodes == nil {
+		return " (the manager may not list Nodes: each run checks that it fits when it starts)", true, nil
+	}
+	log := logf.FromContext(ctx)
+	for _, cr := range runs {
+		if _, reason, msg := preflightCheck(cr.run, nodes, log); reason != "" {
+			s.end(benchv1.SweepFailed, reason,
+				fmt.Sprintf("cell %d (%s) cannot run; nothing was created: %s", cr.cell.Index, cr.cell.Describe(), msg))
+			return "", false, nil
+		}
+	}
+	return ", and a node can hold each", true, nil
 }
 
 // observe finds the sweep's runs by the sweep's label, uncached. A run the

@@ -17,6 +17,8 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/sweep"
+	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // newSweep is a sweep over the lifecycle tests' run template.
@@ -206,7 +208,7 @@ func TestSweepRunsItsCells(t *testing.T) {
 	if st.Status.CellsTotal != 6 || len(st.Status.Order) != 18 || st.Status.Order[2] != "grid-0-r3" || st.Status.Order[3] != "grid-1-r1" {
 		t.Fatalf("cells %d, order %v", st.Status.CellsTotal, st.Status.Order)
 	}
-	if c := sweepCond(st, benchv1.ConditionValidated); c == nil || c.Status != metav1.ConditionTrue || c.Message != "the API server accepts all 6 cells" {
+	if c := sweepCond(st, benchv1.ConditionValidated); c == nil || c.Status != metav1.ConditionTrue || c.Message != "the API server accepts all 6 cells, and a node can hold each" {
 		t.Errorf("Validated = %+v", c)
 	}
 	run := got["grid-0-r1"]
@@ -334,6 +336,49 @@ func checkGridAggregates(t *testing.T, st *benchv1.BenchmarkSweep) { //nolint:go
 	}
 	if st.Status.Baseline != "topologies=standalone,threads=*" || st.Status.SummaryPhase != "S5" || st.Status.Best != "4-shards/32: 6348 ops/s" {
 		t.Errorf("baseline %q summary %q best %q", st.Status.Baseline, st.Status.SummaryPhase, st.Status.Best)
+	}
+}
+
+// TestSweepRefusesACellThatFitsNoNode: on 8-CPU nodes, a sweep whose
+// second cell asks 20 CPUs for each of its shards fails at validation with
+// the run's pre-flight reason, naming the cell, before its first run
+// exists; the same sweep without that cell starts.
+func TestSweepRefusesACellThatFitsNoNode(t *testing.T) {
+	k := newCluster(t)
+	for _, n := range []string{"node-eight-a", "node-eight-b"} {
+		ensureNode(t, k.c, n, map[string]string{topology.HostnameLabel: "host-" + n, "pool": "eight"}, kube.Resources("8", "32Gi"))
+	}
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	shapes := func(name string, values ...benchv1.SweepValue) *benchv1.BenchmarkSweep {
+		sw := newSweep(name, benchv1.SweepAxis{Name: "shape", Values: values})
+		sw.Spec.Template.Placement.NodeSelector = map[string]string{"pool": "eight"}
+		return sw
+	}
+	small := benchv1.SweepValue{Name: "small"}
+	big := benchv1.SweepValue{Name: "big", Patch: &runtime.RawExtension{Raw: []byte(
+		`{"topology": {"mode": "Sharded", "shards": 2, "resources": {"requests": {"cpu": "20"}}}}`)}}
+	k.createSweep(shapes("toobig", small, big))
+	st := k.waitSweep("toobig", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	c := sweepCond(st, benchv1.ConditionFailed)
+	if c == nil || c.Reason != string(benchv1.ReasonInsufficientResources) ||
+		!strings.HasPrefix(c.Message, "cell 1 (shape=big) cannot run; nothing was created: the topology's 4 database pods request cpu=40 in total") ||
+		!strings.Contains(c.Message, "(2 such nodes; the largest, node-eight-") || !strings.HasSuffix(c.Message, "has cpu=8)") {
+		t.Fatalf("Failed = %+v", c)
+	}
+	if n := len(k.children("toobig")); n != 0 {
+		t.Errorf("%d runs created", n)
+	}
+	if st.Status.StartTime == nil || st.Status.Phase != benchv1.SweepFailed {
+		t.Errorf("status %+v", st.Status)
+	}
+
+	// Cells that fit pass, and the sweep starts.
+	k.createSweep(shapes("fits", small, benchv1.SweepValue{Name: "sharded", Patch: &runtime.RawExtension{Raw: []byte(
+		`{"topology": {"mode": "Sharded", "shards": 2, "resources": {"requests": {"cpu": "2"}}}}`)}}))
+	st = k.waitSweep("fits", "a run created", func(s *benchv1.BenchmarkSweep) bool { return len(k.children("fits")) > 0 })
+	if c := sweepCond(st, benchv1.ConditionValidated); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Message != "the API server accepts all 2 cells, and a node can hold each" {
+		t.Errorf("Validated = %+v", c)
 	}
 }
 

@@ -89,11 +89,14 @@ type Reason string
 // Reasons of a Failed condition that is True: why the run failed. The
 // README's troubleshooting table says what to do about each.
 const (
-	// ReasonNodeNotFound: placement.nodeName names no node.
+	// ReasonNodeNotFound: placement.nodeName names no node. A sweep fails
+	// with it too, before it creates anything, when a cell's does.
 	ReasonNodeNotFound Reason = "NodeNotFound"
 	// ReasonInsufficientResources: no Ready, schedulable node matching the
 	// run's placement has enough allocatable resources for all of the
-	// topology's database pods together (they share one node).
+	// topology's database pods together (they share one node). A sweep
+	// fails with it too, before it creates anything, when a cell's
+	// topology fits no node.
 	ReasonInsufficientResources Reason = "InsufficientResources"
 	// ReasonTopologyFailed: a MongoDB pod could not start: unschedulable for
 	// longer than the manager's --unschedulable-timeout, an image that
@@ -235,7 +238,10 @@ const (
 	EventPruned Reason = "Pruned"
 )
 
-// SweepFailureReasons lists the reasons a sweep's Failed condition may carry.
+// SweepFailureReasons lists the reasons a sweep's Failed condition may
+// carry: its own, and the pre-flight reasons of a cell that cannot run,
+// found before the sweep starts.
 func SweepFailureReasons() []Reason {
-	return []Reason{ReasonInvalidSweep, ReasonInvalidCell, ReasonNameConflict, ReasonRunFailed, ReasonAllRunsFailed}
+	return []Reason{ReasonInvalidSweep, ReasonInvalidCell, ReasonNodeNotFound, ReasonInsufficientResources, ReasonNameConflict,
+		ReasonRunFailed, ReasonAllRunsFailed}
 }

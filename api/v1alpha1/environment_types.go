@@ -107,8 +107,10 @@ type PodEnvironment struct {
 // PhaseEnvironment is the YCSB property set of one phase.
 type PhaseEnvironment struct {
 	Name string `json:"name"`
-	// Properties are the loader's -p properties (and "workload" for -P),
-	// as given to every loader of the phase.
+	// Properties are every value the phase's loaders run with, as given to
+	// each of them: the -p properties, "workload" for -P, and threadcount
+	// and target for -threads and -target (YCSB's names for what those
+	// flags set; target 0 is unthrottled).
 	// +optional
 	Properties map[string]string `json:"properties,omitempty"`
 }

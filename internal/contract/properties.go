@@ -1,7 +1,8 @@
 package contract
 
 // Properties of a load or run phase (`loader load|run -p name=value`) that
-// the controller writes (topology.Properties; and for a Grow phase,
+// the controller writes (topology.Properties, and threadcount and target,
+// which it passes as YCSB's -threads and -target; and for a Grow phase,
 // topology.GrowProperties: mongodb.url, loader.count and the growth.*
 // properties of growth.go). Most are YCSB 0.17.0's names; the loader.*
 // and warm-up ones are mongobench's. They are defined here and nowhere
@@ -33,7 +34,13 @@ const (
 	PropReadAllFields             = "readallfields"
 	PropWriteAllFields            = "writeallfields"
 
-	// Client and measurement.
+	// Client and measurement. threadcount and target are what YCSB's
+	// -threads and -target flags set (YCSB's Client.java), the names under
+	// which status.environment records the flags' values.
+	PropThreadCount = "threadcount"
+	// PropTarget is operations per second, the total over the phase's
+	// loaders (each takes its share of loader.count); 0 is unthrottled.
+	PropTarget              = "target"
 	PropMaxExecutionTime    = "maxexecutiontime"
 	PropMeasurementInterval = "measurement.interval"
 	PropStatusInterval      = "status.interval"

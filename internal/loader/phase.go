@@ -209,7 +209,8 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 		"repeatable, later files override earlier ones")
 	fs.Var(&f.props, "p", "property `name=value`, repeatable; overrides the workload files")
 	fs.IntVar(&f.threads, "threads", 0, "threadcount: worker threads of this loader (`N`)")
-	fs.Int64Var(&f.target, "target", 0, "target: operations per second, the total over all loaders (`N`; 0: unthrottled)")
+	// YCSB names its -target flag after the property it sets.
+	fs.Int64Var(&f.target, contract.PropTarget, 0, "target: operations per second, the total over all loaders (`N`; 0: unthrottled)")
 	fs.BoolVar(&f.status, "s", false, "print a status line to stderr every status.interval seconds")
 	fs.StringVar(&f.label, "l", "", "`label` prefixing the status lines")
 	fs.StringVar(&f.result, "result", "", "write the encoded result (gzip JSON, results.Encode) to `FILE`; "+
@@ -231,10 +232,10 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 		return nil, nil, usageError{err}
 	}
 	if set["threads"] {
-		p.Set("threadcount", strconv.Itoa(f.threads))
+		p.Set(contract.PropThreadCount, strconv.Itoa(f.threads))
 	}
-	if set["target"] {
-		p.Set("target", strconv.FormatInt(f.target, 10))
+	if set[contract.PropTarget] {
+		p.Set(contract.PropTarget, strconv.FormatInt(f.target, 10))
 	}
 	if f.status {
 		p.Set("status", "true")
@@ -508,7 +509,7 @@ func loaderIdentity(p *ycsb.Properties, getenv func(string) string) (index, coun
 // share: target/n, plus one for the first target%n loaders. It returns the
 // total as given.
 func splitTarget(p *ycsb.Properties, index, count int) (string, error) {
-	v, ok := p.Get("target")
+	v, ok := p.Get(contract.PropTarget)
 	if !ok || count == 1 {
 		return v, nil
 	}
@@ -527,7 +528,7 @@ func splitTarget(p *ycsb.Properties, index, count int) (string, error) {
 		// 0 would mean unthrottled.
 		return v, usagef("target %d is smaller than loader.count %d: loader %d would get no share", total, count, index)
 	}
-	p.Set("target", strconv.FormatInt(share, 10))
+	p.Set(contract.PropTarget, strconv.FormatInt(share, 10))
 	return v, nil
 }
 

@@ -166,6 +166,51 @@ func LoaderArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 	return append(args, "-s")
 }
 
+// flagProperty names the property a LoaderArgs flag with a value sets
+// (-p sets the one it names; -s takes no value).
+func flagProperty(flag string) (string, bool) {
+	switch flag {
+	case "-P":
+		return "workload", true
+	case "-threads":
+		return contract.PropThreadCount, true
+	case "-target":
+		return contract.PropTarget, true
+	}
+	return "", false
+}
+
+// PhaseProperties is every value a phase's loaders run with, under the
+// name the loader reads it by: LoaderArgs read back, so that what
+// status.environment records, and the fingerprint hashes, is what the Job
+// runs. -P workload<preset> is "workload", each -p name=value is itself,
+// -threads is threadcount and -target is target, YCSB's names for what
+// the flags set (YCSB's Client.java). A phase that passes no -target runs
+// unthrottled, target 0, YCSB's default: recorded too, so that a
+// throttled and an unthrottled phase never look alike. -s only prints
+// status lines. A Grow phase's values are its -p properties.
+func PhaseProperties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDomain string) map[string]string {
+	props := map[string]string{}
+	if phase.Type != benchv1.PhaseGrow {
+		props[contract.PropTarget] = "0"
+	}
+	args := LoaderArgs(run, phase, clusterDomain)
+	for i := 1; i+1 < len(args); i++ { // args[0] is the command
+		flag := args[i]
+		if flag == "-s" {
+			continue
+		}
+		i++
+		if flag == "-p" {
+			name, value, _ := strings.Cut(args[i], "=")
+			props[name] = value
+		} else if name, ok := flagProperty(flag); ok {
+			props[name] = args[i]
+		}
+	}
+	return props
+}
+
 // Telemetry defaults, for a run the API server has not defaulted
 // (spec.telemetry's +kubebuilder:default markers say the same).
 const (

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -348,6 +349,58 @@ func TestLoaderArgs(t *testing.T) {
 	run.Spec.Phases[1].Target = ptr.To[int64](0)
 	if a := LoaderArgs(run, &run.Spec.Phases[1], "cluster.local"); slices.Contains(a, "-target") {
 		t.Errorf("unthrottled phase passes -target: %v", a)
+	}
+}
+
+// TestPhaseProperties: what status.environment records of a phase is every
+// value of its loaders' command line, the flags' under YCSB's names for
+// them, and an unthrottled phase says target 0.
+func TestPhaseProperties(t *testing.T) {
+	run := issueExample()
+	url := MongoURL(run, "cluster.local")
+	got := PhaseProperties(run, &run.Spec.Phases[0], "cluster.local")
+	want := map[string]string{"workload": "workloada", "recordcount": "100000", "fieldcount": "10", "fieldlength": "100",
+		"insertorder": "hashed", "maxscanlength": "100", "batchsize": "1", "measurement.interval": "op", "mongodb.url": url,
+		"loader.count": "3", "status.interval": "10", "threadcount": "32", "target": "30000"}
+	if !maps.Equal(got, want) {
+		t.Errorf("load properties:\n got %v\nwant %v", got, want)
+	}
+	for _, tc := range []struct {
+		name                string
+		edit                func(*benchv1.PhaseSpec)
+		threadcount, target string
+	}{
+		{"the run's target", func(*benchv1.PhaseSpec) {}, "32", "30000"},
+		{"the phase's target", func(p *benchv1.PhaseSpec) { p.Target = ptr.To[int64](500) }, "32", "500"},
+		{"unthrottled", func(p *benchv1.PhaseSpec) { p.Target = ptr.To[int64](0) }, "32", "0"},
+		{"threads unset", func(p *benchv1.PhaseSpec) { p.Threads = 0 }, "1", "30000"},
+	} {
+		ph := run.Spec.Phases[1].DeepCopy()
+		tc.edit(ph)
+		got := PhaseProperties(run, ph, "cluster.local")
+		if got["threadcount"] != tc.threadcount || got["target"] != tc.target {
+			t.Errorf("%s: threadcount %q target %q, want %q %q", tc.name, got["threadcount"], got["target"], tc.threadcount, tc.target)
+		}
+	}
+	// Every flag of a load or run command line is read: a new one must be
+	// recorded too.
+	for i := range run.Spec.Phases {
+		args := LoaderArgs(run, &run.Spec.Phases[i], "cluster.local")
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "-") && !slices.Contains([]string{"-P", "-p", "-threads", "-target", "-s"}, a) {
+				t.Errorf("phase %s: PhaseProperties does not read LoaderArgs' %s", run.Spec.Phases[i].Name, a)
+			}
+		}
+	}
+	// A Grow phase's are its own properties, no YCSB client ones.
+	grow := benchv1.PhaseSpec{Name: "grow", Type: benchv1.PhaseGrow, Grow: &benchv1.GrowSpec{TargetRecords: 1000, InsertThreads: 4}}
+	got = PhaseProperties(run, &grow, "cluster.local")
+	want = map[string]string{}
+	for _, kv := range GrowProperties(run, &grow, "cluster.local") {
+		want[kv[0]] = kv[1]
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("grow properties:\n got %v\nwant %v", got, want)
 	}
 }
 

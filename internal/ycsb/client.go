@@ -84,10 +84,10 @@ func RunOptionsFromProperties(p *Properties, phase Phase, statusOut io.Writer) (
 	o := RunOptions{Phase: phase, Label: p.String("label", "")}
 	var errs []error
 	var err error
-	if o.Threads, err = p.Int("threadcount", 1); err != nil {
+	if o.Threads, err = p.Int(contract.PropThreadCount, 1); err != nil {
 		errs = append(errs, err)
 	}
-	if o.Target, err = p.Float64("target", 0); err != nil {
+	if o.Target, err = p.Float64(contract.PropTarget, 0); err != nil {
 		errs = append(errs, err)
 	}
 	maxExec, err := p.Int64(contract.PropMaxExecutionTime, 0)

@@ -84,8 +84,8 @@ var engineProperties = []Property{
 	{Name: "core_workload_insertion_retry_interval", Default: "3", Group: GroupCore,
 		Meaning: "seconds between insert retries (randomised by ±20%)"},
 
-	{Name: "threadcount", Default: "1", Group: GroupClient, Meaning: "worker threads of this loader (-threads)"},
-	{Name: "target", Default: "0", Group: GroupClient,
+	{Name: contract.PropThreadCount, Default: "1", Group: GroupClient, Meaning: "worker threads of this loader (-threads)"},
+	{Name: contract.PropTarget, Default: "0", Group: GroupClient,
 		Meaning: "operations per second, the total over all loaders (-target; 0: unthrottled)"},
 	{Name: contract.PropMaxExecutionTime, Default: "0", Group: GroupClient, Meaning: "seconds after which the phase stops (0: no limit)"},
 	{Name: "status", Default: "false", Group: GroupClient, Meaning: "print a status line to stderr every status.interval (-s)"},
