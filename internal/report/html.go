@@ -89,9 +89,13 @@ figcaption { font-size: 0.9em; color: #555; }
 {{- with .Charts}}
 <h2>Charts</h2>
 {{- range .}}
+{{- if .SVG}}
 <figure>
 {{.SVG}}<figcaption>{{.Title}}{{with .Note}}. {{.}}{{end}}</figcaption>
 </figure>
+{{- else}}
+<p class="note">{{.Note}}</p>
+{{- end}}
 {{- end}}
 {{- end}}
 {{- range .Doc.Parts}}
