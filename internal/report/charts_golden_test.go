@@ -116,6 +116,10 @@ func TestAxisChartsComparePoolSizes(t *testing.T) {
 		}
 	}
 	goldenAt(t, docsChart, []byte(doc.SVG+"\n"))
+	// The docs show it: a chart no page links is no documentation.
+	if md, err := os.ReadFile("../../docs/reports.md"); err != nil || !strings.Contains(string(md), "](img/connections-throughput.svg)") {
+		t.Errorf("docs/reports.md does not show %s (%v)", docsChart, err)
+	}
 }
 
 // An axis that does not double is linear; one line, named "median",
