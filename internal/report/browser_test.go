@@ -159,17 +159,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				if phase, ok := axisChartPhase(title, "Throughput against "); ok {
 					kneeCharts++
 					throughputCharts[phase]++
-					if slices.ContainsFunc(s.Knees, func(k benchv1.SweepKnee) bool { return k.Phase == phase }) {
-						want = append(want, "knee (95% of best)")
-					}
-					if tc.fixture == "pool" {
-						// What the study compares: a line per pool size,
-						// named in the legend, and the repetitions' spread.
-						for _, v := range s.Axes[1].Values {
-							want = append(want, "maxPoolSize="+v.Name)
-						}
-						want = append(want, whiskerLegend)
-					}
+					want = append(want, throughputTexts(s, tc.fixture, phase)...)
 				}
 				for _, w := range want {
 					if !containsString(labels, w) {
@@ -195,25 +185,50 @@ func TestHTMLInBrowser(t *testing.T) {
 					}
 				}
 			}
-			sections := []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"}
-			if tc.fixture == "growth" {
-				sections = append(sections, "Growth")
-				if growthCharts != 13 {
-					t.Errorf("%d growth charts, want 13", growthCharts)
-				}
-			} else if growthCharts != 0 {
-				t.Errorf("%d growth charts in a study without a Grow phase", growthCharts)
-			}
-			if tc.fixture == "microsharding" {
-				// Intended latencies, warm-ups, loaders and an invalid run.
-				sections = append(sections, "Intended p99 latency (µs)", "Warm-up and loaders", "Invalid runs")
-			}
-			for _, h := range sections {
-				if !containsString(texts(findAll(doc, "h2")), h) {
-					t.Errorf("no section %q", h)
-				}
-			}
+			checkSections(t, doc, tc.fixture, growthCharts)
 		})
+	}
+}
+
+// throughputTexts are what a phase's throughput chart against an axis
+// must show besides its kind's labels: the knee when the phase has one,
+// and in the connections study (pool) what it compares, a line per pool
+// size named in the legend, and the repetitions' spread.
+func throughputTexts(s *Study, fixture, phase string) []string {
+	var want []string
+	if slices.ContainsFunc(s.Knees, func(k benchv1.SweepKnee) bool { return k.Phase == phase }) {
+		want = append(want, "knee (95% of best)")
+	}
+	if fixture == "pool" {
+		for _, v := range s.Axes[1].Values {
+			want = append(want, "maxPoolSize="+v.Name)
+		}
+		want = append(want, whiskerLegend)
+	}
+	return want
+}
+
+// checkSections asserts a sweep's page has its sections, and growth
+// charts only for the growth study.
+func checkSections(t *testing.T, doc *html.Node, fixture string, growthCharts int) {
+	t.Helper()
+	sections := []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"}
+	if fixture == "growth" {
+		sections = append(sections, "Growth")
+		if growthCharts != 13 {
+			t.Errorf("%d growth charts, want 13", growthCharts)
+		}
+	} else if growthCharts != 0 {
+		t.Errorf("%d growth charts in a study without a Grow phase", growthCharts)
+	}
+	if fixture == "microsharding" {
+		// Intended latencies, warm-ups, loaders and an invalid run.
+		sections = append(sections, "Intended p99 latency (µs)", "Warm-up and loaders", "Invalid runs")
+	}
+	for _, h := range sections {
+		if !containsString(texts(findAll(doc, "h2")), h) {
+			t.Errorf("no section %q", h)
+		}
 	}
 }
 

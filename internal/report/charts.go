@@ -368,7 +368,8 @@ func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 		if shortest == nil {
 			return sp, ""
 		}
-		return sp, fmt.Sprintf("No chart of phase %s's throughput over time: it ran %s, fewer than %d whole intervals of %s, too short for a trend; the tables have its numbers.",
+		return sp, fmt.Sprintf("No chart of phase %s's throughput over time: it ran %s, fewer than %d whole intervals of %s, "+
+			"too short for a trend; the tables have its numbers.",
 			ph.Name, seconds(shortest.RuntimeMillis), minSeriesIntervals, seconds(shortest.TimeSeries.IntervalMillis))
 	}
 	var notes []string
