@@ -127,14 +127,27 @@ func (s *Study) charts() ([]chart, error) {
 			metrics = append(metrics, chartMetric{"Peak server connections", "peak connections (any MongoDB process)", peakConnections})
 		}
 		cuts := s.cut(ai)
+		var omitted []string
+		if len(cuts) > maxSeriesLines {
+			// Beyond maxSeriesLines colours repeat; the tables have
+			// every slice.
+			for _, sl := range cuts[maxSeriesLines:] {
+				omitted = append(omitted, sl.Title)
+			}
+			cuts = cuts[:maxSeriesLines]
+		}
 		for mi, m := range metrics {
 			for _, ph := range s.Phases {
 				sp := s.axisChart(a, cuts, m, ph)
 				if mi == 0 {
-					sp.Markers = s.kneeMarkers(a, ph)
+					sp.Markers = s.kneeMarkers(a, cuts, ph)
+				}
+				note := s.spreadNote(sp)
+				if len(omitted) > 0 {
+					note = strings.TrimSpace(note + fmt.Sprintf(" %d lines not drawn, to keep the chart readable: %s.", len(omitted), strings.Join(omitted, "; ")))
 				}
 				var err error
-				if out, err = appendChart(out, sp, s.spreadNote(sp)); err != nil {
+				if out, err = appendChart(out, sp, note); err != nil {
 					return nil, err
 				}
 			}
@@ -276,11 +289,13 @@ func doubles(a Axis) bool {
 }
 
 // kneeMarkers marks the status's knees of the phase along the axis, one
-// per slice; the ring sits on its slice's line, whose colour names it.
-func (s *Study) kneeMarkers(a Axis, ph Phase) []marker {
+// per slice drawn; the ring sits on its slice's line, whose colour names
+// it.
+func (s *Study) kneeMarkers(a Axis, cuts []slice, ph Phase) []marker {
 	var out []marker
 	for _, k := range s.Knees {
-		if k.Axis == a.Name && k.Phase == ph.Name {
+		drawn := slices.ContainsFunc(cuts, func(sl slice) bool { return sl.Title == k.At })
+		if k.Axis == a.Name && k.Phase == ph.Name && drawn {
 			out = append(out, marker{X: k.Number, Y: k.Throughput})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -307,4 +308,44 @@ func TestHistoryChartThresholds(t *testing.T) {
 		t.Error("the thresholds are not drawn as thresholds")
 	}
 	goldenAt(t, "testdata/history-thresholds.svg", []byte(svg+"\n"))
+}
+
+// More combinations of the other axes than colours: the first
+// maxSeriesLines are drawn, the note names the rest, and knees only of
+// the lines drawn.
+func TestAxisChartsBounded(t *testing.T) {
+	s := &Study{Kind: KindSweep, Name: "wide", Repetitions: 1, Phases: []Phase{{Name: "run", Type: benchv1.PhaseRun}}}
+	threads := Axis{Name: "threads", Numeric: true}
+	for _, n := range []float64{1, 2, 4} {
+		threads.Values = append(threads.Values, AxisValue{Name: strconv.Itoa(int(n)), Number: ptrTo(n)})
+	}
+	other := Axis{Name: "x"}
+	for i := 0; i < 12; i++ {
+		other.Values = append(other.Values, AxisValue{Name: "v" + strconv.Itoa(i)})
+	}
+	s.Axes = []Axis{threads, other}
+	for _, th := range threads.Values {
+		for _, o := range other.Values {
+			s.Cells = append(s.Cells, Cell{Name: th.Name + "/" + o.Name, baseline: -1,
+				Values:  []benchv1.SweepCellValue{{Axis: "threads", Value: th.Name, Number: th.Number}, {Axis: "x", Value: o.Name}},
+				Results: []benchv1.SweepPhaseStats{{Name: "run", Repetitions: 1, MedianThroughput: 100 * *th.Number}}})
+		}
+	}
+	for _, at := range []string{"x=v0", "x=v11"} {
+		s.Knees = append(s.Knees, benchv1.SweepKnee{Axis: "threads", Phase: "run", At: at, Value: "2", Number: 2, Throughput: 200})
+	}
+	charts, err := s.charts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := chartTitled(t, charts, "Throughput against threads (phase run)")
+	if c.Note != "2 lines not drawn, to keep the chart readable: x=v10; x=v11." {
+		t.Errorf("note %q", c.Note)
+	}
+	if n := strings.Count(c.SVG, ">x=v"); n != maxSeriesLines {
+		t.Errorf("%d lines in the legend, want %d", n, maxSeriesLines)
+	}
+	if ms := s.kneeMarkers(threads, s.cut(0)[:maxSeriesLines], s.Phases[0]); len(ms) != 1 {
+		t.Errorf("%d knees marked, want the one of a line drawn", len(ms))
+	}
 }
