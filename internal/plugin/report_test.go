@@ -176,8 +176,9 @@ func TestReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(string(b), "<svg"); n != 10 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
-			t.Errorf("%s: %d charts, want 10 (5 against topology, intended p99 among them, and 5 over time)", path, n)
+		if n := strings.Count(string(b), "<svg"); n != 26 || !strings.HasPrefix(string(b), "<!DOCTYPE html>") {
+			t.Errorf("%s: %d charts, want 26 (against topology, per phase: throughput, p99, mean latency, connections, and S4's intended p99; "+
+				"and 5 over time)", path, n)
 		}
 		_, stdout, _ = runPlugin(t, kc, "report", "sweep/microsharding", "-n", ns, "-o", "html")
 		if stdout != string(b) {
@@ -476,8 +477,8 @@ func TestReportGrowth(t *testing.T) {
 	}
 
 	code, stdout, stderr := runPlugin(t, kc, "report", "sweep/growth", "-n", ns, "-o", "html")
-	if n := strings.Count(stdout, "<svg"); code != ExitOK || stderr != "" || n != 22 || !strings.Contains(stdout, "Insert rate against records") {
-		t.Errorf("-o html: exit %d, stderr %q, %d charts (want 22: 13 of the growth, 9 against topology)", code, stderr, n)
+	if n := strings.Count(stdout, "<svg"); code != ExitOK || stderr != "" || n != 16 || !strings.Contains(stdout, "Insert rate against records") {
+		t.Errorf("-o html: exit %d, stderr %q, %d charts (want 16: 13 of the growth, 3 of its phase against topology)", code, stderr, n)
 	}
 
 	code, stdout, stderr = runPlugin(t, kc, "report", "sweep/growth", "-n", ns, "-o", "json")

@@ -7,11 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/net/html"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
 // The HTML report must stand on its own in a real browser: it renders
@@ -69,24 +74,25 @@ func TestHTMLInBrowser(t *testing.T) {
 	bin := chromium(t)
 	for _, tc := range []struct {
 		fixture string
-		axis    string
-		// charts: per numeric axis and slice of the other axes,
-		// throughput, p99, intended p99 (when a phase measured it), mean
-		// latency and connections; then one time series per phase.
+		// axis is the x axis's label of the charts against the axis.
+		axis string
+		// charts: per numeric axis, phase and metric (throughput, p99,
+		// intended p99 where the phase measured it, mean latency,
+		// connections); then one time series per phase.
 		charts int
-		// knees are the phases marked on the throughput charts.
-		knees []string
 	}{
-		{"microsharding", "topology", 1*5 + 5, []string{"S1", "S2", "S3", "S4", "S5"}},
-		{"pool", "threads", 3*4 + 2, []string{"load", "run"}},
+		// Five phases, S4 with intended latencies.
+		{"microsharding", "topology", 5*4 + 1 + 5},
+		// The connections study: threads double, so x is log₂.
+		{"pool", "threads (log₂ scale)", 2*4 + 2},
 		// A gated run: a history chart per compared metric, then the
 		// throughput over time of its two phases.
-		{"nightly", "", 3 + 2, nil},
+		{"nightly", "", 3 + 2},
 		// The growth study: insert rate and p99, each query class's
 		// throughput and p99, three sizes against records; then against
-		// topology per insert mode throughput, p99 and mean latency (no
-		// telemetry, no time series).
-		{"growth", "topology", 2 + 4*2 + 3 + 3*3, []string{"grow"}},
+		// topology, of its one phase, throughput, p99 and mean latency
+		// (no telemetry, no time series).
+		{"growth", "topology", 2 + 4*2 + 3 + 3},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			var s *Study
@@ -109,6 +115,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			shot := filepath.Join(dir, "shot.png")
 			runChromium(t, bin, page, "--screenshot="+shot, "--window-size=1280,3000")
 			checkScreenshot(t, shot, 1280, 3000)
+			checkFitsWidth(t, bin, page, 800)
 
 			dom := runChromium(t, bin, page, "--dump-dom")
 			doc, err := html.Parse(bytes.NewReader(dom))
@@ -121,6 +128,9 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Fatalf("%d <svg> in %d <figure>, want %d charts", len(findAll(doc, "svg")), len(figures), tc.charts)
 			}
 			kneeCharts, historyCharts, growthCharts := 0, 0, 0
+			// throughputCharts counts each phase's throughput charts
+			// against an axis, by their titles' "(phase X)".
+			throughputCharts := map[string]int{}
 			for _, fig := range figures {
 				svgs, caps := findAll(fig, "svg"), findAll(fig, "figcaption")
 				if len(svgs) != 1 || len(caps) != 1 {
@@ -146,10 +156,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				if strings.HasPrefix(title, "History of ") {
 					historyCharts++
 				}
-				if strings.HasPrefix(title, "Throughput against ") {
+				if phase, ok := axisChartPhase(title, "Throughput against "); ok {
 					kneeCharts++
-					want = append(want, "knee (95% of best)")
-					want = append(want, tc.knees...)
+					throughputCharts[phase]++
+					want = append(want, throughputTexts(s, tc.fixture, phase)...)
 				}
 				for _, w := range want {
 					if !containsString(labels, w) {
@@ -166,25 +176,105 @@ func TestHTMLInBrowser(t *testing.T) {
 			if kneeCharts == 0 {
 				t.Error("no throughput chart")
 			}
-			sections := []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"}
-			if tc.fixture == "growth" {
-				sections = append(sections, "Growth")
-				if growthCharts != 13 {
-					t.Errorf("%d growth charts, want 13", growthCharts)
-				}
-			} else if growthCharts != 0 {
-				t.Errorf("%d growth charts in a study without a Grow phase", growthCharts)
-			}
-			if tc.fixture == "microsharding" {
-				// Intended latencies, warm-ups, loaders and an invalid run.
-				sections = append(sections, "Intended p99 latency (µs)", "Warm-up and loaders", "Invalid runs")
-			}
-			for _, h := range sections {
-				if !containsString(texts(findAll(doc, "h2")), h) {
-					t.Errorf("no section %q", h)
+			if tc.fixture == "pool" {
+				// One throughput chart per phase: phases never share a y
+				// axis.
+				for _, ph := range s.Phases {
+					if throughputCharts[ph.Name] != 1 {
+						t.Errorf("phase %s has %d throughput charts against threads, want 1", ph.Name, throughputCharts[ph.Name])
+					}
 				}
 			}
+			checkSections(t, doc, tc.fixture, growthCharts)
 		})
+	}
+}
+
+// throughputTexts are what a phase's throughput chart against an axis
+// must show besides its kind's labels: the knee when the phase has one,
+// and in the connections study (pool) what it compares, a line per pool
+// size named in the legend, and the repetitions' spread.
+func throughputTexts(s *Study, fixture, phase string) []string {
+	var want []string
+	if slices.ContainsFunc(s.Knees, func(k benchv1.SweepKnee) bool { return k.Phase == phase }) {
+		want = append(want, "knee (95% of best)")
+	}
+	if fixture == "pool" {
+		for _, v := range s.Axes[1].Values {
+			want = append(want, "maxPoolSize="+v.Name)
+		}
+		want = append(want, whiskerLegend)
+	}
+	return want
+}
+
+// checkSections asserts a sweep's page has its sections, and growth
+// charts only for the growth study.
+func checkSections(t *testing.T, doc *html.Node, fixture string, growthCharts int) {
+	t.Helper()
+	sections := []string{"Throughput (ops/s)", "p99 latency (µs)", "Mean latency (µs)", "Latency by operation (µs)", "Environment"}
+	if fixture == "growth" {
+		sections = append(sections, "Growth")
+		if growthCharts != 13 {
+			t.Errorf("%d growth charts, want 13", growthCharts)
+		}
+	} else if growthCharts != 0 {
+		t.Errorf("%d growth charts in a study without a Grow phase", growthCharts)
+	}
+	if fixture == "microsharding" {
+		// Intended latencies, warm-ups, loaders and an invalid run.
+		sections = append(sections, "Intended p99 latency (µs)", "Warm-up and loaders", "Invalid runs")
+	}
+	for _, h := range sections {
+		if !containsString(texts(findAll(doc, "h2")), h) {
+			t.Errorf("no section %q", h)
+		}
+	}
+}
+
+// axisChartPhase is the phase of a chart against an axis whose caption
+// starts with prefix ("Throughput against threads (phase run). Points:
+// …").
+func axisChartPhase(caption, prefix string) (string, bool) {
+	title := strings.SplitN(caption, ". ", 2)[0]
+	if !strings.HasPrefix(title, prefix) {
+		return "", false
+	}
+	i := strings.LastIndex(title, " (phase ")
+	if i < 0 || !strings.HasSuffix(title, ")") {
+		return "", false
+	}
+	return title[i+len(" (phase ") : len(title)-1], true
+}
+
+// scrollWidthAttr is where fitsWidthScript leaves its measure.
+var scrollWidthAttr = regexp.MustCompile(`<body[^>]* data-scroll-width="(\d+)"`)
+
+// fitsWidthScript records, in the test's copy of the page only (the page
+// itself runs no script), how wide the laid-out document is.
+const fitsWidthScript = `<script>document.body.setAttribute("data-scroll-width", document.scrollingElement.scrollWidth)</script>`
+
+// checkFitsWidth loads the page in a window width pixels wide and
+// asserts nothing makes it scroll sideways: the charts scale down, the
+// wide tables scroll in their own box.
+func checkFitsWidth(t *testing.T, bin, page string, width int) {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := strings.Replace(string(b), "</body>", fitsWidthScript+"</body>", 1)
+	copyPath := strings.TrimSuffix(page, ".html") + "-measured.html"
+	if err := os.WriteFile(copyPath, []byte(measured), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := runChromium(t, bin, copyPath, "--dump-dom", "--window-size="+strconv.Itoa(width)+",600")
+	m := scrollWidthAttr.FindSubmatch(dom)
+	if m == nil {
+		t.Fatal("the page's width was not measured: no data-scroll-width on <body>")
+	}
+	if w, _ := strconv.Atoi(string(m[1])); w > width {
+		t.Errorf("at %d px the page is %d px wide: it scrolls sideways", width, w)
 	}
 }
 

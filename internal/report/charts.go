@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -41,7 +43,8 @@ func rgb(v uint32) color.Color {
 }
 
 // chart is one rendered chart: an SVG document without its XML prolog,
-// ready to be inlined into HTML.
+// ready to be inlined into HTML. A chart without SVG is one the report
+// does not draw, and its note says why.
 type chart struct {
 	Title string
 	// Note says what the chart leaves out, if anything.
@@ -53,6 +56,9 @@ type chart struct {
 type series struct {
 	Name string
 	XYs  plotter.XYs
+	// Spread is the min–max whisker of each point, as distances below
+	// and above it; nil without repetitions to spread.
+	Spread plotter.YErrors
 }
 
 // marker is a labelled point drawn over the lines (a knee).
@@ -72,18 +78,38 @@ type chartSpec struct {
 	XTicker plot.Ticker
 	// XFromZero starts the x axis at 0 (a count, such as records).
 	XFromZero bool
+	// XLog2 draws x on a log₂ scale: axis values that double would bunch
+	// up at the left of a linear one.
+	XLog2 bool
 	// LegendBelow puts the legend under the plot, in columns in reading
 	// order, for lines with long names (cells), which a legend right of
 	// the plot would squeeze it for.
 	LegendBelow bool
 }
 
-// charts draws every chart of the study: for each numeric axis (and each
-// combination of the other axes) throughput, p99, intended p99 (when a
-// phase measured it) and mean latency against the axis with one line per
-// phase and the knees marked, peak server
-// connections where telemetry recorded them; then each phase's throughput
-// over time, one line per cell.
+// chartMetric is what an axis chart plots of a phase.
+type chartMetric struct {
+	// Title starts the chart's title ("Throughput against threads").
+	Title, Unit string
+	value       func(*benchv1.SweepPhaseStats) float64
+}
+
+func peakConnections(r *benchv1.SweepPhaseStats) float64 {
+	if r.PeakConnections == nil {
+		return math.NaN()
+	}
+	return float64(*r.PeakConnections)
+}
+
+// charts draws every chart of the study. For each numeric axis, what the
+// study compares: throughput, p99, intended p99 (where a phase measured
+// it), mean latency and peak server connections (where telemetry
+// recorded them) against the axis, a chart per metric and phase — phases
+// differ by orders of magnitude, so they never share a y axis — with a
+// line per combination of the other axes' values, the repetitions'
+// spread as whiskers and the knees marked. Then each phase's throughput
+// over time, one line per cell; a phase too short for one is a chart
+// without SVG whose note says why.
 func (s *Study) charts() ([]chart, error) {
 	var out []chart
 	connAxes := s.connectionAxes()
@@ -91,33 +117,37 @@ func (s *Study) charts() ([]chart, error) {
 		if !a.Numeric {
 			continue
 		}
-		ticks := make([]plot.Tick, len(a.Values))
-		for i, v := range a.Values {
-			ticks[i] = plot.Tick{Value: *v.Number, Label: v.Name}
+		metrics := []chartMetric{
+			{"Throughput", metricThroughput.Unit, metricThroughput.value},
+			{"p99 latency", metricP99.Unit, metricP99.value},
+			{"Intended p99 latency", metricIntendedP99.Unit, metricIntendedP99.value},
+			{"Mean latency", metricMean.Unit, metricMean.value},
 		}
-		for _, sl := range s.cut(ai) {
-			at := ""
-			if sl.Title != "" {
-				at = " (" + sl.Title + ")"
+		if connAxes[ai] {
+			metrics = append(metrics, chartMetric{"Peak server connections", "peak connections (any MongoDB process)", peakConnections})
+		}
+		cuts := s.cut(ai)
+		var omitted []string
+		if len(cuts) > maxSeriesLines {
+			// Beyond maxSeriesLines colours repeat; the tables have
+			// every slice.
+			for _, sl := range cuts[maxSeriesLines:] {
+				omitted = append(omitted, sl.Title)
 			}
-			specs := []chartSpec{
-				s.axisChart(a, sl, metricThroughput, "Throughput against "+a.Name+at),
-				s.axisChart(a, sl, metricP99, "p99 latency against "+a.Name+at),
-			}
-			if s.measuresIntended() {
-				specs = append(specs, s.axisChart(a, sl, metricIntendedP99, "Intended p99 latency against "+a.Name+at))
-			}
-			specs = append(specs, s.axisChart(a, sl, metricMean, "Mean latency against "+a.Name+at))
-			specs[0].Markers = s.kneeMarkers(a, sl)
-			if connAxes[ai] {
-				if c := s.connectionChart(a, sl, "Peak server connections against "+a.Name+at); len(c.Lines) > 0 {
-					specs = append(specs, c)
+			cuts = cuts[:maxSeriesLines]
+		}
+		for mi, m := range metrics {
+			for _, ph := range s.Phases {
+				sp := s.axisChart(a, cuts, m, ph)
+				if mi == 0 {
+					sp.Markers = s.kneeMarkers(a, cuts, ph)
 				}
-			}
-			for _, sp := range specs {
-				sp.XTicks = ticks
+				note := s.spreadNote(sp)
+				if len(omitted) > 0 {
+					note = strings.TrimSpace(note + fmt.Sprintf(" %d lines not drawn, to keep the chart readable: %s.", len(omitted), strings.Join(omitted, "; ")))
+				}
 				var err error
-				if out, err = appendChart(out, sp, ""); err != nil {
+				if out, err = appendChart(out, sp, note); err != nil {
 					return nil, err
 				}
 			}
@@ -125,6 +155,10 @@ func (s *Study) charts() ([]chart, error) {
 	}
 	for _, ph := range s.Phases {
 		sp, note := s.timeSeriesChart(ph)
+		if len(sp.Lines) == 0 && note != "" {
+			out = append(out, chart{Title: sp.Title, Note: note})
+			continue
+		}
 		var err error
 		if out, err = appendChart(out, sp, note); err != nil {
 			return nil, err
@@ -146,19 +180,58 @@ func appendChart(out []chart, sp chartSpec, note string) ([]chart, error) {
 	return append(out, chart{Title: sp.Title, Note: note, SVG: svg}), nil
 }
 
-// axisChart plots a metric of a slice against the axis's numbers, a line
-// per phase that has the metric.
-func (s *Study) axisChart(a Axis, sl slice, m metric, title string) chartSpec {
-	sp := chartSpec{Title: title, XLabel: a.Name, YLabel: m.Unit}
-	for _, ph := range s.Phases {
-		line := series{Name: ph.Name}
+// spreadNote says what the points and whiskers of an axis chart are.
+func (s *Study) spreadNote(sp chartSpec) string {
+	for _, l := range sp.Lines {
+		if l.Spread != nil {
+			return "Points: the median of each cell's usable repetitions; whiskers: their minimum and maximum."
+		}
+	}
+	if s.Repetitions > 1 {
+		return "Points: the median of each cell's usable repetitions (no whisker where they agree or only one is usable)."
+	}
+	return ""
+}
+
+// axisChart plots a metric of a phase against the axis's numbers: a line
+// per slice (combination of the other axes' values), named by those
+// values, each point the cell's median with its repetitions' min–max.
+func (s *Study) axisChart(a Axis, cuts []slice, m chartMetric, ph Phase) chartSpec {
+	sp := chartSpec{Title: m.Title + " against " + a.Name + " (phase " + ph.Name + ")", XLabel: a.Name, YLabel: m.Unit,
+		XTicks: make([]plot.Tick, len(a.Values)), XLog2: doubles(a)}
+	for i, v := range a.Values {
+		sp.XTicks[i] = plot.Tick{Value: *v.Number, Label: v.Name}
+	}
+	if sp.XLog2 {
+		sp.XLabel += " (log₂ scale)"
+	}
+	for _, sl := range cuts {
+		line := series{Name: sl.Title}
+		if line.Name == "" {
+			line.Name = "median"
+		}
+		var spread plotter.YErrors
+		spreads := false
 		for vi, c := range sl.Cells {
 			if c == nil {
 				continue
 			}
-			if r := c.Result(ph.Name); r != nil && !math.IsNaN(m.value(r)) {
-				line.XYs = append(line.XYs, plotter.XY{X: *a.Values[vi].Number, Y: m.value(r)})
+			r := c.Result(ph.Name)
+			if r == nil || math.IsNaN(m.value(r)) {
+				continue
 			}
+			med := m.value(r)
+			line.XYs = append(line.XYs, plotter.XY{X: *a.Values[vi].Number, Y: med})
+			lo, hi := repetitionRange(c, ph.Name, m.value)
+			e := struct{ Low, High float64 }{math.Max(0, med-lo), math.Max(0, hi-med)}
+			if math.IsNaN(lo) {
+				e.Low, e.High = 0, 0
+			}
+			spreads = spreads || e.Low > 0 || e.High > 0
+			spread = append(spread, e)
+		}
+		if spreads {
+			line.Spread = spread
 		}
 		if len(line.XYs) > 0 {
 			sp.Lines = append(sp.Lines, line)
@@ -167,12 +240,63 @@ func (s *Study) axisChart(a Axis, sl slice, m metric, title string) chartSpec {
 	return sp
 }
 
-// kneeMarkers marks the status's knees of the slice's phases.
-func (s *Study) kneeMarkers(a Axis, sl slice) []marker {
+// repetitionRange is the least and greatest value of a cell's phase
+// across the repetitions the cell shows (NaN without two of them).
+func repetitionRange(c *Cell, phase string, value func(*benchv1.SweepPhaseStats) float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	n := 0
+	for _, run := range c.measured() {
+		for i := range run.Status.Results {
+			res := &run.Status.Results[i]
+			if res.Name != phase {
+				continue
+			}
+			ps := phaseStats(res)
+			if v := value(&ps); !math.IsNaN(v) {
+				lo, hi, n = math.Min(lo, v), math.Max(hi, v), n+1
+			}
+		}
+	}
+	if n < 2 {
+		return math.NaN(), math.NaN()
+	}
+	return lo, hi
+}
+
+// doubles reports whether an axis's values roughly double from one to
+// the next (1, 2, 4, … 80; 8, 32, 128): on a linear axis all but the
+// last few would crowd its left edge. Most steps must at least
+// about double (×1.8), and the values span three doublings.
+func doubles(a Axis) bool {
+	vs := make([]float64, 0, len(a.Values))
+	for _, v := range a.Values {
+		if v.Number == nil || *v.Number <= 0 {
+			return false
+		}
+		vs = append(vs, *v.Number)
+	}
+	if len(vs) < 3 {
+		return false
+	}
+	sort.Float64s(vs)
+	big := 0
+	for i := 1; i < len(vs); i++ {
+		if vs[i]/vs[i-1] >= 1.8 {
+			big++
+		}
+	}
+	return 2*big > len(vs)-1 && vs[len(vs)-1]/vs[0] >= 8
+}
+
+// kneeMarkers marks the status's knees of the phase along the axis, one
+// per slice drawn; the ring sits on its slice's line, whose colour names
+// it.
+func (s *Study) kneeMarkers(a Axis, cuts []slice, ph Phase) []marker {
 	var out []marker
 	for _, k := range s.Knees {
-		if k.Axis == a.Name && k.At == sl.Title {
-			out = append(out, marker{X: k.Number, Y: k.Throughput, Label: k.Phase})
+		drawn := slices.ContainsFunc(cuts, func(sl slice) bool { return sl.Title == k.At })
+		if k.Axis == a.Name && k.Phase == ph.Name && drawn {
+			out = append(out, marker{X: k.Number, Y: k.Throughput})
 		}
 	}
 	return out
@@ -204,36 +328,41 @@ func (s *Study) connectionAxes() map[int]bool {
 	return out
 }
 
-func (s *Study) connectionChart(a Axis, sl slice, title string) chartSpec {
-	sp := chartSpec{Title: title, XLabel: a.Name, YLabel: "peak connections (any MongoDB process)"}
-	for _, ph := range s.Phases {
-		line := series{Name: ph.Name}
-		for vi, c := range sl.Cells {
-			if c == nil {
-				continue
-			}
-			if r := c.Result(ph.Name); r != nil && r.PeakConnections != nil {
-				line.XYs = append(line.XYs, plotter.XY{X: *a.Values[vi].Number, Y: float64(*r.PeakConnections)})
-			}
-		}
-		if len(line.XYs) > 0 {
-			sp.Lines = append(sp.Lines, line)
-		}
-	}
-	return sp
-}
+// minSeriesIntervals is the fewest whole intervals a line of throughput
+// over time needs: with fewer it is a point or two, not a trend, and the
+// tables say the same better.
+const minSeriesIntervals = 3
 
 // timeSeriesChart plots a phase's throughput over time, one line per cell
 // from its first repetition that has a series and is not invalid, at most
-// maxSeriesLines.
+// maxSeriesLines. A last interval shorter than the others is left out:
+// the loader's threads finish one by one in it, so its rate is not the
+// phase's, and drawn at a whole interval's place it looked like a
+// collapse at the end of every line. A cell with fewer than
+// minSeriesIntervals whole intervals gets no line; a phase none of whose
+// cells has one gets no chart, and the note says why.
 func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 	sp := chartSpec{Title: "Throughput over time: " + ph.Name + " (" + string(ph.Type) + ")",
 		XLabel: "time since the phase started (s)", YLabel: "throughput (ops/s)"}
-	var omitted []string
+	var omitted, short []string
+	partial := 0
+	var shortest *benchv1.PhaseResult
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
-		ts, rep := firstSeries(c, ph.Name)
-		if ts == nil {
+		res, rep := firstSeries(c, ph.Name)
+		if res == nil {
+			continue
+		}
+		ts := res.TimeSeries
+		whole := wholeIntervals(res)
+		if whole < len(ts.Throughput) {
+			partial++
+		}
+		if whole < minSeriesIntervals {
+			short = append(short, c.Name)
+			if shortest == nil || res.RuntimeMillis < shortest.RuntimeMillis {
+				shortest = res
+			}
 			continue
 		}
 		if len(sp.Lines) == maxSeriesLines {
@@ -245,22 +374,60 @@ func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 			name += fmt.Sprintf(" (r%d)", rep)
 		}
 		line := series{Name: name}
-		for i, v := range ts.Throughput {
+		for i, v := range ts.Throughput[:whole] {
 			line.XYs = append(line.XYs, plotter.XY{X: float64(int64(i+1)*ts.IntervalMillis) / 1000, Y: v})
 		}
 		sp.Lines = append(sp.Lines, line)
 	}
-	note := ""
-	if s.Repetitions > 1 && len(sp.Lines) > 0 {
-		note = "One repetition per cell (the first with a series)."
+	if len(sp.Lines) == 0 {
+		if shortest == nil {
+			return sp, ""
+		}
+		return sp, fmt.Sprintf("No chart of phase %s's throughput over time: it ran %s, fewer than %d whole intervals of %s, "+
+			"too short for a trend; the tables have its numbers.",
+			ph.Name, seconds(shortest.RuntimeMillis), minSeriesIntervals, seconds(shortest.TimeSeries.IntervalMillis))
+	}
+	var notes []string
+	if s.Repetitions > 1 {
+		notes = append(notes, "One repetition per cell (the first with a series).")
+	}
+	if partial > 0 {
+		notes = append(notes, "Each line ends at its last whole interval: the shorter last one, as the threads finish, is left out.")
+	}
+	if len(short) > 0 {
+		notes = append(notes, fmt.Sprintf("%d cells not drawn, with fewer than %d whole intervals: %s.", len(short), minSeriesIntervals, strings.Join(short, ", ")))
 	}
 	if len(omitted) > 0 {
-		note = strings.TrimSpace(note + fmt.Sprintf(" %d cells not drawn, to keep the chart readable: %s.", len(omitted), strings.Join(omitted, ", ")))
+		notes = append(notes, fmt.Sprintf("%d cells not drawn, to keep the chart readable: %s.", len(omitted), strings.Join(omitted, ", ")))
 	}
-	return sp, note
+	return sp, strings.Join(notes, " ")
 }
 
-func firstSeries(c *Cell, phase string) (*benchv1.TimeSeries, int32) {
+// wholeIntervals is how many of a phase's series points cover a whole
+// interval: all but the last when the phase's runtime ends before the
+// last interval does (by more than a tenth of one: the loaders' clocks
+// and the runtime's are not the same to the millisecond). Without a
+// runtime every point counts.
+func wholeIntervals(res *benchv1.PhaseResult) int {
+	ts := res.TimeSeries
+	n := len(ts.Throughput)
+	if res.RuntimeMillis <= 0 || n == 0 {
+		return n
+	}
+	if last := res.RuntimeMillis - int64(n-1)*ts.IntervalMillis; last*10 < ts.IntervalMillis*9 {
+		return n - 1
+	}
+	return n
+}
+
+// seconds writes milliseconds as seconds, like "2.5 s" or "120 s".
+func seconds(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + " s"
+}
+
+// firstSeries is the phase's result with a series in the cell's first
+// repetition that has one, and that repetition.
+func firstSeries(c *Cell, phase string) (*benchv1.PhaseResult, int32) {
 	for _, r := range c.Runs {
 		if r.Run == nil || !c.single && r.Run.Invalid() != nil {
 			// An invalid run's series is not the cell's.
@@ -269,7 +436,7 @@ func firstSeries(c *Cell, phase string) (*benchv1.TimeSeries, int32) {
 		for i := range r.Run.Status.Results {
 			res := &r.Run.Status.Results[i]
 			if res.Name == phase && res.TimeSeries != nil && len(res.TimeSeries.Throughput) > 0 && res.TimeSeries.IntervalMillis > 0 {
-				return res.TimeSeries, r.Repetition
+				return res, r.Repetition
 			}
 		}
 	}
@@ -300,13 +467,23 @@ func render(sp chartSpec) (string, error) {
 		for _, t := range sp.XTicks {
 			lo, hi = math.Min(lo, t.Value), math.Max(hi, t.Value)
 		}
-		pad := math.Max((hi-lo)*0.05, 0.5)
-		p.X.Min, p.X.Max = lo-pad, hi+pad
+		if sp.XLog2 {
+			// The same room in doublings.
+			pad := math.Max((math.Log2(hi)-math.Log2(lo))*0.05, 0.15)
+			p.X.Min, p.X.Max = lo/math.Exp2(pad), hi*math.Exp2(pad)
+		} else {
+			pad := math.Max((hi-lo)*0.05, 0.5)
+			p.X.Min, p.X.Max = lo-pad, hi+pad
+		}
+	}
+	if sp.XLog2 {
+		p.X.Scale = plot.LogScale{}
 	}
 	legend := plot.NewLegend()
 	legend.Top = true
 	legend.Left = true
 	entries := make([]legendLine, 0, len(sp.Lines))
+	whiskers := false
 	for i, l := range sp.Lines {
 		line, points, err := plotter.NewLinePoints(l.XYs)
 		if err != nil {
@@ -317,8 +494,26 @@ func render(sp chartSpec) (string, error) {
 		points.Color = line.Color
 		points.Shape = plotutil.Shape(i)
 		p.Add(line, points)
+		if l.Spread != nil {
+			bars, err := plotter.NewYErrorBars(struct {
+				plotter.XYs
+				plotter.YErrors
+			}{l.XYs, l.Spread})
+			if err != nil {
+				return "", fmt.Errorf("chart %q, line %s's whiskers: %w", sp.Title, l.Name, err)
+			}
+			bars.Color = line.Color
+			bars.Width = vg.Points(1)
+			bars.CapWidth = vg.Points(6)
+			p.Add(bars)
+			whiskers = true
+		}
 		legend.Add(l.Name, line, points)
 		entries = append(entries, legendLine{Name: l.Name, Thumbs: []plot.Thumbnailer{line, points}})
+	}
+	if whiskers {
+		legend.Add(whiskerLegend, whiskerThumb{})
+		entries = append(entries, legendLine{Name: whiskerLegend, Thumbs: []plot.Thumbnailer{whiskerThumb{}}})
 	}
 	if len(sp.Markers) > 0 {
 		xys := make(plotter.XYs, len(sp.Markers))
@@ -334,16 +529,19 @@ func render(sp chartSpec) (string, error) {
 		knees.Shape = draw.RingGlyph{}
 		knees.Radius = vg.Points(6)
 		knees.Color = color.Black
-		names, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-		if err != nil {
-			return "", fmt.Errorf("chart %q, knee labels: %w", sp.Title, err)
+		p.Add(knees)
+		if labelled := slices.ContainsFunc(sp.Markers, func(m marker) bool { return m.Label != "" }); labelled {
+			names, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+			if err != nil {
+				return "", fmt.Errorf("chart %q, knee labels: %w", sp.Title, err)
+			}
+			for i := range names.TextStyle {
+				names.TextStyle[i].YAlign = draw.YCenter
+				names.TextStyle[i].Font.Size = vg.Points(9)
+			}
+			names.Offset = vg.Point{X: vg.Points(8)}
+			p.Add(names)
 		}
-		for i := range names.TextStyle {
-			names.TextStyle[i].YAlign = draw.YCenter
-			names.TextStyle[i].Font.Size = vg.Points(9)
-		}
-		names.Offset = vg.Point{X: vg.Points(8)}
-		p.Add(knees, names)
 		legend.Add("knee (95% of best)", knees)
 		entries = append(entries, legendLine{Name: "knee (95% of best)", Thumbs: []plot.Thumbnailer{knees}})
 	}
@@ -351,6 +549,22 @@ func render(sp chartSpec) (string, error) {
 		return drawSVGLegendBelow(p, entries, sp.Title)
 	}
 	return drawSVG(p, legend, sp.Title)
+}
+
+// whiskerLegend names the whiskers in a legend.
+const whiskerLegend = "min–max of repetitions"
+
+// whiskerThumb draws a whisker in a legend: a grey vertical bar with
+// caps, since each line's whiskers are in its colour.
+type whiskerThumb struct{}
+
+func (whiskerThumb) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	w := vg.Points(3)
+	sty := draw.LineStyle{Color: rgb(0x555555), Width: vg.Points(1)}
+	c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
+	c.StrokeLine2(sty, x-w, c.Min.Y, x+w, c.Min.Y)
+	c.StrokeLine2(sty, x-w, c.Max.Y, x+w, c.Max.Y)
 }
 
 // legendLine is a legend's entry: a name and what it looks like.

@@ -143,7 +143,7 @@ func TestHistoryChartMarksTheStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{lines[0].Label, hc.Title, "this run: Regressed -13.2%", "change point: regime starts", "compared with", "earlier in the window", "baseline (median)", "±5% needed"} {
+	for _, w := range []string{lines[0].Label, hc.Title, "this run: Regressed -13.2%", "change point: regime starts", "compared with", "earlier in the window", "baseline (median)", "±5%: never a verdict"} {
 		if !strings.Contains(svg, ">"+w+"<") {
 			t.Errorf("the SVG has no text %q", w)
 		}

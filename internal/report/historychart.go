@@ -21,9 +21,15 @@ import (
 // history: x is the run's place counted back from the gated run (0), so
 // "-3" is the third run before it and the table of the same numbers names
 // it. The gate's view is drawn over the values: its baseline (the median
-// of the regime it compared with) and the band of change it needs for a
-// verdict across the regime, a vertical line between the two runs of
-// each change point, and the gated run in the colour of its verdict.
+// of the regime it compared with) across the regime, a vertical line
+// between the two runs of each change point, and the gated run in the
+// colour of its verdict. What is drawn around the baseline depends on how
+// the gate decided. With the statistical test, a verdict needs a small
+// p-value and a change of at least minMagnitudePercent: the band of
+// ±minMagnitudePercent is where a change never counts, not a line a value
+// crosses into a regression, and its legend says so. With the threshold
+// fallback, the change alone decides: the two thresholds are drawn as
+// lines, labelled as thresholds.
 
 // Colours of the verdicts and of what the gate made of each run.
 var (
@@ -76,8 +82,11 @@ type historyChart struct {
 	HasBaseline        bool
 	Baseline, BandFrom float64
 	BandPercent        float64
-	Changes            []changeLine
-	XTicks             []plot.Tick
+	// Thresholds: the gate decided by BandPercent alone (too few runs
+	// for the test), so its bounds are thresholds.
+	Thresholds bool
+	Changes    []changeLine
+	XTicks     []plot.Tick
 }
 
 // historyChartOf lays out a metric's history; false when there is too
@@ -115,6 +124,7 @@ func historyChartOf(mh *MetricHistory) (historyChart, bool) {
 	}
 	if mh.Basis != "" {
 		hc.HasBaseline, hc.Baseline, hc.BandPercent = true, mh.Baseline, mh.BandPercent
+		hc.Thresholds = strings.HasPrefix(mh.Basis, "thresholds")
 		hc.BandFrom = x(0) - 0.5
 		if mh.RegimeStart >= 0 {
 			hc.BandFrom = x(mh.RegimeStart) - 0.5
@@ -251,7 +261,21 @@ func renderHistory(hc historyChart) (string, error) {
 
 	if hc.HasBaseline {
 		left, right := hc.BandFrom, 0.3
-		if band > 0 {
+		switch {
+		case band > 0 && hc.Thresholds:
+			// Beyond either line the change alone is a verdict.
+			for i, y := range []float64{hc.Baseline - band, hc.Baseline + band} {
+				l, err := plotter.NewLine(plotter.XYs{{X: left, Y: y}, {X: right, Y: y}})
+				if err != nil {
+					return "", fail("threshold", err)
+				}
+				l.Color, l.Width, l.Dashes = palette[2], vg.Points(1), []vg.Length{vg.Points(2), vg.Points(2)}
+				p.Add(l)
+				if i == 0 {
+					gate = append(gate, legendEntry{"verdict threshold ±" + plain(hc.BandPercent) + "%", l})
+				}
+			}
+		case band > 0:
 			poly, err := plotter.NewPolygon(plotter.XYs{{X: left, Y: hc.Baseline - band}, {X: right, Y: hc.Baseline - band},
 				{X: right, Y: hc.Baseline + band}, {X: left, Y: hc.Baseline + band}})
 			if err != nil {
@@ -260,7 +284,7 @@ func renderHistory(hc historyChart) (string, error) {
 			poly.Color = color.NRGBA{R: 0x4e, G: 0x79, B: 0xa7, A: 0x30}
 			poly.Width = 0
 			p.Add(poly)
-			gate = append(gate, legendEntry{"±" + plain(hc.BandPercent) + "% needed", poly})
+			gate = append(gate, legendEntry{"±" + plain(hc.BandPercent) + "%: never a verdict", poly})
 		}
 		base, err := plotter.NewLine(plotter.XYs{{X: left, Y: hc.Baseline}, {X: right, Y: hc.Baseline}})
 		if err != nil {

@@ -68,7 +68,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; display: block; max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 caption { text-align: left; font-weight: 600; padding: 0.3em 0; }
@@ -89,9 +89,13 @@ figcaption { font-size: 0.9em; color: #555; }
 {{- with .Charts}}
 <h2>Charts</h2>
 {{- range .}}
+{{- if .SVG}}
 <figure>
 {{.SVG}}<figcaption>{{.Title}}{{with .Note}}. {{.}}{{end}}</figcaption>
 </figure>
+{{- else}}
+<p class="note">{{.Note}}</p>
+{{- end}}
 {{- end}}
 {{- end}}
 {{- range .Doc.Parts}}
