@@ -3,6 +3,7 @@ package controllers
 import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -18,7 +19,7 @@ func CacheOptions(namespace string) cache.Options {
 	ours := labels.SelectorFromSet(labels.Set{benchv1.LabelManagedBy: benchv1.ManagedBy})
 	byObject := map[client.Object]cache.ByObject{}
 	for _, o := range []client.Object{&corev1.Pod{}, &corev1.ConfigMap{}, &corev1.Service{}, &corev1.PersistentVolumeClaim{},
-		&corev1.ServiceAccount{}, &batchv1.Job{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}} {
+		&corev1.ServiceAccount{}, &batchv1.Job{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}, &networkingv1.NetworkPolicy{}} {
 		byObject[o] = cache.ByObject{Label: ours}
 	}
 	opts := cache.Options{ByObject: byObject}

@@ -58,6 +58,11 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 	for _, o := range s.serviceAccounts {
 		objs = append(objs, o)
 	}
+	// The fence goes with the database pods it guards (a retained run
+	// keeps both).
+	for _, o := range s.networkPolicies {
+		objs = append(objs, o)
+	}
 	if len(objs) == 0 {
 		return nil
 	}

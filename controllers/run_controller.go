@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,6 +57,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;delete
 
 // step is one stage of a reconcile. It returns false when the run must wait
 // (for a child to change, or for s.requeue) before later steps make sense.
@@ -209,6 +211,9 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		Owns(&corev1.Service{}).
 		Owns(&corev1.PersistentVolumeClaim{}).
+		// A deleted NetworkPolicy is re-created at once, not at the next
+		// unrelated event: the fence must not stay open.
+		Owns(&networkingv1.NetworkPolicy{}).
 		Watches(&corev1.Pod{}, byRunLabel, managed).
 		Watches(&corev1.ConfigMap{}, byRunLabel, managed).
 		WithOptions(controllerOptions(r.MaxConcurrentReconciles)).

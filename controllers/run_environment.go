@@ -175,6 +175,15 @@ type fingerprintFields struct {
 	Node          *benchv1.NodeEnvironment     `json:"node,omitempty"`
 	Build         []string                     `json:"build,omitempty"`
 	Phases        []benchv1.PhaseEnvironment   `json:"phases"`
+	Security      *securityFingerprint         `json:"security,omitempty"`
+}
+
+// securityFingerprint is what of spec.security sets runs apart. Left out
+// (nil) when everything is off: a run without a NetworkPolicy is what
+// every run was before spec.security existed, and keeps comparing with
+// those runs' fingerprints.
+type securityFingerprint struct {
+	NetworkPolicy bool `json:"networkPolicy,omitempty"`
 }
 
 // fingerprint hashes what must match for two runs to be comparable.
@@ -202,6 +211,12 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	if run.Spec.Topology.Mode == benchv1.TopologySharded {
 		f.RetryWrites = ptr.To(run.Spec.Driver.RetryWrites)
 		f.Topology.OplogSizeMB = topology.OplogSizeMB(run)
+	}
+	// A NetworkPolicy is enforced per packet by the network plugin (with
+	// kube-proxy-like rules or eBPF) on the node being measured: runs with
+	// and without one are told apart, though the cost is usually small.
+	if topology.NetworkPolicyEnabled(run) {
+		f.Security = &securityFingerprint{NetworkPolicy: true}
 	}
 	// The server version is buildInfo's version, which the bootstrap
 	// records twice from the same reply: status.environment.mongodb.version,

@@ -139,6 +139,13 @@ func TestFingerprint(t *testing.T) {
 			r.Spec.Driver.RetryWrites = true
 			reprops(r, e)
 		}, false},
+		// The network plugin enforces a NetworkPolicy on the node measured.
+		{"no NetworkPolicy", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(false)}
+		}, false},
+		{"a NetworkPolicy, said", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true)}
+		}, true},
 	} {
 		r, e := base()
 		tc.mutate(r, e)

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +27,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{},
 		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{},
 		serviceAccounts: map[string]*corev1.ServiceAccount{}, roles: map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
+		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
 	}
 	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{benchv1.LabelRun: run.Name}}
 	list := func(l client.ObjectList, keep func(client.Object) bool, add func(client.Object)) error {
@@ -50,6 +52,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		list(&corev1.ServiceAccountList{}, owned, func(o client.Object) { s.serviceAccounts[o.GetName()] = o.(*corev1.ServiceAccount) }),
 		list(&rbacv1.RoleList{}, owned, func(o client.Object) { s.roles[o.GetName()] = o.(*rbacv1.Role) }),
 		list(&rbacv1.RoleBindingList{}, owned, func(o client.Object) { s.roleBindings[o.GetName()] = o.(*rbacv1.RoleBinding) }),
+		list(&networkingv1.NetworkPolicyList{}, owned, func(o client.Object) { s.networkPolicies[o.GetName()] = o.(*networkingv1.NetworkPolicy) }),
 	)
 	if err != nil {
 		return nil, err

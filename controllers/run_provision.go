@@ -16,7 +16,10 @@ import (
 )
 
 // ensureIdentity creates the run's Services (stable DNS names, the entry
-// point) and the identity its Jobs use to write their result ConfigMaps.
+// point), the identity its Jobs use to write their result ConfigMaps and,
+// unless security.networkPolicy is off, the NetworkPolicy that lets only
+// the run's own pods reach its database pods: before any of them exists,
+// so that none is ever open to the cluster.
 func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
 	var objs []client.Object
@@ -28,6 +31,9 @@ func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState
 	}
 	if rb := topology.JobRoleBinding(run); s.roleBindings[rb.Name] == nil {
 		objs = append(objs, rb)
+	}
+	if np := topology.NetworkPolicy(run); topology.NetworkPolicyEnabled(run) && s.networkPolicies[np.Name] == nil {
+		objs = append(objs, np)
 	}
 	for _, svc := range []*corev1.Service{topology.HeadlessService(run), topology.EntryService(run)} {
 		if s.services[svc.Name] == nil {

@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,8 @@ type runState struct {
 	serviceAccounts map[string]*corev1.ServiceAccount
 	roles           map[string]*rbacv1.Role
 	roleBindings    map[string]*rbacv1.RoleBinding
+	// The fence around its database pods (security.networkPolicy).
+	networkPolicies map[string]*networkingv1.NetworkPolicy
 
 	// candidates restricts the anchor pod to these hostnames (preflight).
 	candidates []string

@@ -142,6 +142,13 @@ type BenchmarkRunSpec struct {
 	// condition hold the verdicts.
 	// +optional
 	Compare *CompareSpec `json:"compare,omitempty"`
+
+	// Security decides who may talk to the run's MongoDB processes: by
+	// default a NetworkPolicy admits only the run's own pods. It is part
+	// of the environment's fingerprint, not of the spec hash.
+	// +kubebuilder:default={}
+	// +optional
+	Security *SecuritySpec `json:"security,omitempty"`
 }
 
 // TelemetrySpec configures server telemetry: what mongostat would show of

@@ -20,10 +20,11 @@ type EnvironmentStatus struct {
 	// journal, read preference, pool size, and retryWrites of a sharded
 	// run: the driver ignores it against a standalone) and loaders, the
 	// node's kernel, OS image, container runtime, architecture, instance
-	// type and allocatable CPU and memory, the loader image, and every
+	// type and allocatable CPU and memory, the loader image, every
 	// phase's YCSB properties (without mongodb.url, which names this run's
-	// hosts). Run names, namespaces, node names, zones and times are left
-	// out. The same value labels the run (bench.mongobench.io/fingerprint).
+	// hosts), and spec.security (a NetworkPolicy, when there is one). Run
+	// names, namespaces, node names, zones and times are left out. The
+	// same value labels the run (bench.mongobench.io/fingerprint).
 	// +optional
 	Fingerprint string `json:"fingerprint,omitempty"`
 

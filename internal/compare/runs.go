@@ -22,14 +22,17 @@ import (
 // so the two always agree on what the gate saw.
 
 // SpecHash hashes what a run measures: its spec without compare (the
-// gate, not the benchmark), cleanup, timeout and validity. Runs with the same hash
+// gate, not the benchmark), cleanup, timeout, validity and security (which
+// the environment's fingerprint records: it shapes the node the numbers
+// come from, as the kernel does, and leaving it out keeps the hashes of
+// runs recorded before it existed). Runs with the same hash
 // and fingerprint make a comparable history (the controller labels each
 // run with it, benchv1.LabelSpecHash).
 func SpecHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
 	s := spec.DeepCopy()
 	// The gate, the cleanup, the timeout and the validity thresholds
 	// judge or bound a run; they do not change what it measures.
-	s.Compare, s.Cleanup, s.Timeout, s.Validity = nil, "", nil, benchv1.ValiditySpec{}
+	s.Compare, s.Cleanup, s.Timeout, s.Validity, s.Security = nil, "", nil, benchv1.ValiditySpec{}, nil
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("hash the spec: %w", err)

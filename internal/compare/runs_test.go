@@ -111,6 +111,12 @@ func TestHistorySelector(t *testing.T) {
 	if h, _ := SpecHash(other); h != hash {
 		t.Errorf("compare and cleanup change the hash: %s, %s", h, hash)
 	}
+	// Nor does security, which the fingerprint records: the hash of a run
+	// recorded before spec.security existed (none) is kept.
+	other.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true)}
+	if h, _ := SpecHash(other); h != hash {
+		t.Errorf("security changes the hash: %s, %s", h, hash)
+	}
 	other.Loaders = 3
 	if h, _ := SpecHash(other); h == hash {
 		t.Error("loaders do not change the hash")
