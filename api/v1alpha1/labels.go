@@ -69,6 +69,11 @@ const (
 	LabelRole = "bench.mongobench.io/role"
 	// LabelDatabase is "true" on every MongoDB process's pod and volume.
 	LabelDatabase = "bench.mongobench.io/database"
+	// LabelDataBearing is "true" on the pod and volume of every mongod
+	// that holds the benchmark's data (the standalone, each shard's
+	// members), not on mongos or the config server: a Spread run keeps
+	// the pods carrying it apart.
+	LabelDataBearing = "bench.mongobench.io/data-bearing"
 	// LabelPhase names the benchmark phase (spec.phases[].name, in lower
 	// case) of a loader Job and of a phase's telemetry and histogram
 	// ConfigMaps.
