@@ -1,12 +1,18 @@
 package controllers
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/topology"
@@ -104,4 +110,242 @@ func someNodeFits(run *benchv1.BenchmarkRun, nodes []corev1.Node, need corev1.Re
 		}
 	}
 	return false
+}
+
+// Provisioning a Spread run: there is no anchor. Every pod is created at
+// once and placed by the scheduler on its own merits: the data-bearing
+// mongods apart from each other (spreadAffinity), the config server and
+// mongos where they fit; with placement.exclusive, all of them away from
+// other runs. The run stays Pending until every pod is scheduled, then
+// records the nodes (status.nodes) and moves to Provisioning.
+
+// placeSpreadPods creates the missing MongoDB pods of a Spread run and,
+// once all of them are scheduled, records their nodes.
+func (r *BenchmarkRunReconciler) placeSpreadPods(ctx context.Context, s *runState) error {
+	run := s.run
+	procs := topology.Processes(run)
+	created := 0
+	for _, p := range procs {
+		if s.pods[p.Name] != nil {
+			continue
+		}
+		if err := r.create(ctx, topology.Pod(run, p, topology.NodePlacement{}, r.Topology)); err != nil {
+			return err
+		}
+		created++
+	}
+	if created > 0 {
+		s.eventf(benchv1.ReasonProvisioning, "created %d MongoDB pods; layout Spread puts each data-bearing mongod on a node of its own (%s)",
+			created, topology.SpreadTopologyKey(run))
+	}
+	if run.Status.Nodes != nil || len(unplacedPods(s, procs)) > 0 {
+		return nil
+	}
+	run.Status.Nodes = roleNodes(procs, func(p topology.Process) string { return s.pods[p.Name].Spec.NodeName })
+	s.setLifecycle(benchv1.RunProvisioning)
+	s.eventf(benchv1.EventNodeSelected, "the MongoDB pods of this run run on %s", describeNodes(run.Status.Nodes))
+	return nil
+}
+
+// checkSpreadPods is checkPods for a Spread run: it fails the run when a
+// pod cannot make progress, and holds it while any pod waits for a node.
+func (r *BenchmarkRunReconciler) checkSpreadPods(ctx context.Context, s *runState) (bool, error) {
+	run := s.run
+	procs := topology.Processes(run)
+	exempt, waiting, err := r.spreadWaiting(ctx, s, procs)
+	if err != nil {
+		return false, err
+	}
+	if r.failOnPodProblems(s, procs, exempt) {
+		return false, nil
+	}
+	s.recordProcesses(procs, r.Topology.ClusterDomain)
+	if unplaced := unplacedPods(s, procs); len(unplaced) > 0 {
+		_, _, msg := readiness(s, procs)
+		if waiting == "" {
+			waiting = fmt.Sprintf("waiting for %s to be scheduled (layout Spread: each data-bearing mongod on a node of its own)", strings.Join(unplaced, ", "))
+		}
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForNode, waiting+"; "+msg)
+		return false, nil
+	}
+	return true, nil
+}
+
+// spreadWaiting finds the pods of an exclusive Spread run that the
+// scheduler cannot place because the nodes that would take them are busy
+// with other benchmarks, as waitingForNode does for a SameNode run's
+// anchor: they wait, bounded by spec.timeout, never by the unschedulable
+// timeout. It returns them and the explanation.
+func (r *BenchmarkRunReconciler) spreadWaiting(ctx context.Context, s *runState, procs []topology.Process) (map[string]bool, string, error) {
+	if !topology.Exclusive(s.run) {
+		return nil, "", nil
+	}
+	var unsched []string
+	for _, p := range procs {
+		if _, ok := unschedulable(s.pods[p.Name]); ok {
+			unsched = append(unsched, p.Name)
+		}
+	}
+	if len(unsched) == 0 {
+		return nil, "", nil
+	}
+	busy, err := r.busyNodes(ctx, s.run)
+	if err != nil {
+		return nil, "", err
+	}
+	exempt := map[string]bool{}
+	var schedulerSays string
+	for _, name := range unsched {
+		msg, _ := unschedulable(s.pods[name])
+		// Busy with runs this manager cannot see (another namespace of a
+		// namespace-scoped install): the scheduler's word is enough.
+		if len(busy) > 0 || strings.Contains(msg, "anti-affinity") {
+			exempt[name] = true
+			if schedulerSays == "" {
+				schedulerSays = msg
+			}
+		}
+	}
+	if len(exempt) == 0 {
+		return nil, "", nil
+	}
+	waiting := slices.DeleteFunc(slices.Clone(unsched), func(n string) bool { return !exempt[n] })
+	why := schedulerSays
+	if len(busy) > 0 {
+		why = describeBusy(busy)
+	}
+	return exempt, fmt.Sprintf("%s waiting for a node free of other benchmarks (placement.exclusive): %s", strings.Join(waiting, ", "), why), nil
+}
+
+// unplacedPods names the processes whose pods are missing or not yet
+// bound to a node.
+func unplacedPods(s *runState, procs []topology.Process) []string {
+	var out []string
+	for _, p := range procs {
+		if pod := s.pods[p.Name]; pod == nil || pod.Spec.NodeName == "" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// roleNodes is status.nodes: one entry per role and node, sorted by role
+// then node.
+func roleNodes(procs []topology.Process, nodeOf func(topology.Process) string) []benchv1.RoleNode {
+	out := []benchv1.RoleNode{}
+	for _, p := range procs {
+		rn := benchv1.RoleNode{Role: p.Role, Node: nodeOf(p)}
+		if !slices.Contains(out, rn) {
+			out = append(out, rn)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Role != out[j].Role {
+			return out[i].Role < out[j].Role
+		}
+		return out[i].Node < out[j].Node
+	})
+	return out
+}
+
+// nodeRoles groups status.nodes by node: each node's roles, sorted, in
+// the order of the nodes' names.
+func nodeRoles(nodes []benchv1.RoleNode) (names []string, roles map[string][]benchv1.ProcessRole) {
+	roles = map[string][]benchv1.ProcessRole{}
+	for _, rn := range nodes {
+		if _, ok := roles[rn.Node]; !ok {
+			names = append(names, rn.Node)
+		}
+		if !slices.Contains(roles[rn.Node], rn.Role) {
+			roles[rn.Node] = append(roles[rn.Node], rn.Role)
+		}
+	}
+	sort.Strings(names)
+	for _, r := range roles {
+		slices.Sort(r)
+	}
+	return names, roles
+}
+
+// describeNodes: "nodes a (shard), b (configsvr, mongos, shard)".
+func describeNodes(nodes []benchv1.RoleNode) string {
+	names, roles := nodeRoles(nodes)
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		rs := make([]string, 0, len(roles[n]))
+		for _, r := range roles[n] {
+			rs = append(rs, string(r))
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", n, strings.Join(rs, ", ")))
+	}
+	return "nodes " + strings.Join(parts, ", ")
+}
+
+// placedOn says where the run's database pods are, for messages: "node
+// a", or for a Spread run "nodes a (shard), b (…)".
+func placedOn(run *benchv1.BenchmarkRun) string {
+	if topology.Spread(run) {
+		return describeNodes(run.Status.Nodes)
+	}
+	return "node " + run.Status.NodeName
+}
+
+// spreadNodeEnvironments reads every node of a Spread run (status.nodes)
+// for status.environment.nodes: each with the roles it holds, sorted by
+// roles then name. A node the manager may not read, or that is gone, is
+// recorded by name.
+func (r *BenchmarkRunReconciler) spreadNodeEnvironments(ctx context.Context, run *benchv1.BenchmarkRun) ([]benchv1.RoleNodeEnvironment, error) {
+	names, roles := nodeRoles(run.Status.Nodes)
+	out := make([]benchv1.RoleNodeEnvironment, 0, len(names))
+	for _, name := range names {
+		n := &corev1.Node{}
+		ne := &benchv1.NodeEnvironment{Name: name}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Name: name}, n)
+		switch {
+		case err == nil:
+			ne = nodeEnvironment(n)
+		case apierrors.IsForbidden(err) || apierrors.IsNotFound(err):
+		default:
+			return nil, fmt.Errorf("get node %s: %w", name, err)
+		}
+		out = append(out, benchv1.RoleNodeEnvironment{Roles: roles[name], NodeEnvironment: *ne})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return rolesKey(out[i].Roles) < rolesKey(out[j].Roles) })
+	return out, nil
+}
+
+// spreadFingerprint is what a Spread run adds to the fingerprint: the
+// layout with its topology key (a run spread over zones crosses a network
+// that one spread over hosts may not), and every node's facts with its
+// roles, without names and zones, sorted by roles then by the facts
+// themselves, so that two runs on alike nodes named otherwise hash alike.
+func spreadFingerprint(run *benchv1.BenchmarkRun, nodes []benchv1.RoleNodeEnvironment) (string, []benchv1.RoleNodeEnvironment, error) {
+	type keyed struct {
+		key  string
+		node benchv1.RoleNodeEnvironment
+	}
+	ks := make([]keyed, 0, len(nodes))
+	for _, n := range nodes {
+		c := *n.DeepCopy()
+		c.Name, c.Zone = "", ""
+		facts, err := json.Marshal(c.NodeEnvironment)
+		if err != nil {
+			return "", nil, fmt.Errorf("fingerprint node %s: %w", n.Name, err)
+		}
+		ks = append(ks, keyed{key: rolesKey(c.Roles) + "|" + string(facts), node: c})
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	out := make([]benchv1.RoleNodeEnvironment, len(ks))
+	for i, k := range ks {
+		out[i] = k.node
+	}
+	return string(benchv1.LayoutSpread) + "/" + topology.SpreadTopologyKey(run), out, nil
+}
+
+func rolesKey(roles []benchv1.ProcessRole) string {
+	parts := make([]string, len(roles))
+	for i, r := range roles {
+		parts[i] = string(r)
+	}
+	return strings.Join(parts, ",")
 }
