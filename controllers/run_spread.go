@@ -2,11 +2,14 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -159,6 +162,9 @@ func (r *BenchmarkRunReconciler) checkSpreadPods(ctx context.Context, s *runStat
 	if r.failOnPodProblems(s, procs, exempt) {
 		return false, nil
 	}
+	if err := r.nudgeWaiting(ctx, s, exempt); err != nil {
+		return false, err
+	}
 	s.recordProcesses(procs, r.Topology.ClusterDomain)
 	if unplaced := unplacedPods(s, procs); len(unplaced) > 0 {
 		_, _, msg := readiness(s, procs)
@@ -215,6 +221,58 @@ func (r *BenchmarkRunReconciler) spreadWaiting(ctx context.Context, s *runState,
 		why = describeBusy(busy)
 	}
 	return exempt, fmt.Sprintf("%s waiting for a node free of other benchmarks (placement.exclusive): %s", strings.Join(waiting, ", "), why), nil
+}
+
+// spreadRecheck is how often a Spread run whose pods wait for nodes busy
+// with other runs looks whether those runs' pods changed.
+const spreadRecheck = 10 * time.Second
+
+// +kubebuilder:rbac:groups="",resources=pods,verbs=patch
+
+// nudgeWaiting makes the scheduler try a Spread run's waiting pods again
+// once the other runs' pods change, by relabelling them
+// (LabelPlacementRetry). Without it they would wait up to the scheduler's
+// periodic flush of unschedulable pods (5 minutes) after a node frees:
+// kube-scheduler's interpodaffinity queueing hint retries a pod on another
+// pod's deletion only when the deleted pod matches all of the waiting
+// pod's anti-affinity terms, or the waiting pod all of the deleted one's
+// (pkg/scheduler/framework/plugins/interpodaffinity/plugin.go,
+// isSchedulableAfterPodChange), and a data-bearing pod of a Spread run has
+// two (other runs; its own run's data-bearing pods), which no other run's
+// data-bearing pod matches both of. A change of the waiting pod's own
+// labels is always retried. The mark counts pods being deleted, which the
+// scheduler counts until they are gone.
+func (r *BenchmarkRunReconciler) nudgeWaiting(ctx context.Context, s *runState, waiting map[string]bool) error {
+	if len(waiting) == 0 {
+		return nil
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.HasLabels{benchv1.LabelRunUID}); err != nil {
+		return fmt.Errorf("list pods of other runs: %w", err)
+	}
+	var others []string
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Labels[benchv1.LabelRunUID] != string(s.run.UID) && p.Spec.NodeName != "" {
+			others = append(others, p.Namespace+"/"+p.Name+"@"+p.Spec.NodeName)
+		}
+	}
+	sort.Strings(others)
+	sum := sha256.Sum256([]byte(strings.Join(others, "\n")))
+	mark := hex.EncodeToString(sum[:8])
+	for name := range waiting {
+		pod := s.pods[name]
+		if pod.Labels[benchv1.LabelPlacementRetry] == mark {
+			continue
+		}
+		patch := client.MergeFrom(pod.DeepCopy())
+		pod.Labels[benchv1.LabelPlacementRetry] = mark
+		if err := r.Patch(ctx, pod, patch); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("relabel waiting pod %s: %w", name, err)
+		}
+	}
+	s.wakeAfter(spreadRecheck)
+	return nil
 }
 
 // unplacedPods names the processes whose pods are missing or not yet
