@@ -272,7 +272,9 @@ func TestSpreadRunsWithTheScheduler(t *testing.T) {
 			want = append(want, rn)
 		}
 	}
-	slices.SortFunc(want, func(a, b benchv1.RoleNode) int { return strings.Compare(string(a.Role)+"/"+a.Node, string(b.Role)+"/"+b.Node) })
+	slices.SortFunc(want, func(a, b benchv1.RoleNode) int {
+		return strings.Compare(string(a.Role)+"/"+a.Node, string(b.Role)+"/"+b.Node)
+	})
 	if r.Status.NodeName != "" || !slices.Equal(r.Status.Nodes, want) {
 		t.Errorf("status.nodeName %q, status.nodes %+v; want no nodeName and %+v", r.Status.NodeName, r.Status.Nodes, want)
 	}
