@@ -74,7 +74,8 @@ func spreadCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node, log logr.Logger
 	for _, p := range others {
 		req := topology.Requests(run, p)
 		if !someNodeFits(run, nodes, req, log) {
-			return fit, benchv1.ReasonInsufficientResources, fmt.Sprintf("the %s (%s) requests %s, and no Ready, schedulable node matching the run's placement has that much allocatable",
+			return fit, benchv1.ReasonInsufficientResources, fmt.Sprintf(
+				"the %s (%s) requests %s, and no Ready, schedulable node matching the run's placement has that much allocatable",
 				p.Role, p.Name, formatResources(req))
 		}
 	}
@@ -90,7 +91,8 @@ func explainSpread(run *benchv1.BenchmarkRun, members, fitting int, fit fitResul
 		unit, units = key+" domain", key+" domains"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "layout Spread puts each of the topology's %d data-bearing mongods on a %s of its own: %d %s needed, %d fit", members, unit, members, units, fitting)
+	fmt.Fprintf(&b, "layout Spread puts each of the topology's %d data-bearing mongods on a %s of its own: %d %s needed, %d fit",
+		members, unit, members, units, fitting)
 	if len(need) > 0 {
 		fmt.Fprintf(&b, " (each mongod requests %s", formatResources(need))
 		if fit.largest != nil {

@@ -187,7 +187,7 @@ func taintNode(t *testing.T, c client.Client, name string, taint corev1.Taint) {
 //
 // The pool's nodes are tainted and only these runs tolerate the taint, as
 // in TestExclusiveRunsNeverShareANode.
-func TestSpreadRunsWithTheScheduler(t *testing.T) {
+func TestSpreadRunsWithTheScheduler(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	taint := corev1.Taint{Key: "mongobench.test/pool", Value: "spread", Effect: corev1.TaintEffectNoSchedule}
 	toleration := corev1.Toleration{Key: taint.Key, Operator: corev1.TolerationOpEqual, Value: taint.Value, Effect: taint.Effect}
