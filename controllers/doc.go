@@ -15,7 +15,9 @@
 //     lifecycle (not a benchmark phase), moves only forward
 //     (run_lifecycle.go);
 //   - ensureIdentity, preflight, ensureClaims, placePods, checkPods: the
-//     MongoDB pods on one node (run_provision.go, run_placement.go);
+//     MongoDB pods on one node (run_provision.go, run_placement.go), or
+//     with placement.layout Spread each data-bearing mongod on its own
+//     (run_spread.go);
 //   - bootstrap, watchTopology: the bootstrap Job and a topology that must
 //     not change once ready (run_bootstrap.go);
 //   - recordEnvironment: what the numbers come from, and its fingerprint
@@ -74,6 +76,7 @@
 //   - grow_test.go: a Grow phase end to end;
 //   - histograms_test.go: merged histograms, and those too big to keep;
 //   - resilience_test.go: manager restarts between every step, 50 runs;
-//   - scheduler_test.go: exclusive runs with the real kube-scheduler;
+//   - scheduler_test.go: exclusive and Spread runs with the real
+//     kube-scheduler;
 //   - sweep_integration_test.go: sweeps through both reconcilers.
 package controllers

@@ -75,8 +75,8 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 		return false, nil
 	}
 	s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionTrue, benchv1.ReasonReady,
-		fmt.Sprintf("%d MongoDB processes ready on node %s, MongoDB %s", len(procs), run.Status.NodeName, run.Status.Topology.ServerVersion))
-	s.eventf(benchv1.EventTopologyReady, "%d MongoDB processes ready on node %s", len(procs), run.Status.NodeName)
+		fmt.Sprintf("%d MongoDB processes ready on %s, MongoDB %s", len(procs), placedOn(run), run.Status.Topology.ServerVersion))
+	s.eventf(benchv1.EventTopologyReady, "%d MongoDB processes ready on %s", len(procs), placedOn(run))
 	return true, nil
 }
 

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,6 +261,12 @@ func TestShardedLifecycle(t *testing.T) { //nolint:gocyclo // one scenario, step
 	})
 	if r.Status.NodeName != "node-b" {
 		t.Errorf("nodeName %q", r.Status.NodeName)
+	}
+	// status.nodes lists the one node by role.
+	wantNodes := []benchv1.RoleNode{{Role: benchv1.RoleConfigServer, Node: "node-b"}, {Role: benchv1.RoleMongos, Node: "node-b"},
+		{Role: benchv1.RoleShard, Node: "node-b"}}
+	if !slices.Equal(r.Status.Nodes, wantNodes) {
+		t.Errorf("status.nodes %+v, want %+v", r.Status.Nodes, wantNodes)
 	}
 	if k.exists(&batchv1.Job{}, "ms-bootstrap") {
 		t.Fatal("bootstrap before every shard is ready")

@@ -71,6 +71,13 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 			return false, fmt.Errorf("get node %s: %w", run.Status.NodeName, err)
 		}
 	}
+	if topology.Spread(run) {
+		nodes, err := r.spreadNodeEnvironments(ctx, run)
+		if err != nil {
+			return false, err
+		}
+		env.Nodes = nodes
+	}
 	var warnings, notGuaranteed []string
 	if node != nil {
 		if w := diskRoomFor(run, node); w != "" {
@@ -116,7 +123,7 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 	} else {
 		s.setCondition(benchv1.ConditionWarnings, metav1.ConditionFalse, benchv1.ReasonNoWarnings, "no environment warnings")
 	}
-	s.eventf(benchv1.EventEnvironment, "environment fingerprint %s (node %s)", fp, run.Status.NodeName)
+	s.eventf(benchv1.EventEnvironment, "environment fingerprint %s (%s)", fp, placedOn(run))
 	return true, r.labelFingerprint(ctx, run)
 }
 
@@ -173,9 +180,13 @@ type fingerprintFields struct {
 	DriverVersion string                       `json:"driverVersion,omitempty"`
 	LoaderRes     *corev1.ResourceRequirements `json:"loaderResources,omitempty"`
 	Node          *benchv1.NodeEnvironment     `json:"node,omitempty"`
-	Build         []string                     `json:"build,omitempty"`
-	Phases        []benchv1.PhaseEnvironment   `json:"phases"`
-	Security      *securityFingerprint         `json:"security,omitempty"`
+	// Layout and Nodes are a Spread run's (spreadFingerprint); empty for
+	// SameNode, so that its fingerprints stay what they were.
+	Layout   string                        `json:"layout,omitempty"`
+	Nodes    []benchv1.RoleNodeEnvironment `json:"nodes,omitempty"`
+	Build    []string                      `json:"build,omitempty"`
+	Phases   []benchv1.PhaseEnvironment    `json:"phases"`
+	Security *securityFingerprint          `json:"security,omitempty"`
 }
 
 // securityFingerprint is what of spec.security sets runs apart. Left out
@@ -236,6 +247,12 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 		n := *env.Node
 		n.Name, n.Zone = "", ""
 		f.Node = &n
+	}
+	if topology.Spread(run) {
+		var err error
+		if f.Layout, f.Nodes, err = spreadFingerprint(run, env.Nodes); err != nil {
+			return "", err
+		}
 	}
 	// Every value the phases' loaders run with (topology.PhaseProperties),
 	// their threads and target included: runs at other thread counts, or a

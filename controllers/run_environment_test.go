@@ -195,3 +195,93 @@ func TestFingerprintOfAStandalone(t *testing.T) {
 		t.Errorf("oplogSizeMB set a standalone run apart: %s, base %s", got, want)
 	}
 }
+
+// TestFingerprintOfASpreadRun: a Spread run records every node by role;
+// the nodes' names, zones and the order they were listed in do not set
+// runs apart, their facts, roles and the layout do.
+func TestFingerprintOfASpreadRun(t *testing.T) {
+	node := func(name, kernel string, roles ...benchv1.ProcessRole) benchv1.RoleNodeEnvironment {
+		cpu := resource.MustParse("16")
+		return benchv1.RoleNodeEnvironment{Roles: roles, NodeEnvironment: benchv1.NodeEnvironment{Name: name, Zone: "z-" + name,
+			KernelVersion: kernel, Architecture: "amd64", AllocatableCPU: &cpu}}
+	}
+	base := func() (*benchv1.BenchmarkRun, *benchv1.EnvironmentStatus) {
+		run := &benchv1.BenchmarkRun{
+			ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns1"},
+			Spec: benchv1.BenchmarkRunSpec{
+				Topology:  benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2), Image: "mongo:8.0.16"},
+				Placement: benchv1.PlacementSpec{Layout: benchv1.LayoutSpread},
+				Phases:    []benchv1.PhaseSpec{{Name: "load", Type: benchv1.PhaseLoad}},
+				Loaders:   1,
+			},
+		}
+		env := &benchv1.EnvironmentStatus{Nodes: []benchv1.RoleNodeEnvironment{
+			node("n1", "6.8", benchv1.RoleShard),
+			node("n2", "6.9", benchv1.RoleShard),
+			node("n3", "6.8", benchv1.RoleConfigServer, benchv1.RoleMongos),
+		}}
+		return run, env
+	}
+	fp := func(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) string {
+		t.Helper()
+		f, err := fingerprint(run, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	want := fp(base())
+	for _, tc := range []struct {
+		name   string
+		mutate func(*benchv1.BenchmarkRun, *benchv1.EnvironmentStatus)
+		same   bool
+	}{
+		{"other node names and zones", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			for i := range e.Nodes {
+				e.Nodes[i].Name, e.Nodes[i].Zone = "x"+e.Nodes[i].Name, "elsewhere"
+			}
+		}, true},
+		// The shards' nodes swapped: the same facts by role.
+		{"listed in another order", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.Nodes[0], e.Nodes[1] = e.Nodes[1], e.Nodes[0]
+		}, true},
+		{"a shard's node with another kernel", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.Nodes[1].KernelVersion = "6.8"
+		}, false},
+		{"mongos beside a shard instead of the config server", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.Nodes[0].Roles = []benchv1.ProcessRole{benchv1.RoleMongos, benchv1.RoleShard}
+			e.Nodes[2].Roles = []benchv1.ProcessRole{benchv1.RoleConfigServer}
+		}, false},
+		{"a node fewer", func(_ *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			e.Nodes[0].Roles = append(e.Nodes[0].Roles, e.Nodes[2].Roles...)
+			e.Nodes = e.Nodes[:2]
+		}, false},
+		{"spread over zones", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Placement.SpreadTopologyKey = "topology.kubernetes.io/zone"
+		}, false},
+		{"over hosts, said", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Placement.SpreadTopologyKey = topology.HostnameLabel
+		}, true},
+		// The same topology on one node of the same kind is another
+		// benchmark: the shards share its CPUs.
+		{"SameNode", func(r *benchv1.BenchmarkRun, e *benchv1.EnvironmentStatus) {
+			r.Spec.Placement.Layout = benchv1.LayoutSameNode
+			n := e.Nodes[0].NodeEnvironment
+			e.Node, e.Nodes = &n, nil
+		}, false},
+	} {
+		r, e := base()
+		tc.mutate(r, e)
+		if got := fp(r, e); (got == want) != tc.same {
+			t.Errorf("%s: fingerprint %s, base %s; same = %v, want %v", tc.name, got, want, got == want, tc.same)
+		}
+	}
+	// A SameNode run's fingerprint does not change for saying its layout.
+	r, e := base()
+	r.Spec.Placement.Layout, e.Nodes = "", nil
+	unset := fp(r, e)
+	r.Spec.Placement.Layout = benchv1.LayoutSameNode
+	if got := fp(r, e); got != unset {
+		t.Errorf("layout SameNode, said: %s, unset %s", got, unset)
+	}
+}

@@ -60,6 +60,8 @@ func (r *BenchmarkRunReconciler) preflight(ctx context.Context, s *runState) (bo
 	case reason != "":
 		s.fail(reason, "%s", msg)
 		return false, nil
+	case topology.Spread(run):
+		// No anchor: each pod is placed on its own merits.
 	case len(fit.roomy) > 0 && len(fit.roomy) < len(fit.candidates):
 		s.candidates = fit.roomy
 	case len(fit.candidates) < fit.eligible:
@@ -94,6 +96,9 @@ func listNodes(ctx context.Context, reader client.Reader) ([]corev1.Node, error)
 // returns the reason and message the run fails with; fit says which nodes
 // can hold it.
 func preflightCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node, log logr.Logger) (fit fitResult, reason benchv1.Reason, msg string) {
+	if topology.Spread(run) {
+		return spreadCheck(run, nodes, log)
+	}
 	procs := topology.Processes(run)
 	need := corev1.ResourceList{}
 	for _, p := range procs {

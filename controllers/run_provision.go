@@ -80,6 +80,9 @@ func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bo
 	if s.topologyWasReady() {
 		return true, nil
 	}
+	if topology.Spread(run) {
+		return true, r.placeSpreadPods(ctx, s)
+	}
 	procs := topology.Processes(run)
 	node := nodeName(run, s.pods[procs[0].Name])
 	if err := r.createPods(ctx, s, procs, node); err != nil || terminal(run) {
@@ -90,6 +93,9 @@ func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bo
 		if run.Status.NodeName == "" {
 			run.Status.NodeName = node
 			s.eventf(benchv1.EventNodeSelected, "every MongoDB pod of this run runs on node %s", node)
+		}
+		if run.Status.Nodes == nil && !s.missingPod(procs) {
+			run.Status.Nodes = roleNodes(procs, func(topology.Process) string { return node })
 		}
 	}
 	return true, nil
@@ -103,12 +109,19 @@ func (r *BenchmarkRunReconciler) checkPods(ctx context.Context, s *runState) (bo
 	if s.topologyWasReady() {
 		return true, nil
 	}
+	if topology.Spread(run) {
+		return r.checkSpreadPods(ctx, s)
+	}
 	procs := topology.Processes(run)
 	waiting, err := r.waitingForNode(ctx, s, procs[0])
 	if err != nil {
 		return false, err
 	}
-	if r.failOnPodProblems(s, procs, waiting != "") {
+	exempt := map[string]bool{}
+	if waiting != "" {
+		exempt[procs[0].Name] = true
+	}
+	if r.failOnPodProblems(s, procs, exempt) {
 		return false, nil
 	}
 	s.recordProcesses(procs, r.Topology.ClusterDomain)
@@ -234,16 +247,16 @@ func (r *BenchmarkRunReconciler) hostname(ctx context.Context, s *runState, name
 
 // failOnPodProblems fails the run when a MongoDB pod cannot make progress
 // (unschedulable, image not pullable, crash-looping); it reports whether it
-// did. anchorWaits exempts the anchor pod from the unschedulable timeout
-// while it waits for a node free of other benchmarks.
-func (r *BenchmarkRunReconciler) failOnPodProblems(s *runState, procs []topology.Process, anchorWaits bool) bool {
-	for i, p := range procs {
+// did. waiting exempts the pods it names from the unschedulable timeout
+// while they wait for a node free of other benchmarks.
+func (r *BenchmarkRunReconciler) failOnPodProblems(s *runState, procs []topology.Process, waiting map[string]bool) bool {
+	for _, p := range procs {
 		pod := s.pods[p.Name]
 		if pod == nil {
 			continue
 		}
 		lim := r.Limits
-		if i == 0 && anchorWaits {
+		if waiting[p.Name] {
 			lim.Unschedulable = math.MaxInt64
 		}
 		pr := podProblem(pod, s.now, lim)

@@ -706,3 +706,32 @@ func TestSweepWaitsForItsPredecessorsRuns(t *testing.T) {
 	}
 	k.noReconcileErrors()
 }
+
+// TestSweepRefusesASpreadCellWithTooFewNodes: the sweep's validation puts
+// a Spread cell through the run's pre-flight check too: three shards, a
+// node each, on a pool of two fail the sweep before its first run exists,
+// naming how many nodes were needed and how many fit.
+func TestSweepRefusesASpreadCellWithTooFewNodes(t *testing.T) {
+	k := newCluster(t)
+	for _, n := range []string{"node-spread-a", "node-spread-b"} {
+		ensureNode(t, k.c, n, map[string]string{topology.HostnameLabel: "host-" + n, "pool": "spread-sweep"}, kube.Resources("8", "32Gi"))
+	}
+	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
+	sw := newSweep("spread", benchv1.SweepAxis{Name: "shards", Values: []benchv1.SweepValue{
+		{Name: "two", Patch: &runtime.RawExtension{Raw: []byte(`{"topology": {"mode": "Sharded", "shards": 2}}`)}},
+		{Name: "three", Patch: &runtime.RawExtension{Raw: []byte(`{"topology": {"mode": "Sharded", "shards": 3}}`)}},
+	}})
+	sw.Spec.Template.Placement.NodeSelector = map[string]string{"pool": "spread-sweep"}
+	sw.Spec.Template.Placement.Layout = benchv1.LayoutSpread
+	k.createSweep(sw)
+	st := k.waitSweep("spread", "Failed", func(s *benchv1.BenchmarkSweep) bool { return s.Status.Phase == benchv1.SweepFailed })
+	c := sweepCond(st, benchv1.ConditionFailed)
+	if c == nil || c.Reason != string(benchv1.ReasonInsufficientResources) ||
+		!strings.HasPrefix(c.Message, "cell 1 (shards=three) cannot run; nothing was created: layout Spread puts each of the topology's 3 data-bearing mongods") ||
+		!strings.Contains(c.Message, "3 nodes needed, 2 fit") {
+		t.Fatalf("Failed = %+v", c)
+	}
+	if n := len(k.children("spread")); n != 0 {
+		t.Errorf("%d runs created", n)
+	}
+}

@@ -50,9 +50,15 @@ type BenchmarkRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// NodeName is the node every database pod runs on.
+	// NodeName is the node every database pod runs on (layout SameNode).
 	// +optional
 	NodeName string `json:"nodeName,omitempty"`
+
+	// Nodes lists every node the run's database pods use, by role, sorted
+	// by role then node: one entry per role and node.
+	// +listType=atomic
+	// +optional
+	Nodes []RoleNode `json:"nodes,omitempty"`
 
 	// StartTime is when the controller started working on the run.
 	// +optional
@@ -98,6 +104,14 @@ type BenchmarkRunStatus struct {
 	// run succeeded.
 	// +optional
 	Comparison []MetricComparison `json:"comparison,omitempty"`
+}
+
+// RoleNode is a node that database pods of one role run on.
+type RoleNode struct {
+	// Role is standalone, configsvr, shard or mongos.
+	Role ProcessRole `json:"role"`
+	// Node is the node's name.
+	Node string `json:"node"`
 }
 
 // TopologyStatus lists the run's MongoDB processes.

@@ -344,9 +344,12 @@ const (
 	LoaderAnyNode LoaderPlacement = "AnyNode"
 )
 
-// PlacementSpec pins the run's database pods to one node.
+// PlacementSpec decides where the run's database pods go: all on one node
+// (layout SameNode), or each data-bearing mongod on its own (Spread).
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.nodeName) || !has(self.nodeSelector) || size(self.nodeSelector) == 0",message="set either nodeName or nodeSelector, not both"
+// +kubebuilder:validation:XValidation:rule="!has(self.spreadTopologyKey) || (has(self.layout) && self.layout == 'Spread')",message="spreadTopologyKey can only be set when layout is Spread"
+// +kubebuilder:validation:XValidation:rule="!has(self.nodeName) || !has(self.layout) || self.layout != 'Spread'",message="nodeName names one node for every database pod: it cannot be set when layout is Spread (use nodeSelector to choose the nodes)"
 type PlacementSpec struct {
 	// NodeName names the node for every database pod. The pods still go
 	// through the scheduler (a kubernetes.io/hostname selector), so resource
@@ -369,6 +372,24 @@ type PlacementSpec struct {
 	// +optional
 	LoaderPlacement LoaderPlacement `json:"loaderPlacement,omitempty"`
 
+	// Layout is SameNode (default: every database pod on one node) or
+	// Spread (each data-bearing mongod — the standalone, or each shard's —
+	// on a node of its own, by required anti-affinity among the run's
+	// data-bearing pods; mongos and the config server go where they fit).
+	// +kubebuilder:default=SameNode
+	// +optional
+	Layout PlacementLayout `json:"layout,omitempty"`
+
+	// SpreadTopologyKey is the node label whose values the data-bearing
+	// mongods of a Spread run must not share: kubernetes.io/hostname (the
+	// default) puts each on its own node, topology.kubernetes.io/zone in
+	// its own zone. Only with layout Spread.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	// +optional
+	SpreadTopologyKey string `json:"spreadTopologyKey,omitempty"`
+
 	// Exclusive keeps other benchmarks off the run's node (default true):
 	// the run's database pods are not placed on a node where another run's
 	// database pods or loaders are active, and while they run, no other
@@ -379,6 +400,20 @@ type PlacementSpec struct {
 	// +optional
 	Exclusive *bool `json:"exclusive,omitempty"`
 }
+
+// PlacementLayout is how a run's database pods spread over nodes.
+// +kubebuilder:validation:Enum=SameNode;Spread
+// +kubebuilder:validation:MaxLength=8
+type PlacementLayout string
+
+// Placement layouts.
+const (
+	// LayoutSameNode puts every database pod of the run on one node.
+	LayoutSameNode PlacementLayout = "SameNode"
+	// LayoutSpread puts each data-bearing mongod on a node (or in a
+	// spreadTopologyKey domain) of its own.
+	LayoutSpread PlacementLayout = "Spread"
+)
 
 // WorkloadPreset is one of YCSB's standard workloads.
 // +kubebuilder:validation:Enum=a;b;c;d;e;f

@@ -45,9 +45,16 @@ type EnvironmentStatus struct {
 	// +optional
 	DriverVersion string `json:"driverVersion,omitempty"`
 
-	// Node describes the node every database pod runs on.
+	// Node describes the node every database pod runs on (layout
+	// SameNode).
 	// +optional
 	Node *NodeEnvironment `json:"node,omitempty"`
+
+	// Nodes describes every node the database pods of a Spread run use,
+	// with the roles it holds, sorted by role then node name.
+	// +listType=atomic
+	// +optional
+	Nodes []RoleNodeEnvironment `json:"nodes,omitempty"`
 
 	// DatabasePods lists each MongoDB pod's QoS class. A pod that is not
 	// Guaranteed may be CPU-throttled, which skews the numbers: the
@@ -95,6 +102,15 @@ type NodeEnvironment struct {
 	AllocatableCPU *resource.Quantity `json:"allocatableCPU,omitempty"`
 	// +optional
 	AllocatableMemory *resource.Quantity `json:"allocatableMemory,omitempty"`
+}
+
+// RoleNodeEnvironment is a node of a Spread run and the roles of the
+// database pods on it.
+type RoleNodeEnvironment struct {
+	// Roles of the database pods on the node, sorted.
+	Roles []ProcessRole `json:"roles"`
+
+	NodeEnvironment `json:",inline"`
 }
 
 // PodEnvironment is one database pod's QoS class.

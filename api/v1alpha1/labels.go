@@ -69,6 +69,16 @@ const (
 	LabelRole = "bench.mongobench.io/role"
 	// LabelDatabase is "true" on every MongoDB process's pod and volume.
 	LabelDatabase = "bench.mongobench.io/database"
+	// LabelDataBearing is "true" on the pod and volume of every mongod
+	// that holds the benchmark's data (the standalone, each shard's
+	// members), not on mongos or the config server: a Spread run keeps
+	// the pods carrying it apart.
+	LabelDataBearing = "bench.mongobench.io/data-bearing"
+	// LabelPlacementRetry is set on a Spread run's pod that waits for a
+	// node busy with other runs, valued with a hash of those runs' pods:
+	// the controller changes it when they change, and the change of its
+	// own labels makes the scheduler try the pod again at once.
+	LabelPlacementRetry = "bench.mongobench.io/placement-retry"
 	// LabelPhase names the benchmark phase (spec.phases[].name, in lower
 	// case) of a loader Job and of a phase's telemetry and histogram
 	// ConfigMaps.

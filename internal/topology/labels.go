@@ -35,6 +35,9 @@ func ProcessLabels(run *benchv1.BenchmarkRun, p Process) map[string]string {
 	l := RunLabels(run, string(p.Role))
 	l[benchv1.LabelRole] = string(p.Role)
 	l[benchv1.LabelDatabase] = "true"
+	if DataBearing(p) {
+		l[benchv1.LabelDataBearing] = "true"
+	}
 	return l
 }
 

@@ -90,7 +90,7 @@ func Pod(run *benchv1.BenchmarkRun, p Process, np NodePlacement, cfg Config) *co
 			Hostname:                      p.Name,
 			Subdomain:                     HeadlessServiceName(run),
 			NodeSelector:                  nodeSelector,
-			Affinity:                      databaseAffinity(run, np),
+			Affinity:                      databaseAffinity(run, p, np),
 			Tolerations:                   run.Spec.Placement.Tolerations,
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			SecurityContext:               restrictedPodSecurity(MongoUID),
@@ -145,8 +145,9 @@ func Exclusive(run *benchv1.BenchmarkRun) bool {
 //     scheduler itself rather than by a queue of ours;
 //   - np.Candidates: required node affinity to the nodes big enough for
 //     the whole topology, so the anchor does not land where its followers
-//     cannot fit.
-func databaseAffinity(run *benchv1.BenchmarkRun, np NodePlacement) *corev1.Affinity {
+//     cannot fit;
+//   - layout Spread, for a data-bearing pod: spreadAffinity.
+func databaseAffinity(run *benchv1.BenchmarkRun, p Process, np NodePlacement) *corev1.Affinity {
 	var a corev1.Affinity
 	if Exclusive(run) {
 		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
@@ -164,6 +165,9 @@ func databaseAffinity(run *benchv1.BenchmarkRun, np NodePlacement) *corev1.Affin
 				{Key: HostnameLabel, Operator: corev1.NodeSelectorOpIn, Values: np.Candidates},
 			}}},
 		}}
+	}
+	if Spread(run) && DataBearing(p) {
+		spreadAffinity(run, &a)
 	}
 	if a.PodAntiAffinity == nil && a.NodeAffinity == nil {
 		return nil

@@ -135,7 +135,7 @@ func TestPodIsRestrictedAndPinned(t *testing.T) {
 	if c.Resources.Requests.Cpu().String() != "1" {
 		t.Errorf("shard resources %v", c.Resources)
 	}
-	wantLabels := map[string]string{benchv1.LabelName: "mongobench", benchv1.LabelInstance: "ms", benchv1.LabelComponent: "shard", benchv1.LabelManagedBy: "mongobench", benchv1.LabelRun: "ms", benchv1.LabelRunUID: "uid-1", benchv1.LabelRole: "shard", benchv1.LabelDatabase: "true"}
+	wantLabels := map[string]string{benchv1.LabelName: "mongobench", benchv1.LabelInstance: "ms", benchv1.LabelComponent: "shard", benchv1.LabelManagedBy: "mongobench", benchv1.LabelRun: "ms", benchv1.LabelRunUID: "uid-1", benchv1.LabelRole: "shard", benchv1.LabelDatabase: "true", benchv1.LabelDataBearing: "true"}
 	if !reflect.DeepEqual(pod.Labels, wantLabels) {
 		t.Errorf("labels %v", pod.Labels)
 	}

@@ -1,0 +1,86 @@
+package controllers_test
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/controllers"
+	"github.com/mongobench/mongobench/internal/testutil/kube"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// TestSpreadPreflightCheck: a Spread run needs one node (one
+// spreadTopologyKey domain) per data-bearing mongod, each fitting that
+// mongod's requests, and says how many it needed and how many fit.
+func TestSpreadPreflightCheck(t *testing.T) {
+	const zone = "topology.kubernetes.io/zone"
+	node := func(name, cpu, z string, edit ...func(*corev1.Node)) corev1.Node {
+		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{topology.HostnameLabel: "host-" + name}},
+			Status: corev1.NodeStatus{Allocatable: kube.Resources(cpu, "32Gi"),
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		if z != "" {
+			n.Labels[zone] = z
+		}
+		for _, e := range edit {
+			e(&n)
+		}
+		return n
+	}
+	cordoned := func(n *corev1.Node) { n.Spec.Unschedulable = true }
+	spread := func(mode benchv1.TopologyMode, shards int32, cpu, key string) *benchv1.BenchmarkRun {
+		run := newRun("r", mode, shards, 1)
+		run.Spec.Placement.Layout = benchv1.LayoutSpread
+		run.Spec.Placement.SpreadTopologyKey = key
+		run.Spec.Topology.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu)}}
+		return run
+	}
+	bigRouter := spread(benchv1.TopologySharded, 2, "4", "")
+	bigRouter.Spec.Topology.MongosResources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64")}}
+	three := []corev1.Node{node("a", "8", "z1"), node("b", "8", "z1"), node("c", "8", "z2")}
+	for _, tc := range []struct {
+		name   string
+		run    *benchv1.BenchmarkRun
+		nodes  []corev1.Node
+		reason benchv1.Reason
+		msg    string
+	}{
+		{"3 shards on 3 nodes", spread(benchv1.TopologySharded, 3, "4", ""), three, "", ""},
+		// The whole topology (3×6 CPUs) fits no node, but each shard fits one.
+		{"each shard fits a node, the sum would not", spread(benchv1.TopologySharded, 3, "6", ""), three, "", ""},
+		{"4 shards on 3 nodes", spread(benchv1.TopologySharded, 4, "4", ""), three, benchv1.ReasonInsufficientResources,
+			"layout Spread puts each of the topology's 4 data-bearing mongods on a node of its own: 4 nodes needed, 3 fit (each mongod requests cpu=4; " +
+				"the largest of the 3 Ready, schedulable nodes matching the run's placement, a, has cpu=8)"},
+		{"3 shards, one node too small", spread(benchv1.TopologySharded, 3, "4", ""),
+			[]corev1.Node{node("a", "8", ""), node("b", "8", ""), node("c", "2", "")}, benchv1.ReasonInsufficientResources, "3 nodes needed, 2 fit"},
+		{"3 shards, one node cordoned", spread(benchv1.TopologySharded, 3, "4", ""),
+			[]corev1.Node{node("a", "8", ""), node("b", "8", ""), node("c", "8", "", cordoned)}, benchv1.ReasonInsufficientResources,
+			"3 nodes needed, 2 fit (each mongod requests cpu=4; the largest of the 2 Ready"},
+		{"a standalone needs one node", spread(benchv1.TopologyStandalone, 0, "4", ""), []corev1.Node{node("a", "8", "")}, "", ""},
+		{"2 shards over 2 zones", spread(benchv1.TopologySharded, 2, "4", zone), three, "", ""},
+		{"3 shards over 2 zones", spread(benchv1.TopologySharded, 3, "4", zone), three, benchv1.ReasonInsufficientResources,
+			"on a topology.kubernetes.io/zone domain of its own: 3 topology.kubernetes.io/zone domains needed, 2 fit"},
+		{"nodes without a zone do not count", spread(benchv1.TopologySharded, 2, "4", zone),
+			[]corev1.Node{node("a", "8", "z1"), node("b", "8", ""), node("c", "8", "")}, benchv1.ReasonInsufficientResources, "2 topology.kubernetes.io/zone domains needed, 1 fit"},
+		{"mongos fits no node", bigRouter, three, benchv1.ReasonInsufficientResources,
+			"the mongos (r-mongos) requests cpu=64, and no Ready, schedulable node matching the run's placement has that much allocatable"},
+		{"no nodes", spread(benchv1.TopologySharded, 2, "4", ""), []corev1.Node{}, benchv1.ReasonInsufficientResources,
+			"2 nodes needed, 0 fit (each mongod requests cpu=4); no Ready, schedulable node matches the run's placement"},
+	} {
+		reason, msg := controllers.PreflightCheck(tc.run, tc.nodes)
+		if reason != tc.reason || !strings.Contains(msg, tc.msg) || (tc.reason == "") != (msg == "") {
+			t.Errorf("%s: %s %q,\n want %s %q", tc.name, reason, msg, tc.reason, tc.msg)
+		}
+	}
+	// SameNode, the default, still sums the pods on one node: the run that
+	// spreads on these nodes does not fit on one.
+	same := spread(benchv1.TopologySharded, 3, "6", "")
+	same.Spec.Placement.Layout = ""
+	if reason, msg := controllers.PreflightCheck(same, three); reason != benchv1.ReasonInsufficientResources || !strings.Contains(msg, "all of them run on one node") {
+		t.Errorf("SameNode: %s %q", reason, msg)
+	}
+}
