@@ -618,6 +618,17 @@ func bootstrapResult(run *benchv1.BenchmarkRun) *results.Bootstrap {
 			rep.Shards = append(rep.Shards, results.ShardChunks{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
 		}
 	}
+	// A replica set's members as the bootstrap leaves them: one PRIMARY
+	// (member 0 here; any may win), the others SECONDARY.
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		for _, p := range topology.Processes(run) {
+			state := "SECONDARY"
+			if p.Member == 0 {
+				state = "PRIMARY"
+			}
+			rep.Members = append(rep.Members, results.MemberState{ReplicaSet: p.ReplSet, Host: topology.Address(run, p, "cluster.local"), State: state})
+		}
+	}
 	return rep
 }
 

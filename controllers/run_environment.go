@@ -195,13 +195,17 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	// x/mongo/driver/operation.go, retryWritesSupported: Kind !=
 	// ServerKindStandalone), so there it does not set runs apart.
 	f.Driver.RetryWrites = false
-	// The oplog likewise: every member of a sharded topology has one of
-	// this size (topology.OplogSizeMB, the default when unset), a
-	// standalone has none.
+	// The oplog likewise: every member of a sharded topology or a replica
+	// set has one of this size (topology.OplogSizeMB, the default when
+	// unset), a standalone has none.
 	f.Topology.OplogSizeMB = 0
-	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+	if run.Spec.Topology.Mode == benchv1.TopologySharded || run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
 		f.RetryWrites = ptr.To(run.Spec.Driver.RetryWrites)
 		f.Topology.OplogSizeMB = topology.OplogSizeMB(run)
+	}
+	// A ReplicaSet's members, unset or 3, are the same set.
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		f.Topology.Members = ptr.To(topology.Members(run))
 	}
 	// The server version is buildInfo's version, which the bootstrap
 	// records twice from the same reply: status.environment.mongodb.version,

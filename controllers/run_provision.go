@@ -259,9 +259,11 @@ func (s *runState) recordProcesses(procs []topology.Process, domain string) {
 	t := s.topologyStatus()
 	t.EntryPoint = topology.EntryAddress(run, domain)
 	baseline := recordedRestarts(t)
+	states := recordedStates(t)
 	out := make([]benchv1.ProcessStatus, 0, len(procs))
 	for _, p := range procs {
-		ps := benchv1.ProcessStatus{Role: p.Role, Pod: p.Name, Address: topology.Address(run, p, domain), Restarts: baseline[p.Name]}
+		ps := benchv1.ProcessStatus{Role: p.Role, Pod: p.Name, Address: topology.Address(run, p, domain), Restarts: baseline[p.Name],
+			ReplicaSet: p.ReplSet, State: states[p.Name]}
 		if pod := s.pods[p.Name]; pod != nil {
 			ps.Ready = podReady(pod)
 			if !conditionTrue(run, benchv1.ConditionTopologyReady) {
@@ -282,6 +284,20 @@ func (s *runState) topologyStatus() *benchv1.TopologyStatus {
 		s.run.Status.Topology = &benchv1.TopologyStatus{}
 	}
 	return s.run.Status.Topology
+}
+
+// recordedStates maps each process's pod to the replica-set state status
+// recorded for it (recordMemberStates): processes are listed again at
+// every reconcile, the states only once, from the bootstrap's result.
+func recordedStates(t *benchv1.TopologyStatus) map[string]string {
+	out := map[string]string{}
+	if t == nil {
+		return out
+	}
+	for _, p := range t.Processes {
+		out[p.Pod] = p.State
+	}
+	return out
 }
 
 // recordedRestarts maps each process's pod to the restarts status recorded
@@ -323,7 +339,7 @@ func restarts(p *corev1.Pod) int32 {
 // dataReady covers every process but mongos, which can only become ready
 // once its config server replica set is initiated by the bootstrap Job.
 func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg string) {
-	var shards, shardsReady int
+	var shards, shardsReady, members, membersReady int
 	var cfg, mongos, standalone []string
 	all, dataReady = true, true
 	for _, p := range procs {
@@ -338,6 +354,11 @@ func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg 
 			if ready {
 				shardsReady++
 			}
+		case benchv1.RoleMember:
+			members++
+			if ready {
+				membersReady++
+			}
 		case benchv1.RoleConfigServer:
 			cfg = append(cfg, "config server "+readyWord(ready))
 		case benchv1.RoleMongos:
@@ -349,6 +370,9 @@ func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg 
 	parts := append(standalone, cfg...)
 	if shards > 0 {
 		parts = append(parts, fmt.Sprintf("%d/%d shards ready", shardsReady, shards))
+	}
+	if members > 0 {
+		parts = append(parts, fmt.Sprintf("%d/%d replica-set members ready", membersReady, members))
 	}
 	parts = append(parts, mongos...)
 	return all, dataReady, strings.Join(parts, ", ")

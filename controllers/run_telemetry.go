@@ -94,7 +94,7 @@ func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *b
 // role maps the sampler's role names onto the API's.
 func role(name string) (benchv1.ProcessRole, bool) {
 	switch r := benchv1.ProcessRole(name); r {
-	case benchv1.RoleStandalone, benchv1.RoleConfigServer, benchv1.RoleShard, benchv1.RoleMongos:
+	case benchv1.RoleStandalone, benchv1.RoleConfigServer, benchv1.RoleShard, benchv1.RoleMongos, benchv1.RoleMember:
 		return r, true
 	}
 	return "", false

@@ -133,11 +133,13 @@ const (
 	RoleConfigServer ProcessRole = "configsvr"
 	RoleShard        ProcessRole = "shard"
 	RoleMongos       ProcessRole = "mongos"
+	// RoleMember is a member of the ReplicaSet topology's replica set.
+	RoleMember ProcessRole = "member"
 )
 
 // ProcessStatus is one MongoDB process.
 type ProcessStatus struct {
-	// Role is standalone, configsvr, shard or mongos.
+	// Role is standalone, configsvr, shard, mongos or member.
 	Role ProcessRole `json:"role"`
 	// Pod running the process.
 	Pod string `json:"pod"`
@@ -148,6 +150,16 @@ type ProcessStatus struct {
 	// Restarts of the mongo container.
 	// +optional
 	Restarts int32 `json:"restarts,omitempty"`
+	// ReplicaSet is the replica set the process is a member of (config
+	// server, shards, and the members of a ReplicaSet topology).
+	// +optional
+	ReplicaSet string `json:"replicaSet,omitempty"`
+	// State is the member's replica-set state (replSetGetStatus's
+	// stateStr: PRIMARY, SECONDARY) as the bootstrap left it, for the
+	// members of a ReplicaSet topology.
+	// +kubebuilder:validation:MaxLength=16
+	// +optional
+	State string `json:"state,omitempty"`
 }
 
 // ShardChunks counts the chunks of the benchmark collection on one shard.

@@ -256,6 +256,7 @@ type SweepValue struct {
 //
 // +kubebuilder:validation:XValidation:rule="self.mode != 'Sharded' || has(self.shards)",message="shards is required when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.shards) && !has(self.shardKey))",message="shards and shardKey can only be set when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode != 'ReplicaSet'",message="a topologies axis takes Standalone and Sharded; a ReplicaSet goes in the template (spec.template.topology)"
 type SweepTopology struct {
 	// Name of the value; default standalone, 1-shard or <n>-shards.
 	// +kubebuilder:validation:MinLength=1

@@ -17,7 +17,10 @@ import (
 // one-member replica set and wait for their primaries, wait for mongos, add
 // the shards, stop the balancer, enable sharding on the database (5.0
 // needs it), shard the collection, pre-split a ranged one (one range per
-// shard, see presplit.go), and report the chunks per shard.
+// shard, see presplit.go), and report the chunks per shard. ReplicaSet:
+// initiate the set with all its members, wait for one PRIMARY and every
+// other member SECONDARY, create the collection on the primary
+// (replicaset.go).
 func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Bootstrap, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid topology: %w", err)
@@ -26,8 +29,11 @@ func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Boots
 	r, ctx, cancel := newRunner(ctx, opts)
 	defer cancel()
 	defer r.close()
-	if topo.Mode == ModeStandalone {
+	switch topo.Mode {
+	case ModeStandalone:
 		return r.bootstrapStandalone(ctx, topo)
+	case ModeReplicaSet:
+		return r.bootstrapReplicaSet(ctx, topo)
 	}
 	return r.bootstrapSharded(ctx, topo)
 }

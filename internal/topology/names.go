@@ -36,12 +36,18 @@ type Process struct {
 	Port int32
 	// Index of a shard (0-based); 0 for other roles.
 	Index int
+	// Member is the process's member _id in its replica set (0-based):
+	// the members of a ReplicaSet topology count up; 0 for the others.
+	Member int
 }
 
 // Processes lists the processes of a run in creation order. The first one
 // is the anchor: it is scheduled freely (subject to placement) and every
 // other process follows it to its node.
 func Processes(run *benchv1.BenchmarkRun) []Process {
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		return replicaSetProcesses(run)
+	}
 	if run.Spec.Topology.Mode != benchv1.TopologySharded {
 		return []Process{{Role: benchv1.RoleStandalone, Name: run.Name + "-mongod", Port: PortMongod}}
 	}

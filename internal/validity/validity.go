@@ -145,7 +145,7 @@ func expectedCacheBytes(run *benchv1.BenchmarkRun) map[benchv1.ProcessRole]int64
 		gb = "1"
 	}
 	if b, ok := cacheBytes(gb); ok {
-		out[benchv1.RoleStandalone], out[benchv1.RoleShard] = b, b
+		out[benchv1.RoleStandalone], out[benchv1.RoleShard], out[benchv1.RoleMember] = b, b, b
 	}
 	if b, ok := cacheBytes(topology.ConfigServerCacheGB); ok {
 		out[benchv1.RoleConfigServer] = b
