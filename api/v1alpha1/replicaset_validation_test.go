@@ -103,3 +103,30 @@ func TestReplicaSetDefaultMembersIsTheRules(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicaSetSweepTopologies: a topologies axis takes ReplicaSet
+// values with members, members only there, and tells two sets apart by
+// members (unset being 3).
+func TestReplicaSetSweepTopologies(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	for i, tc := range []struct{ body, want string }{
+		{`  axes: [{name: topologies, topologies: [{mode: Sharded, shards: 2, members: 1}]}]
+`, "members can only be set when mode is ReplicaSet"},
+		{`  axes: [{name: topologies, topologies: [{mode: ReplicaSet, members: 3}, {mode: ReplicaSet}]}]
+`, "topologies must be unique within an axis"},
+		{`  axes: [{name: topologies, topologies: [{mode: ReplicaSet, members: 8}]}]
+`, "should be less than or equal to 7"},
+	} {
+		_, err := create(t, c, ns, sweepManifest("rs-sweep-bad-"+itoa(i), tc.body))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.body, err, tc.want)
+		}
+	}
+	ok := `  axes: [{name: topologies, topologies: [{mode: ReplicaSet, members: 1}, {mode: ReplicaSet}, {mode: Sharded, shards: 2}]}]
+  baseline: {topologies: rs-1}
+`
+	if _, err := create(t, c, ns, sweepManifest("rs-sweep-ok", ok)); err != nil {
+		t.Errorf("rejected: %v", err)
+	}
+}
