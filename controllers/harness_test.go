@@ -619,9 +619,14 @@ func bootstrapResult(run *benchv1.BenchmarkRun) *results.Bootstrap {
 		}
 	}
 	// A replica set's members as the bootstrap leaves them: one PRIMARY
-	// (member 0 here; any may win), the others SECONDARY.
-	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+	// (member 0 here; any may win), the others SECONDARY; a sharded
+	// cluster's only when a set has several.
+	multi := topology.ShardMembers(run) > 1 || topology.ConfigServerMembers(run) > 1
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet || (run.Spec.Topology.Mode == benchv1.TopologySharded && multi) {
 		for _, p := range topology.Processes(run) {
+			if p.ReplSet == "" {
+				continue
+			}
 			state := "SECONDARY"
 			if p.Member == 0 {
 				state = "PRIMARY"

@@ -203,9 +203,19 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 		f.RetryWrites = ptr.To(run.Spec.Driver.RetryWrites)
 		f.Topology.OplogSizeMB = topology.OplogSizeMB(run)
 	}
-	// A ReplicaSet's members, unset or 3, are the same set.
+	// A ReplicaSet's members, unset or 3, are the same set; shards and
+	// config servers of one member, said or not, are those of the runs
+	// recorded before their members could be set (so their fingerprints
+	// stay what they were).
 	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
 		f.Topology.Members = ptr.To(topology.Members(run))
+	}
+	f.Topology.ShardMembers, f.Topology.ConfigServerMembers = nil, nil
+	if n := topology.ShardMembers(run); run.Spec.Topology.Mode == benchv1.TopologySharded && n != 1 {
+		f.Topology.ShardMembers = ptr.To(n)
+	}
+	if n := topology.ConfigServerMembers(run); run.Spec.Topology.Mode == benchv1.TopologySharded && n != 1 {
+		f.Topology.ConfigServerMembers = ptr.To(n)
 	}
 	// The server version is buildInfo's version, which the bootstrap
 	// records twice from the same reply: status.environment.mongodb.version,

@@ -339,8 +339,13 @@ func restarts(p *corev1.Pod) int32 {
 // dataReady covers every process but mongos, which can only become ready
 // once its config server replica set is initiated by the bootstrap Job.
 func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg string) {
-	var shards, shardsReady, members, membersReady int
-	var cfg, mongos, standalone []string
+	var members, membersReady int
+	var mongos, standalone []string
+	// A shard, and the config server, is ready when every member of its
+	// replica set is: counted by set, in order of appearance.
+	var shardSets []string
+	setReady := map[string]bool{}
+	cfgSeen, cfgReady := false, true
 	all, dataReady = true, true
 	for _, p := range procs {
 		ready := s.pods[p.Name] != nil && podReady(s.pods[p.Name])
@@ -350,26 +355,36 @@ func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg 
 		}
 		switch p.Role {
 		case benchv1.RoleShard:
-			shards++
-			if ready {
-				shardsReady++
+			if _, ok := setReady[p.ReplSet]; !ok {
+				shardSets = append(shardSets, p.ReplSet)
+				setReady[p.ReplSet] = true
 			}
+			setReady[p.ReplSet] = setReady[p.ReplSet] && ready
 		case benchv1.RoleMember:
 			members++
 			if ready {
 				membersReady++
 			}
 		case benchv1.RoleConfigServer:
-			cfg = append(cfg, "config server "+readyWord(ready))
+			cfgSeen, cfgReady = true, cfgReady && ready
 		case benchv1.RoleMongos:
 			mongos = append(mongos, "mongos "+readyWord(ready))
 		case benchv1.RoleStandalone:
 			standalone = append(standalone, "mongod "+readyWord(ready))
 		}
 	}
-	parts := append(standalone, cfg...)
-	if shards > 0 {
-		parts = append(parts, fmt.Sprintf("%d/%d shards ready", shardsReady, shards))
+	parts := standalone
+	if cfgSeen {
+		parts = append(parts, "config server "+readyWord(cfgReady))
+	}
+	if len(shardSets) > 0 {
+		shardsReady := 0
+		for _, rs := range shardSets {
+			if setReady[rs] {
+				shardsReady++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d/%d shards ready", shardsReady, len(shardSets)))
 	}
 	if members > 0 {
 		parts = append(parts, fmt.Sprintf("%d/%d replica-set members ready", membersReady, members))

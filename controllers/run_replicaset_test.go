@@ -92,3 +92,68 @@ func TestReplicaSetLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// TestShardedMembersLifecycle: shards of three members and a config
+// server of three: member 0 keeps the one-member name, the others follow
+// it to its node; mongos is given every config server member, the
+// bootstrap every member of every set; a shard is ready when all its
+// members are; the members' states reach status.
+func TestShardedMembersLifecycle(t *testing.T) {
+	k := newCluster(t)
+	startManager(t, &counters{}, testLimits)
+	run := newRun("sm", benchv1.TopologySharded, 2, 1)
+	run.Spec.Topology.ShardMembers = ptr.To[int32](3)
+	run.Spec.Topology.ConfigServerMembers = ptr.To[int32](3)
+	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "3"}
+	run = k.create(run)
+
+	k.schedule(k.pod("sm-cfg"), "node-a")
+	k.bringUp("sm-cfg")
+	domain := ".sm-db." + k.ns + ".svc.cluster.local"
+	pods := []string{"sm-cfg-1", "sm-cfg-2", "sm-shard0", "sm-shard0-1", "sm-shard0-2", "sm-shard1", "sm-shard1-1", "sm-shard1-2"}
+	for _, name := range pods {
+		if p := k.pod(name); p.Spec.NodeSelector[topology.HostnameLabel] != "host-a" {
+			t.Errorf("%s selector %v", name, p.Spec.NodeSelector)
+		}
+	}
+	if got, want := strings.Join(k.pod("sm-mongos").Spec.Containers[0].Args, " "),
+		"mongos --configdb cfg/sm-cfg"+domain+":27019,sm-cfg-1"+domain+":27019,sm-cfg-2"+domain+":27019 --bind_ip_all --port 27017"; got != want {
+		t.Errorf("mongos args %s\nwant %s", got, want)
+	}
+	for _, name := range pods[:6] {
+		k.bringUp(name)
+	}
+	k.waitRun("sm", "1/2 shards", func(r *benchv1.BenchmarkRun) bool {
+		c := cond(r, benchv1.ConditionTopologyReady)
+		return c != nil && strings.Contains(c.Message, "config server ready, 1/2 shards ready, mongos not ready")
+	})
+	for _, name := range pods[6:] {
+		k.bringUp(name)
+	}
+	job := k.job("sm-bootstrap")
+	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
+	for _, w := range []string{
+		"--config-server cfg=sm-cfg" + domain + ":27019,sm-cfg-1" + domain + ":27019,sm-cfg-2" + domain + ":27019",
+		"--shard shard1=sm-shard1" + domain + ":27018,sm-shard1-1" + domain + ":27018,sm-shard1-2" + domain + ":27018",
+	} {
+		if !strings.Contains(args, w) {
+			t.Errorf("bootstrap args %s\nlack %s", args, w)
+		}
+	}
+	if strings.Count(args, "--shard ") != 2 || strings.Count(args, "--config-server ") != 1 {
+		t.Errorf("bootstrap args %s: want one flag per set", args)
+	}
+	k.finishBootstrap(run)
+	k.bringUp("sm-mongos")
+	r := k.waitLifecycle("sm", benchv1.RunLoading)
+	states := map[string]string{}
+	for _, p := range r.Status.Topology.Processes {
+		states[p.Pod] = p.ReplicaSet + " " + p.State
+	}
+	for pod, want := range map[string]string{"sm-cfg": "cfg PRIMARY", "sm-cfg-2": "cfg SECONDARY", "sm-shard1": "shard1 PRIMARY",
+		"sm-shard1-1": "shard1 SECONDARY", "sm-mongos": " "} {
+		if states[pod] != want {
+			t.Errorf("%s: %q, want %q", pod, states[pod], want)
+		}
+	}
+}

@@ -15,11 +15,9 @@ import (
 // as lost writes; a standalone takes w 0, 1 and majority and refuses w 2
 // (mongodb/mongo jstests, the standalone write_concern test); mongos passes
 // w on to each shard. The bound is 1 for a standalone and the members of
-// each shard for Sharded (1 today: a shardMembers field would replace the
-// Sharded branch's 1, e.g. with
-// `has(self.topology.shardMembers) ? self.topology.shardMembers : 1`), and
-// topology.members for ReplicaSet, 3 when unset (DefaultMembers in
-// internal/topology, tied to this rule by a test).
+// each shard for Sharded (topology.shardMembers, 1 when unset), and
+// topology.members for ReplicaSet, 3 when unset (DefaultMembers and
+// DefaultShardMembers in internal/topology, tied to this rule by tests).
 //
 // The read-concern rule (after it): mongod refuses readConcern snapshot
 // unless it is a replica-set member, with NotAReplicaSet "node needs to be
@@ -57,7 +55,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations >= self.loaders)",message="warmup.operations is the total over all loaders: it must be at least loaders, so that every loader warms up"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || self.compare.metrics.all(m, m.metric != 'intendedP99' || self.phases.exists(p, p.name == m.phase && (has(p.measurement) && has(p.measurement.interval) ? p.measurement.interval : (has(self.measurement.interval) ? self.measurement.interval : 'op')) != 'op'))",message="an intendedP99 metric needs its phase measured with measurement.interval intended or both"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
-// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'ReplicaSet' ? (has(self.topology.members) ? self.topology.members : 3) : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? 'each shard (a one-member replica set)' : self.topology.mode == 'ReplicaSet' ? 'the replica set (topology.members)' : 'a standalone') + ' has: use ' + (self.topology.mode == 'ReplicaSet' ? 'at most topology.members, or majority' : '0, 1 or majority') + '; the server would fail every write (Not enough data-bearing nodes)'"
+// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'ReplicaSet' ? (has(self.topology.members) ? self.topology.members : 3) : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) ? self.topology.shardMembers : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? (has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'each shard (topology.shardMembers)' : 'each shard (a one-member replica set)') : self.topology.mode == 'ReplicaSet' ? 'the replica set (topology.members)' : 'a standalone') + ' has: use ' + (self.topology.mode == 'ReplicaSet' ? 'at most topology.members, or majority' : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'at most topology.shardMembers, or majority' : '0, 1 or majority') + '; the server would fail every write (Not enough data-bearing nodes)'"
 // +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.readConcern) || self.driver.readConcern != 'snapshot' || self.topology.mode != 'Standalone'",message="driver.readConcern snapshot needs a replica set: a standalone mongod refuses it (node needs to be a replica set member to use readConcern: snapshot); use ReplicaSet, Sharded, or local or majority"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
@@ -226,6 +224,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shardKey)",message="shardKey can only be set when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.mongosResources) && !has(self.configServerResources))",message="mongosResources and configServerResources can only be set when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'ReplicaSet' || !has(self.members)",message="members can only be set when mode is ReplicaSet"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.shardMembers) && !has(self.configServerMembers))",message="shardMembers and configServerMembers can only be set when mode is Sharded"
 type TopologySpec struct {
 	// Mode is Standalone (one mongod), Sharded (micro-shards behind
 	// mongos) or ReplicaSet (one replica set of topology.members members).
@@ -242,12 +241,31 @@ type TopologySpec struct {
 	// +optional
 	Members *int32 `json:"members,omitempty"`
 
-	// Shards is the number of co-located micro-shards, each a one-member
-	// replica set. Required (and only allowed) when mode is Sharded.
+	// Shards is the number of co-located micro-shards, each a replica set
+	// of shardMembers members (one by default). Required (and only
+	// allowed) when mode is Sharded.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=16
 	// +optional
 	Shards *int32 `json:"shards,omitempty"`
+
+	// ShardMembers is the members of each shard's replica set (1–7,
+	// default 1: the one-member micro-shards of the micro-sharding study).
+	// Member 0 of shard i is Pod <run>-shard<i>, member m >= 1
+	// <run>-shard<i>-<m>; each is a data-bearing mongod with its own
+	// volume, oplog and topology.resources. Sharded only.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=7
+	// +optional
+	ShardMembers *int32 `json:"shardMembers,omitempty"`
+
+	// ConfigServerMembers is the members of the config server's replica
+	// set: 1 (the default) or 3. Member 0 is Pod <run>-cfg, the others
+	// <run>-cfg-1 and <run>-cfg-2; each gets configServerResources.
+	// Sharded only.
+	// +kubebuilder:validation:Enum=1;3
+	// +optional
+	ConfigServerMembers *int32 `json:"configServerMembers,omitempty"`
 
 	// Image is the MongoDB image used for mongod, mongos and the config
 	// server. Pin a version: results are only comparable on the same one.
@@ -699,9 +717,9 @@ type MeasurementSpec struct {
 type DriverSpec struct {
 	// WriteConcern is the w of every write: a number of members or
 	// "majority" (default "1", acknowledged). It may not exceed the
-	// data-bearing members of a replica set: a standalone and today's
-	// one-member shards take 0, 1 or majority, a ReplicaSet up to
-	// topology.members.
+	// data-bearing members of a replica set: a standalone and one-member
+	// shards take 0, 1 or majority, a ReplicaSet up to topology.members,
+	// shards up to topology.shardMembers.
 	// +kubebuilder:default="1"
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:Pattern=`^(majority|[0-9]{1,2})$`

@@ -130,3 +130,39 @@ func TestReplicaSetSweepTopologies(t *testing.T) {
 		t.Errorf("rejected: %v", err)
 	}
 }
+
+// TestShardMembersManifests: shardMembers (1–7) and configServerMembers
+// (1 or 3), Sharded only; w bound to shardMembers, 1 when unset
+// (topology.DefaultShardMembers).
+func TestShardMembersManifests(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	for i, tc := range []struct{ spec, want string }{
+		{"  topology: {mode: Standalone, shardMembers: 3}\n", "shardMembers and configServerMembers can only be set when mode is Sharded"},
+		{"  topology: {mode: ReplicaSet, configServerMembers: 3}\n", "shardMembers and configServerMembers can only be set when mode is Sharded"},
+		{"  topology: {mode: Sharded, shards: 2, configServerMembers: 2}\n", `Unsupported value: 2`},
+		{"  topology: {mode: Sharded, shards: 2, shardMembers: 8}\n", "should be less than or equal to 7"},
+		{"  topology: {mode: Sharded, shards: 2, shardMembers: 3}\n  driver: {writeConcern: \"4\"}\n",
+			"driver.writeConcern 4 asks for more members than each shard (topology.shardMembers) has: use at most topology.shardMembers, or majority"},
+		{"  topology: {mode: Sharded, shards: 2, shardMembers: 1}\n  driver: {writeConcern: \"2\"}\n",
+			"driver.writeConcern 2 asks for more members than each shard (a one-member replica set) has: use 0, 1 or majority"},
+	} {
+		_, err := create(t, c, ns, run("sm-bad-"+itoa(i), tc.spec))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v\nwant %q", tc.spec, err, tc.want)
+		}
+	}
+	for i, spec := range []string{
+		"  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  driver: {writeConcern: \"3\"}\n",
+		"  topology: {mode: Sharded, shards: 2, shardMembers: 7}\n  driver: {writeConcern: majority}\n",
+		"  topology: {mode: Sharded, shards: 2}\n  driver: {writeConcern: \"" + itoa(int(topology.DefaultShardMembers)) + "\"}\n",
+	} {
+		if _, err := create(t, c, ns, run("sm-ok-"+itoa(i), spec)); err != nil {
+			t.Errorf("rejected %s: %v", spec, err)
+		}
+	}
+	if _, err := create(t, c, ns, run("sm-default-over", "  topology: {mode: Sharded, shards: 2}\n  driver: {writeConcern: \""+
+		itoa(int(topology.DefaultShardMembers)+1)+"\"}\n")); err == nil {
+		t.Error("w above the default shardMembers accepted")
+	}
+}

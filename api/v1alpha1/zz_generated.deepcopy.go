@@ -1705,6 +1705,16 @@ func (in *TopologySpec) DeepCopyInto(out *TopologySpec) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.ShardMembers != nil {
+		in, out := &in.ShardMembers, &out.ShardMembers
+		*out = new(int32)
+		**out = **in
+	}
+	if in.ConfigServerMembers != nil {
+		in, out := &in.ConfigServerMembers, &out.ConfigServerMembers
+		*out = new(int32)
+		**out = **in
+	}
 	if in.Env != nil {
 		in, out := &in.Env, &out.Env
 		*out = make([]corev1.EnvVar, len(*in))

@@ -46,17 +46,6 @@ func (l *replicaSetList) Set(v string) error {
 	return nil
 }
 
-// oneMember refuses a set of several members where the bootstrap only
-// initiates one-member sets (a sharded cluster's config server and shards).
-func (l replicaSetList) oneMember(flag string) error {
-	for _, rs := range l {
-		if len(rs.Others) > 0 {
-			return usagef("--%s %s: one member per set (got %d)", flag, rs.Name, len(rs.Members()))
-		}
-	}
-	return nil
-}
-
 func adminLogger(env Env) *slog.Logger { return slog.New(slog.NewTextHandler(env.Stderr, nil)) }
 
 // bootstrapArgs is the parsed command line of `loader bootstrap`.
@@ -112,12 +101,6 @@ func (tf topologyFlags) sharded(topo mongoadmin.Topology) (mongoadmin.Topology, 
 	if len(tf.configServers) != 1 {
 		return topo, usagef("--config-server: want exactly one, got %d", len(tf.configServers))
 	}
-	if err := tf.configServers.oneMember("config-server"); err != nil {
-		return topo, err
-	}
-	if err := tf.shards.oneMember("shard"); err != nil {
-		return topo, err
-	}
 	if len(tf.replicaSets) > 0 {
 		return topo, usagef("--replica-set is for --mode replicaset")
 	}
@@ -151,8 +134,8 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	fs.StringVar(&tf.shardKey, "shard-key", contract.FlagValue(mongoadmin.ShardKeyHashed),
 		"shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
 			"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
-	fs.Var(&tf.configServers, "config-server", "config server replica set `NAME=HOST:PORT` (sharded)")
-	fs.Var(&tf.shards, "shard", "shard replica set `NAME=HOST:PORT` (sharded), repeatable")
+	fs.Var(&tf.configServers, "config-server", "config server replica set `NAME=HOST:PORT[,HOST:PORT...]` (sharded): every member, member 0 first")
+	fs.Var(&tf.shards, "shard", "shard replica set `NAME=HOST:PORT[,HOST:PORT...]` (sharded): every member, member 0 first; repeatable")
 	fs.StringVar(&tf.mongos, "mongos", "", "mongos `HOST:PORT` (sharded)")
 	fs.Var(&tf.replicaSets, "replica-set", "the replica set `NAME=HOST:PORT[,HOST:PORT...]` (replicaset): every member, member 0 first")
 	fs.StringVar(&tf.standalone, "standalone", "", "the mongod's `HOST:PORT` (standalone)")

@@ -79,13 +79,18 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 	r.log.Info("bootstrapping sharded cluster", "configServer", topo.ConfigServer.Name,
 		"shards", len(topo.Shards), "mongos", topo.Mongos, "namespace", topo.Namespace, "shardKey", topo.ShardKey)
 	// The config server first: mongos waits for its primary.
-	if err := r.initiateReplicaSet(ctx, topo.ConfigServer, true); err != nil {
+	var members []results.MemberState
+	cfgMembers, err := r.initiateReplicaSet(ctx, topo.ConfigServer, true)
+	if err != nil {
 		return nil, err
 	}
+	members = append(members, cfgMembers...)
 	for _, rs := range topo.Shards {
-		if err := r.initiateReplicaSet(ctx, rs, false); err != nil {
+		shardMembers, err := r.initiateReplicaSet(ctx, rs, false)
+		if err != nil {
 			return nil, err
 		}
+		members = append(members, shardMembers...)
 	}
 	listed, err := r.waitMongos(ctx, topo.Mongos)
 	if err != nil {
@@ -139,9 +144,14 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 		Shards:        shardChunks(topo.Shards, listed, chunks, ranges),
 		SplitPoints:   topo.SplitPoints,
 	}
-	hosts := []string{topo.ConfigServer.Host}
+	hosts := topo.ConfigServer.Members()
 	for _, rs := range topo.Shards {
-		hosts = append(hosts, rs.Host)
+		hosts = append(hosts, rs.Members()...)
+	}
+	if len(hosts) > len(topo.Shards)+1 {
+		// Sets of several members: their members' states, as for a
+		// ReplicaSet topology. One-member sets' results stay as they were.
+		boot.Members = members
 	}
 	boot.Server = r.serverEnvironment(ctx, bi, topo.Shards[0].Host, append(hosts, topo.Mongos))
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace,

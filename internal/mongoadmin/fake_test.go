@@ -666,7 +666,10 @@ func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, 
 	// As _validateHostAsShard does (src/mongo/db/s/config/
 	// sharding_catalog_manager_shard_operations.cpp, mongodb/mongo 7.0/8.0)
 	// after running hello on the host.
-	set, host, _ := strings.Cut(connString, "/")
+	// A seed list: hello goes to its first reachable member; the shard is
+	// recorded with the hosts its hello lists (the set's config order).
+	set, seeds, _ := strings.Cut(connString, "/")
+	host, _, _ := strings.Cut(seeds, ",")
 	m, ok := f.servers[host]
 	switch {
 	case !ok:
@@ -677,6 +680,9 @@ func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, 
 	case m.replSet != set:
 		return nil, serverError(96, "OperationFailed",
 			"the provided connection string ("+connString+") does not match the actual set name "+m.replSet)
+	}
+	if m.set != nil {
+		connString = set + "/" + strings.Join(m.set.hosts, ",")
 	}
 	for _, sh := range s.shards {
 		if sh.ID == name && sh.Host == connString {

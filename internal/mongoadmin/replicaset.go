@@ -33,13 +33,20 @@ func (rs ReplicaSet) validate() error {
 	if rs.Name == "" || strings.ContainsAny(rs.Name, "/,$ .") {
 		errs = append(errs, fmt.Errorf("replica set name %q: want a non-empty name without / , $ . or spaces", rs.Name))
 	}
+	return errors.Join(append(errs, rs.validateMembers())...)
+}
+
+// validateMembers checks a set's members: each a host:port, none twice,
+// at most maxMembers.
+func (rs ReplicaSet) validateMembers() error {
+	var errs []error
 	members := rs.Members()
 	if len(members) > maxMembers {
 		errs = append(errs, fmt.Errorf("replica set %s has %d members, at most %d vote", rs.Name, len(members), maxMembers))
 	}
 	seen := map[string]bool{}
 	for _, h := range members {
-		errs = append(errs, checkHost("replica set "+rs.Name+" member", h))
+		errs = append(errs, checkHost("replica set "+rs.Name, h))
 		if seen[strings.ToLower(h)] {
 			errs = append(errs, fmt.Errorf("replica set %s lists member %s twice", rs.Name, h))
 		}

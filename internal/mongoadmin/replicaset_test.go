@@ -54,8 +54,9 @@ func (fs *fakeSet) index(host string) int {
 func (f *fakeCluster) handleSetMember(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
 	if cmd[0].Key == cmdReplSetInitiate && !s.initiated {
 		var cfg struct {
-			ID      string `bson:"_id"`
-			Members []struct {
+			ID        string `bson:"_id"`
+			Configsvr bool   `bson:"configsvr"`
+			Members   []struct {
 				ID   int    `bson:"_id"`
 				Host string `bson:"host"`
 			} `bson:"members"`
@@ -63,8 +64,8 @@ func (f *fakeCluster) handleSetMember(s *fakeServer, db string, cmd bson.D) (rep
 		if err := bson.Unmarshal(marshal(f.t, cmd[0:1]).Lookup(cmdReplSetInitiate).Document(), &cfg); err != nil {
 			return nil, serverError(93, "InvalidReplicaSetConfig", err.Error()), true
 		}
-		if len(cfg.Members) < 2 || cfg.ID != s.replSet {
-			return nil, nil, false // the one-member model's, and its 93
+		if len(cfg.Members) < 2 || cfg.ID != s.replSet || cfg.Configsvr != s.configsvr {
+			return nil, nil, false // the one-member model's, and its 93s
 		}
 		set := &fakeSet{name: cfg.ID, syncPolls: 2, electPolls: 3, primary: f.electWinner}
 		var mine bool
@@ -304,5 +305,61 @@ func TestBootstrapReplicaSetOneMember(t *testing.T) {
 	}
 	if want := []results.MemberState{{ReplicaSet: "rs0", Host: rsHost(0), State: "PRIMARY"}}; !reflect.DeepEqual(rep.Members, want) {
 		t.Errorf("members %+v, want %+v", rep.Members, want)
+	}
+}
+
+// TestBootstrapShardedMembers: a config server of three members and two
+// shards of three: each set initiated once with all its members (the
+// config server with configsvr: true), waited for until one PRIMARY and
+// the others SECONDARY, and each shard added by its seed list; again,
+// nothing is sent that changes anything.
+func TestBootstrapShardedMembers(t *testing.T) {
+	f := newFake(t)
+	host := func(set string, m int) string { return fmt.Sprintf("run-%s-%d.run-db:27018", set, m) }
+	topo := Topology{Mode: ModeSharded, Mongos: mongosHost,
+		ConfigServer: ReplicaSet{Name: "cfg", Host: host("cfg", 0), Others: []string{host("cfg", 1), host("cfg", 2)}}}
+	for m := range 3 {
+		f.add(&fakeServer{host: host("cfg", m), role: roleMember, replSet: "cfg", configsvr: true})
+	}
+	for i := range 2 {
+		name := fmt.Sprintf("shard%d", i)
+		topo.Shards = append(topo.Shards, ReplicaSet{Name: name, Host: host(name, 0), Others: []string{host(name, 1), host(name, 2)}})
+		for m := range 3 {
+			f.add(&fakeServer{host: host(name, m), role: roleMember, replSet: name})
+		}
+	}
+	f.add(&fakeServer{host: mongosHost, role: roleMongos})
+	rep, err := Bootstrap(context.Background(), topo, f.options())
+	if err != nil {
+		t.Fatalf("Bootstrap: %v", err)
+	}
+	var initiates, adds []string
+	for _, c := range f.mutating() {
+		switch {
+		case strings.Contains(c, cmdReplSetInitiate):
+			initiates = append(initiates, c)
+		case strings.Contains(c, cmdAddShard):
+			adds = append(adds, c)
+		}
+	}
+	if len(initiates) != 3 || !strings.Contains(initiates[0], `"configsvr":true,"members":[{"_id":0,"host":"`+host("cfg", 0)+`"},{"_id":1,`) {
+		t.Errorf("initiates %v: want one per set, the config server's with configsvr and its 3 members", initiates)
+	}
+	want0 := `{"addShard":"shard0/` + host("shard0", 0) + "," + host("shard0", 1) + "," + host("shard0", 2) + `","name":"shard0"}`
+	if len(adds) != 2 || !strings.HasSuffix(adds[0], want0) {
+		t.Errorf("addShard %v: want shard0 added as %s", adds, want0)
+	}
+	if len(rep.Members) != 9 || rep.Members[0].State != "PRIMARY" || rep.Members[1].State != "SECONDARY" || rep.Members[3].ReplicaSet != "shard0" {
+		t.Errorf("members %+v: want the 9 members' states, set by set", rep.Members)
+	}
+	if len(rep.Shards) != 2 || rep.Shards[0].Host != "shard0/"+host("shard0", 0)+","+host("shard0", 1)+","+host("shard0", 2) {
+		t.Errorf("shards %+v", rep.Shards)
+	}
+	f.calls = nil
+	if _, err := Bootstrap(context.Background(), topo, f.options()); err != nil {
+		t.Fatalf("second Bootstrap: %v", err)
+	}
+	if m := f.mutating(); len(m) != 0 {
+		t.Errorf("second Bootstrap sent %v", m)
 	}
 }

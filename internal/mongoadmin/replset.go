@@ -6,19 +6,30 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // memberStateRemoved is replSetGetStatus's myState of a member that is not
 // in its set's config.
 const memberStateRemoved = 10
 
-// initiateReplicaSet makes rs a one-member replica set, unless it is one
-// already, and waits until its member is a writable primary.
-func (r *runner) initiateReplicaSet(ctx context.Context, rs ReplicaSet, configsvr bool) error {
+// initiateReplicaSet makes rs a replica set of its members, unless it is
+// one already, and waits until a one-member set's member is a writable
+// primary, or a set of several has one PRIMARY and every other member
+// SECONDARY (waitMembers). It returns the members' states.
+func (r *runner) initiateReplicaSet(ctx context.Context, rs ReplicaSet, configsvr bool) ([]results.MemberState, error) {
 	if err := r.initiate(ctx, rs, configsvr); err != nil {
-		return err
+		return nil, err
 	}
-	return r.waitPrimary(ctx, rs)
+	if len(rs.Others) > 0 {
+		members, _, err := r.waitMembers(ctx, rs)
+		return members, err
+	}
+	if err := r.waitPrimary(ctx, rs); err != nil {
+		return nil, err
+	}
+	return []results.MemberState{{ReplicaSet: rs.Name, Host: rs.Host, State: "PRIMARY"}}, nil
 }
 
 // initiate sends replSetInitiate with every member of rs to rs.Host, unless

@@ -142,8 +142,8 @@ func (t Topology) Validate() error {
 			errs = append(errs, fmt.Errorf("replica set name %q is used twice", rs.Name))
 		}
 		names[rs.Name] = true
-		errs = append(errs, checkHost("replica set "+rs.Name, rs.Host))
-		hosts = append(hosts, rs.Host)
+		errs = append(errs, rs.validateMembers())
+		hosts = append(hosts, rs.Members()...)
 	}
 	errs = append(errs, checkHost("mongos", t.Mongos))
 	// MongoDB refuses a cluster that mixes localhost and other host names

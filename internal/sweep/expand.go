@@ -174,15 +174,16 @@ func resolveAxis(a *benchv1.SweepAxis) (Axis, error) {
 
 // topologyValue is a topologies item as a merge patch of spec.topology:
 // mode, shards, shard key and members change; image, resources and
-// storage stay the template's. A standalone drops every sharded-only
-// field, and every mode the members of a template's ReplicaSet.
+// storage stay the template's. A standalone and a replica set drop every
+// sharded-only field (shardMembers, configServerMembers too), and every
+// mode the members of a template's ReplicaSet.
 func topologyValue(t benchv1.SweepTopology) (Value, error) {
 	patch := map[string]any{"mode": t.Mode}
 	v := Value{Name: t.Name}
 	switch t.Mode {
 	case benchv1.TopologyStandalone:
 		patch["shards"], patch["shardKey"], patch["mongosResources"], patch["configServerResources"] = nil, nil, nil, nil
-		patch["members"] = nil
+		patch["members"], patch["shardMembers"], patch["configServerMembers"] = nil, nil, nil
 		v.Number = ptr.To(1.0)
 		if v.Name == "" {
 			v.Name = "standalone"
@@ -206,6 +207,7 @@ func topologyValue(t benchv1.SweepTopology) (Value, error) {
 		// A replica set is not sharded: like a standalone, it drops the
 		// sharded-only fields. Unset members is the API's default (3).
 		patch["shards"], patch["shardKey"], patch["mongosResources"], patch["configServerResources"] = nil, nil, nil, nil
+		patch["shardMembers"], patch["configServerMembers"] = nil, nil
 		members := topology.DefaultMembers
 		patch["members"] = nil
 		if t.Members != nil {

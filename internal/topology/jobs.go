@@ -38,13 +38,15 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 		if key == benchv1.ShardKeyRanged {
 			args = append(args, loadKeyArgs(run, cfg.ClusterDomain)...)
 		}
+		// One flag per replica set, with every member (member 0 first).
 		for _, p := range ps {
-			switch p.Role {
-			case benchv1.RoleConfigServer:
-				args = append(args, "--config-server", p.ReplSet+"="+Address(run, p, cfg.ClusterDomain))
-			case benchv1.RoleShard:
-				args = append(args, "--shard", p.ReplSet+"="+Address(run, p, cfg.ClusterDomain))
-			case benchv1.RoleMongos:
+			switch {
+			case p.Member > 0:
+			case p.Role == benchv1.RoleConfigServer:
+				args = append(args, "--config-server", p.ReplSet+"="+strings.Join(setAddresses(run, p.ReplSet, cfg.ClusterDomain), ","))
+			case p.Role == benchv1.RoleShard:
+				args = append(args, "--shard", p.ReplSet+"="+strings.Join(setAddresses(run, p.ReplSet, cfg.ClusterDomain), ","))
+			case p.Role == benchv1.RoleMongos:
 				args = append(args, "--mongos", Address(run, p, cfg.ClusterDomain))
 			}
 		}

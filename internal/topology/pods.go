@@ -2,6 +2,7 @@ package topology
 
 import (
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -217,8 +218,10 @@ func Args(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
 		return []string{"mongod", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all",
 			"--wiredTigerCacheSizeGB", cache, "--oplogSize", oplog}
 	case benchv1.RoleMongos:
-		cfg := Processes(run)[0]
-		return []string{"mongos", "--configdb", ConfigReplSet + "/" + Address(run, cfg, clusterDomain), "--bind_ip_all", "--port", port}
+		// Every member of the config server's set: mongos monitors them
+		// and follows its primary.
+		cfg := strings.Join(setAddresses(run, ConfigReplSet, clusterDomain), ",")
+		return []string{"mongos", "--configdb", ConfigReplSet + "/" + cfg, "--bind_ip_all", "--port", port}
 	default:
 		return []string{"mongod", "--port", port, "--dbpath", "/data/db", "--bind_ip_all", "--wiredTigerCacheSizeGB", cache}
 	}

@@ -15,6 +15,49 @@ const ReplicaSetName = "rs0"
 // says the same (a test ties them).
 const DefaultMembers int32 = 3
 
+// DefaultShardMembers is the members of each shard when
+// topology.shardMembers is unset: the one-member micro-shards. The
+// write-concern rule of BenchmarkRunSpec says the same (a test ties them).
+const DefaultShardMembers int32 = 1
+
+// DefaultConfigServerMembers is the config server's members when
+// topology.configServerMembers is unset.
+const DefaultConfigServerMembers int32 = 1
+
+// ShardMembers is the members of each shard's replica set
+// (topology.shardMembers, default DefaultShardMembers).
+func ShardMembers(run *benchv1.BenchmarkRun) int32 {
+	return ptrOr(run.Spec.Topology.ShardMembers, DefaultShardMembers)
+}
+
+// ConfigServerMembers is the members of the config server's replica set
+// (topology.configServerMembers, default DefaultConfigServerMembers).
+func ConfigServerMembers(run *benchv1.BenchmarkRun) int32 {
+	return ptrOr(run.Spec.Topology.ConfigServerMembers, DefaultConfigServerMembers)
+}
+
+// memberPodName names member m of a sharded cluster's replica set whose
+// member 0 is base: base itself, so that one-member shards and config
+// servers keep the names they always had, then base-<m>.
+func memberPodName(base string, m int) string {
+	if m == 0 {
+		return base
+	}
+	return fmt.Sprintf("%s-%d", base, m)
+}
+
+// setAddresses are the host:port of every member of replica set name, in
+// member order.
+func setAddresses(run *benchv1.BenchmarkRun, name, clusterDomain string) []string {
+	var out []string
+	for _, p := range Processes(run) {
+		if p.ReplSet == name {
+			out = append(out, Address(run, p, clusterDomain))
+		}
+	}
+	return out
+}
+
 // Members is the number of members of a ReplicaSet topology's replica set
 // (topology.members, default DefaultMembers).
 func Members(run *benchv1.BenchmarkRun) int32 {
@@ -43,13 +86,7 @@ func replicaSetProcesses(run *benchv1.BenchmarkRun) []Process {
 // memberAddresses are the host:port of every member of a ReplicaSet
 // topology, in member order.
 func memberAddresses(run *benchv1.BenchmarkRun, clusterDomain string) []string {
-	var out []string
-	for _, p := range Processes(run) {
-		if p.Role == benchv1.RoleMember {
-			out = append(out, Address(run, p, clusterDomain))
-		}
-	}
-	return out
+	return setAddresses(run, ReplicaSetName, clusterDomain)
 }
 
 // replicaSetArg is the bootstrap's --replica-set value: NAME=HOST:PORT,...

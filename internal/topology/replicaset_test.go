@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"net/url"
 	"reflect"
 	"slices"
@@ -165,5 +166,58 @@ func TestReplicaSetEntryService(t *testing.T) {
 	}
 	if got := len(TelemetryArgs(run, &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun}, "cluster.local")); got != 2+2*3+2 {
 		t.Errorf("telemetry args: %d, want the interval, the 3 members and the collection", got)
+	}
+}
+
+// TestShardedMembers: shards and a config server of several members; one
+// member (the default) keeps every name and argument as they were.
+func TestShardedMembers(t *testing.T) {
+	run := sharded(2)
+	run.Spec.Topology.ShardMembers = ptr.To[int32](3)
+	run.Spec.Topology.ConfigServerMembers = ptr.To[int32](3)
+	var got []string
+	for _, p := range Processes(run) {
+		got = append(got, fmt.Sprintf("%s:%s:%s:%d", p.Role, p.Name, p.ReplSet, p.Member))
+	}
+	want := []string{"configsvr:ms-cfg:cfg:0", "configsvr:ms-cfg-1:cfg:1", "configsvr:ms-cfg-2:cfg:2",
+		"shard:ms-shard0:shard0:0", "shard:ms-shard0-1:shard0:1", "shard:ms-shard0-2:shard0:2",
+		"shard:ms-shard1:shard1:0", "shard:ms-shard1-1:shard1:1", "shard:ms-shard1-2:shard1:2", "mongos:ms-mongos::0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("processes\n%v\nwant\n%v", got, want)
+	}
+	ps := Processes(run)
+	if args := Args(run, ps[4], "cluster.local"); !slices.Contains(args, "--shardsvr") || args[slices.Index(args, "--replSet")+1] != "shard0" {
+		t.Errorf("shard member args %v", args)
+	}
+	// Every data-bearing member's volume: storage.size + oplog; every
+	// config server member's: oplog + headroom.
+	wantDisk := resource.MustParse("10Gi")
+	wantDisk.Add(resource.MustParse("1Gi"))
+	total := resource.Quantity{}
+	for range 6 {
+		total.Add(wantDisk)
+	}
+	for range 3 {
+		total.Add(resource.MustParse("3Gi"))
+	}
+	if got := NodeDiskVolumes(run); got.Cmp(total) != 0 {
+		t.Errorf("NodeDiskVolumes %s, want %s", got.String(), total.String())
+	}
+	mongos := Args(run, ps[len(ps)-1], "cluster.local")
+	if want := "cfg/ms-cfg.ms-db.bench.svc.cluster.local:27019,ms-cfg-1.ms-db.bench.svc.cluster.local:27019,ms-cfg-2.ms-db.bench.svc.cluster.local:27019"; mongos[2] != want {
+		t.Errorf("mongos --configdb %s, want %s", mongos[2], want)
+	}
+	args := strings.Join(BootstrapJob(run, cfg).Spec.Template.Spec.Containers[0].Args, " ")
+	if strings.Count(args, "--shard ") != 2 || strings.Count(args, "--config-server ") != 1 ||
+		!strings.Contains(args, "--shard shard0=ms-shard0.ms-db.bench.svc.cluster.local:27018,ms-shard0-1.ms-db.bench.svc.cluster.local:27018,ms-shard0-2.ms-db.bench.svc.cluster.local:27018 ") {
+		t.Errorf("bootstrap args %s", args)
+	}
+
+	// Explicit 1 is the default: the same objects as unset.
+	one := sharded(2)
+	one.Spec.Topology.ShardMembers, one.Spec.Topology.ConfigServerMembers = ptr.To[int32](1), ptr.To[int32](1)
+	if !reflect.DeepEqual(Processes(one), Processes(sharded(2))) ||
+		!reflect.DeepEqual(BootstrapJob(one, cfg).Spec, BootstrapJob(sharded(2), cfg).Spec) {
+		t.Error("shardMembers/configServerMembers 1 differ from unset")
 	}
 }
