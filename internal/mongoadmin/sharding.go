@@ -29,7 +29,12 @@ type shardInfo struct {
 	Host string `bson:"host"` // "shard0/host:port"
 }
 
-// shardConnString is the host string addShard takes and listShards reports.
+// shardConnString is the host string addShard takes and listShards reports:
+// "<replica_set>/<host:port>,<host:port>,...", a seed list of the set's
+// members, all of which must belong to it (MongoDB manual, sh.addShard:
+// "Any additional replica set member hostnames must be comma separated").
+// Every member is listed so that addShard can reach the set whichever
+// member answers first.
 func shardConnString(rs ReplicaSet) string { return rs.Name + "/" + strings.Join(rs.Members(), ",") }
 
 // sameShardHost compares a listShards host, "name/h1,h2,...", with want
