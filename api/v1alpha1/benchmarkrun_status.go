@@ -242,6 +242,12 @@ type PhaseResult struct {
 	// +listMapKey=pod
 	// +optional
 	Server []ServerSummary `json:"server,omitempty"`
+	// MaxReplicationLagMillis is the largest server[].maxReplicationLagMillis
+	// of the phase: how far, at most, a SECONDARY of any replica set was
+	// behind its primary while the phase was sampled, in ms. Absent
+	// without replica sets of several members (or telemetry).
+	// +optional
+	MaxReplicationLagMillis *int64 `json:"maxReplicationLagMillis,omitempty"`
 	// Growth holds a Grow phase's checkpoints: records, insert rate,
 	// query throughput and latency per class, and the collection's sizes.
 	// +optional
@@ -347,6 +353,13 @@ type ServerSummary struct {
 	// restart count as the restart.
 	// +optional
 	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
+	// MaxReplicationLagMillis is, for the primary of a replica set of
+	// several members, the most its furthest SECONDARY was behind it in
+	// the samples of the phase, in ms: the primary's replSetGetStatus,
+	// its lastAppliedWallTime minus the secondary's. Absent for the
+	// other processes.
+	// +optional
+	MaxReplicationLagMillis *int64 `json:"maxReplicationLagMillis,omitempty"`
 	// PeakConnections is the highest connections.current.
 	// +optional
 	PeakConnections *int64 `json:"peakConnections,omitempty"`

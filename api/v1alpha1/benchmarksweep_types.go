@@ -532,6 +532,12 @@ type SweepPhaseStats struct {
 	// any process during the phase (telemetry).
 	// +optional
 	MaxCacheDirtyPercent *float64 `json:"maxCacheDirtyPercent,omitempty"`
+	// MaxReplicationLagMillis is the largest replication lag of the
+	// phase in any of the cell's runs (their
+	// results[].maxReplicationLagMillis), in ms; absent without replica
+	// sets of several members.
+	// +optional
+	MaxReplicationLagMillis *int64 `json:"maxReplicationLagMillis,omitempty"`
 }
 
 // SweepKnee is where throughput saturates along a numeric axis.

@@ -78,3 +78,35 @@ func TestMicroshardingRSSampleExpands(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateReplicationLag: a cell's phase reports the largest lag of
+// its runs; a cell whose runs report none has none.
+func TestAggregateReplicationLag(t *testing.T) {
+	spec := &benchv1.BenchmarkSweepSpec{
+		Template: template(),
+		Axes: []benchv1.SweepAxis{{Name: "topologies", Topologies: []benchv1.SweepTopology{
+			{Mode: benchv1.TopologyReplicaSet}, {Mode: benchv1.TopologyStandalone},
+		}}},
+		Repetitions: 2,
+	}
+	axes, cells, err := Expand(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan("s", len(cells), 2, benchv1.SweepSequential, 0)
+	lagged := func(ms int64) *benchv1.BenchmarkRun {
+		r := result("S2", 1000, 900)
+		r.MaxReplicationLagMillis = ptr.To(ms)
+		return succeeded(r)
+	}
+	agg := AggregateRuns(spec, axes, cells, plan, map[string]*benchv1.BenchmarkRun{
+		"s-0-r1": lagged(40), "s-0-r2": lagged(900),
+		"s-1-r1": succeeded(result("S2", 1000, 900)), "s-1-r2": succeeded(result("S2", 1000, 900)),
+	})
+	if l := agg.Cells[0].Results[0].MaxReplicationLagMillis; l == nil || *l != 900 {
+		t.Errorf("replica set cell lag %v, want 900", l)
+	}
+	if l := agg.Cells[1].Results[0].MaxReplicationLagMillis; l != nil {
+		t.Errorf("standalone cell lag %d", *l)
+	}
+}
