@@ -47,6 +47,13 @@ func TestReplicaSet(t *testing.T) {
 	if len(done.Status.Topology.Processes) != 3 || states["PRIMARY"] != 1 || states["SECONDARY"] != 2 {
 		t.Errorf("status.topology.processes %+v: want 1 PRIMARY and 2 SECONDARY", done.Status.Topology.Processes)
 	}
+	// The primary's view of its secondaries, sampled with serverStatus:
+	// every phase has a lag (0 when they kept up), and a primary reports it.
+	for _, r := range done.Status.Results {
+		if r.MaxReplicationLagMillis == nil || *r.MaxReplicationLagMillis < 0 {
+			t.Errorf("phase %s: replication lag %v, want one", r.Name, r.MaxReplicationLagMillis)
+		}
+	}
 	db := s.pods(client.MatchingLabels{benchv1.LabelRun: "replset", benchv1.LabelDatabase: "true"})
 	nodes := map[string]bool{}
 	for _, p := range db {
