@@ -618,6 +618,22 @@ func bootstrapResult(run *benchv1.BenchmarkRun) *results.Bootstrap {
 			rep.Shards = append(rep.Shards, results.ShardChunks{Name: topology.ShardName(i), Host: "h", Chunks: 1 + i%2})
 		}
 	}
+	// A replica set's members as the bootstrap leaves them: one PRIMARY
+	// (member 0 here; any may win), the others SECONDARY; a sharded
+	// cluster's only when a set has several.
+	multi := topology.ShardMembers(run) > 1 || topology.ConfigServerMembers(run) > 1
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet || (run.Spec.Topology.Mode == benchv1.TopologySharded && multi) {
+		for _, p := range topology.Processes(run) {
+			if p.ReplSet == "" {
+				continue
+			}
+			state := "SECONDARY"
+			if p.Member == 0 {
+				state = "PRIMARY"
+			}
+			rep.Members = append(rep.Members, results.MemberState{ReplicaSet: p.ReplSet, Host: topology.Address(run, p, "cluster.local"), State: state})
+		}
+	}
 	return rep
 }
 

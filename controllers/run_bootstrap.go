@@ -64,6 +64,7 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 			}
 			run.Status.Environment.MongoDB = mongoDBEnvironment(rep.Server)
 		}
+		recordMemberStates(t, rep.Members)
 		t.Chunks = nil
 		for _, sh := range rep.Shards {
 			t.Chunks = append(t.Chunks, benchv1.ShardChunks{Shard: sh.Name, Chunks: int32(sh.Chunks)})
@@ -80,6 +81,22 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 	return true, nil
 }
 
+// recordMemberStates writes the members' states the bootstrap reported
+// into status.topology.processes, matching each member's host:port with a
+// process's address (both topology.Address: the bootstrap Job was given
+// them).
+func recordMemberStates(t *benchv1.TopologyStatus, members []results.MemberState) {
+	state := map[string]string{}
+	for _, m := range members {
+		state[strings.ToLower(m.Host)] = m.State
+	}
+	for i := range t.Processes {
+		if s, ok := state[strings.ToLower(t.Processes[i].Address)]; ok {
+			t.Processes[i].State = s
+		}
+	}
+}
+
 // bootstrappedMessage sums up a bootstrap result: the server version, and
 // for a sharded collection its key, chunks per shard and the split points
 // of a ranged pre-split.
@@ -94,6 +111,13 @@ func bootstrappedMessage(rep *results.Bootstrap) string {
 	}
 	if len(rep.SplitPoints) > 0 {
 		msg += ", split at " + strings.Join(rep.SplitPoints, " ")
+	}
+	if len(rep.Members) > 0 {
+		states := make([]string, 0, len(rep.Members))
+		for _, m := range rep.Members {
+			states = append(states, m.Host+" "+m.State)
+		}
+		msg += fmt.Sprintf("; replica set %s: %s", rep.Members[0].ReplicaSet, strings.Join(states, ", "))
 	}
 	return eventMessage(msg)
 }

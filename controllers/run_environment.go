@@ -215,13 +215,27 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	// x/mongo/driver/operation.go, retryWritesSupported: Kind !=
 	// ServerKindStandalone), so there it does not set runs apart.
 	f.Driver.RetryWrites = false
-	// The oplog likewise: every member of a sharded topology has one of
-	// this size (topology.OplogSizeMB, the default when unset), a
-	// standalone has none.
+	// The oplog likewise: every member of a sharded topology or a replica
+	// set has one of this size (topology.OplogSizeMB, the default when
+	// unset), a standalone has none.
 	f.Topology.OplogSizeMB = 0
-	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+	if run.Spec.Topology.Mode == benchv1.TopologySharded || run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
 		f.RetryWrites = ptr.To(run.Spec.Driver.RetryWrites)
 		f.Topology.OplogSizeMB = topology.OplogSizeMB(run)
+	}
+	// A ReplicaSet's members, unset or 3, are the same set; shards and
+	// config servers of one member, said or not, are those of the runs
+	// recorded before their members could be set (so their fingerprints
+	// stay what they were).
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		f.Topology.Members = ptr.To(topology.Members(run))
+	}
+	f.Topology.ShardMembers, f.Topology.ConfigServerMembers = nil, nil
+	if n := topology.ShardMembers(run); run.Spec.Topology.Mode == benchv1.TopologySharded && n != 1 {
+		f.Topology.ShardMembers = ptr.To(n)
+	}
+	if n := topology.ConfigServerMembers(run); run.Spec.Topology.Mode == benchv1.TopologySharded && n != 1 {
+		f.Topology.ConfigServerMembers = ptr.To(n)
 	}
 	// A NetworkPolicy is enforced per packet by the network plugin (with
 	// kube-proxy-like rules or eBPF) on the node being measured: runs with

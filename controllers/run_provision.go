@@ -278,9 +278,11 @@ func (s *runState) recordProcesses(procs []topology.Process, domain string) {
 	t := s.topologyStatus()
 	t.EntryPoint = topology.EntryAddress(run, domain)
 	baseline := recordedRestarts(t)
+	states := recordedStates(t)
 	out := make([]benchv1.ProcessStatus, 0, len(procs))
 	for _, p := range procs {
-		ps := benchv1.ProcessStatus{Role: p.Role, Pod: p.Name, Address: topology.Address(run, p, domain), Restarts: baseline[p.Name]}
+		ps := benchv1.ProcessStatus{Role: p.Role, Pod: p.Name, Address: topology.Address(run, p, domain), Restarts: baseline[p.Name],
+			ReplicaSet: p.ReplSet, State: states[p.Name]}
 		if pod := s.pods[p.Name]; pod != nil {
 			ps.Ready = podReady(pod)
 			if !conditionTrue(run, benchv1.ConditionTopologyReady) {
@@ -301,6 +303,20 @@ func (s *runState) topologyStatus() *benchv1.TopologyStatus {
 		s.run.Status.Topology = &benchv1.TopologyStatus{}
 	}
 	return s.run.Status.Topology
+}
+
+// recordedStates maps each process's pod to the replica-set state status
+// recorded for it (recordMemberStates): processes are listed again at
+// every reconcile, the states only once, from the bootstrap's result.
+func recordedStates(t *benchv1.TopologyStatus) map[string]string {
+	out := map[string]string{}
+	if t == nil {
+		return out
+	}
+	for _, p := range t.Processes {
+		out[p.Pod] = p.State
+	}
+	return out
 }
 
 // recordedRestarts maps each process's pod to the restarts status recorded
@@ -342,8 +358,13 @@ func restarts(p *corev1.Pod) int32 {
 // dataReady covers every process but mongos, which can only become ready
 // once its config server replica set is initiated by the bootstrap Job.
 func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg string) {
-	var shards, shardsReady int
-	var cfg, mongos, standalone []string
+	var members, membersReady int
+	var mongos, standalone []string
+	// A shard, and the config server, is ready when every member of its
+	// replica set is: counted by set, in order of appearance.
+	var shardSets []string
+	setReady := map[string]bool{}
+	cfgSeen, cfgReady := false, true
 	all, dataReady = true, true
 	for _, p := range procs {
 		ready := s.pods[p.Name] != nil && podReady(s.pods[p.Name])
@@ -353,21 +374,39 @@ func readiness(s *runState, procs []topology.Process) (all, dataReady bool, msg 
 		}
 		switch p.Role {
 		case benchv1.RoleShard:
-			shards++
+			if _, ok := setReady[p.ReplSet]; !ok {
+				shardSets = append(shardSets, p.ReplSet)
+				setReady[p.ReplSet] = true
+			}
+			setReady[p.ReplSet] = setReady[p.ReplSet] && ready
+		case benchv1.RoleMember:
+			members++
 			if ready {
-				shardsReady++
+				membersReady++
 			}
 		case benchv1.RoleConfigServer:
-			cfg = append(cfg, "config server "+readyWord(ready))
+			cfgSeen, cfgReady = true, cfgReady && ready
 		case benchv1.RoleMongos:
 			mongos = append(mongos, "mongos "+readyWord(ready))
 		case benchv1.RoleStandalone:
 			standalone = append(standalone, "mongod "+readyWord(ready))
 		}
 	}
-	parts := append(standalone, cfg...)
-	if shards > 0 {
-		parts = append(parts, fmt.Sprintf("%d/%d shards ready", shardsReady, shards))
+	parts := standalone
+	if cfgSeen {
+		parts = append(parts, "config server "+readyWord(cfgReady))
+	}
+	if len(shardSets) > 0 {
+		shardsReady := 0
+		for _, rs := range shardSets {
+			if setReady[rs] {
+				shardsReady++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d/%d shards ready", shardsReady, len(shardSets)))
+	}
+	if members > 0 {
+		parts = append(parts, fmt.Sprintf("%d/%d replica-set members ready", membersReady, members))
 	}
 	parts = append(parts, mongos...)
 	return all, dataReady, strings.Join(parts, ", ")

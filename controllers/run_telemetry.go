@@ -51,6 +51,7 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 		return err
 	}
 	res.Server, res.Collection = server, coll
+	res.MaxReplicationLagMillis = maxReplicationLag(server)
 	res.Telemetry = topology.TelemetryConfigMapName(s.run, ph.Name)
 	return nil
 }
@@ -91,10 +92,22 @@ func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *b
 	return server, coll, nil
 }
 
+// maxReplicationLag is the largest lag any primary reported, nil when none
+// did.
+func maxReplicationLag(server []benchv1.ServerSummary) *int64 {
+	var out *int64
+	for _, s := range server {
+		if l := s.MaxReplicationLagMillis; l != nil && (out == nil || *l > *out) {
+			out = ptrTo(*l)
+		}
+	}
+	return out
+}
+
 // role maps the sampler's role names onto the API's.
 func role(name string) (benchv1.ProcessRole, bool) {
 	switch r := benchv1.ProcessRole(name); r {
-	case benchv1.RoleStandalone, benchv1.RoleConfigServer, benchv1.RoleShard, benchv1.RoleMongos:
+	case benchv1.RoleStandalone, benchv1.RoleConfigServer, benchv1.RoleShard, benchv1.RoleMongos, benchv1.RoleMember:
 		return r, true
 	}
 	return "", false
@@ -144,6 +157,7 @@ func serverSummary(p *telemetry.ProcessPayload) (benchv1.ServerSummary, error) {
 		Role: role, Pod: p.Pod, Version: sum.Version,
 		Samples: clamp32(sum.Samples), Restarts: clamp32(sum.Restarts), SampleErrors: clamp32(p.Errors),
 		PrimaryChanges:           clamp32(sum.PrimaryChanges),
+		MaxReplicationLagMillis:  sum.MaxReplLagMillis,
 		PeakConnections:          sum.PeakConnections,
 		MeanConnections:          f(sum.MeanConnections),
 		MinConnectionsAvailable:  sum.MinConnectionsAvailable,

@@ -147,11 +147,13 @@ const (
 	RoleConfigServer ProcessRole = "configsvr"
 	RoleShard        ProcessRole = "shard"
 	RoleMongos       ProcessRole = "mongos"
+	// RoleMember is a member of the ReplicaSet topology's replica set.
+	RoleMember ProcessRole = "member"
 )
 
 // ProcessStatus is one MongoDB process.
 type ProcessStatus struct {
-	// Role is standalone, configsvr, shard or mongos.
+	// Role is standalone, configsvr, shard, mongos or member.
 	Role ProcessRole `json:"role"`
 	// Pod running the process.
 	Pod string `json:"pod"`
@@ -162,6 +164,16 @@ type ProcessStatus struct {
 	// Restarts of the mongo container.
 	// +optional
 	Restarts int32 `json:"restarts,omitempty"`
+	// ReplicaSet is the replica set the process is a member of (config
+	// server, shards, and the members of a ReplicaSet topology).
+	// +optional
+	ReplicaSet string `json:"replicaSet,omitempty"`
+	// State is the member's replica-set state (replSetGetStatus's
+	// stateStr: PRIMARY, SECONDARY) as the bootstrap left it, for the
+	// members of a ReplicaSet topology.
+	// +kubebuilder:validation:MaxLength=16
+	// +optional
+	State string `json:"state,omitempty"`
 }
 
 // ShardChunks counts the chunks of the benchmark collection on one shard.
@@ -244,6 +256,12 @@ type PhaseResult struct {
 	// +listMapKey=pod
 	// +optional
 	Server []ServerSummary `json:"server,omitempty"`
+	// MaxReplicationLagMillis is the largest server[].maxReplicationLagMillis
+	// of the phase: how far, at most, a SECONDARY of any replica set was
+	// behind its primary while the phase was sampled, in ms. Absent
+	// without replica sets of several members (or telemetry).
+	// +optional
+	MaxReplicationLagMillis *int64 `json:"maxReplicationLagMillis,omitempty"`
 	// Growth holds a Grow phase's checkpoints: records, insert rate,
 	// query throughput and latency per class, and the collection's sizes.
 	// +optional
@@ -349,6 +367,13 @@ type ServerSummary struct {
 	// restart count as the restart.
 	// +optional
 	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
+	// MaxReplicationLagMillis is, for the primary of a replica set of
+	// several members, the most its furthest SECONDARY was behind it in
+	// the samples of the phase, in ms: the primary's replSetGetStatus,
+	// its lastAppliedWallTime minus the secondary's. Absent for the
+	// other processes.
+	// +optional
+	MaxReplicationLagMillis *int64 `json:"maxReplicationLagMillis,omitempty"`
 	// PeakConnections is the highest connections.current.
 	// +optional
 	PeakConnections *int64 `json:"peakConnections,omitempty"`

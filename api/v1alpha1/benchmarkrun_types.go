@@ -15,9 +15,16 @@ import (
 // as lost writes; a standalone takes w 0, 1 and majority and refuses w 2
 // (mongodb/mongo jstests, the standalone write_concern test); mongos passes
 // w on to each shard. The bound is 1 for a standalone and the members of
-// each shard for Sharded, 1 today: a shardMembers (or members) field
-// replaces the Sharded branch's 1, e.g. with
-// `has(self.topology.shardMembers) ? self.topology.shardMembers : 1`.
+// each shard for Sharded (topology.shardMembers, 1 when unset), and
+// topology.members for ReplicaSet, 3 when unset (DefaultMembers and
+// DefaultShardMembers in internal/topology, tied to this rule by tests).
+//
+// The read-concern rule (after it): mongod refuses readConcern snapshot
+// unless it is a replica-set member, with NotAReplicaSet "node needs to be
+// a replica set member to use readConcern: snapshot" (mongodb/mongo
+// src/mongo/db/read_concern_mongod.cpp, waitForReadConcernImpl); majority
+// and local a standalone takes (the majority branch there applies to
+// replica sets only).
 //
 // The op-mix rule's messageExpression names the first Run phase whose
 // proportions do not sum to 1, and their sum as the rule rounds it: the
@@ -48,7 +55,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations >= self.loaders)",message="warmup.operations is the total over all loaders: it must be at least loaders, so that every loader warms up"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || self.compare.metrics.all(m, m.metric != 'intendedP99' || self.phases.exists(p, p.name == m.phase && (has(p.measurement) && has(p.measurement.interval) ? p.measurement.interval : (has(self.measurement.interval) ? self.measurement.interval : 'op')) != 'op'))",message="an intendedP99 metric needs its phase measured with measurement.interval intended or both"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
-// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'Sharded' ? 1 : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? 'each shard (a one-member replica set)' : 'a standalone') + ' has: use 0, 1 or majority; the server would fail every write (Not enough data-bearing nodes)'"
+// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'ReplicaSet' ? (has(self.topology.members) ? self.topology.members : 3) : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) ? self.topology.shardMembers : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? (has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'each shard (topology.shardMembers)' : 'each shard (a one-member replica set)') : self.topology.mode == 'ReplicaSet' ? 'the replica set (topology.members)' : 'a standalone') + ' has: use ' + (self.topology.mode == 'ReplicaSet' ? 'at most topology.members, or majority' : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'at most topology.shardMembers, or majority' : '0, 1 or majority') + '; the server would fail every write (Not enough data-bearing nodes)'"
+// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.readConcern) || self.driver.readConcern != 'snapshot' || self.topology.mode != 'Standalone'",message="driver.readConcern snapshot needs a replica set: a standalone mongod refuses it (node needs to be a replica set member to use readConcern: snapshot); use ReplicaSet, Sharded, or local or majority"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
 	// or co-located micro-shards (one-member replica sets) behind a mongos
@@ -170,7 +178,7 @@ type TelemetrySpec struct {
 }
 
 // TopologyMode is the shape of the deployment under test.
-// +kubebuilder:validation:Enum=Standalone;Sharded
+// +kubebuilder:validation:Enum=Standalone;Sharded;ReplicaSet
 // +kubebuilder:validation:MaxLength=10
 type TopologyMode string
 
@@ -181,6 +189,11 @@ const (
 	// TopologySharded is a config server, N shards (each a one-member
 	// replica set) and one mongos, all on one node.
 	TopologySharded TopologyMode = "Sharded"
+	// TopologyReplicaSet is one replica set of topology.members members
+	// (default 3), each a mongod in a pod of its own, all on one node.
+	// With members: 1 it is a standalone with an oplog: the like-with-like
+	// baseline of the one-member shards of Sharded.
+	TopologyReplicaSet TopologyMode = "ReplicaSet"
 )
 
 // ShardKey is the shard key of the benchmark collection, always on _id.
@@ -217,16 +230,49 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shards)",message="shards can only be set when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shardKey)",message="shardKey can only be set when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.mongosResources) && !has(self.configServerResources))",message="mongosResources and configServerResources can only be set when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'ReplicaSet' || !has(self.members)",message="members can only be set when mode is ReplicaSet"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.shardMembers) && !has(self.configServerMembers))",message="shardMembers and configServerMembers can only be set when mode is Sharded"
 type TopologySpec struct {
-	// Mode is Standalone (one mongod) or Sharded (micro-shards behind mongos).
+	// Mode is Standalone (one mongod), Sharded (micro-shards behind
+	// mongos) or ReplicaSet (one replica set of topology.members members).
 	Mode TopologyMode `json:"mode"`
 
-	// Shards is the number of co-located micro-shards, each a one-member
-	// replica set. Required (and only allowed) when mode is Sharded.
+	// Members is the number of members of the ReplicaSet topology's
+	// replica set, each a data-bearing mongod with its own pod, volume and
+	// topology.resources (default 3). Only allowed when mode is
+	// ReplicaSet. The bootstrap initiates the set with every member and
+	// waits for one PRIMARY and every other member SECONDARY. With 1, the
+	// set is a standalone with an oplog.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=7
+	// +optional
+	Members *int32 `json:"members,omitempty"`
+
+	// Shards is the number of co-located micro-shards, each a replica set
+	// of shardMembers members (one by default). Required (and only
+	// allowed) when mode is Sharded.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=16
 	// +optional
 	Shards *int32 `json:"shards,omitempty"`
+
+	// ShardMembers is the members of each shard's replica set (1–7,
+	// default 1: the one-member micro-shards of the micro-sharding study).
+	// Member 0 of shard i is Pod <run>-shard<i>, member m >= 1
+	// <run>-shard<i>-<m>; each is a data-bearing mongod with its own
+	// volume, oplog and topology.resources. Sharded only.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=7
+	// +optional
+	ShardMembers *int32 `json:"shardMembers,omitempty"`
+
+	// ConfigServerMembers is the members of the config server's replica
+	// set: 1 (the default) or 3. Member 0 is Pod <run>-cfg, the others
+	// <run>-cfg-1 and <run>-cfg-2; each gets configServerResources.
+	// Sharded only.
+	// +kubebuilder:validation:Enum=1;3
+	// +optional
+	ConfigServerMembers *int32 `json:"configServerMembers,omitempty"`
 
 	// Image is the MongoDB image used for mongod, mongos and the config
 	// server. Pin a version: results are only comparable on the same one.
@@ -713,8 +759,9 @@ type MeasurementSpec struct {
 type DriverSpec struct {
 	// WriteConcern is the w of every write: a number of members or
 	// "majority" (default "1", acknowledged). It may not exceed the
-	// data-bearing members of a replica set: a standalone and today's
-	// one-member shards take 0, 1 or majority.
+	// data-bearing members of a replica set: a standalone and one-member
+	// shards take 0, 1 or majority, a ReplicaSet up to topology.members,
+	// shards up to topology.shardMembers.
 	// +kubebuilder:default="1"
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:Pattern=`^(majority|[0-9]{1,2})$`
@@ -724,6 +771,18 @@ type DriverSpec struct {
 	// Journal requests journal acknowledgement (j: true) of every write.
 	// +optional
 	Journal *bool `json:"journal,omitempty"`
+
+	// ReadConcern is the read concern level of every read (YCSB's reads
+	// and scans are finds; a Grow phase's counts are aggregates): local,
+	// majority or snapshot. Unset,
+	// the driver sends none and the server applies its default (local).
+	// snapshot needs a replica set (ReplicaSet or Sharded): outside
+	// transactions a server takes it on find, aggregate and distinct
+	// only, which are the reads the loaders make; writes carry no read
+	// concern.
+	// +kubebuilder:validation:Enum=local;majority;snapshot
+	// +optional
+	ReadConcern string `json:"readConcern,omitempty"`
 
 	// ReadPreference of reads (default primary).
 	// +kubebuilder:default=primary

@@ -154,7 +154,7 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="[has(self.values), has(self.topologies), has(self.threads), has(self.maxPoolSize), has(self.writeConcern), has(self.loaders)].filter(x, x).size() == 1",message="an axis sets exactly one of values, topologies, threads, maxPoolSize, writeConcern or loaders"
 // +kubebuilder:validation:XValidation:rule="!has(self.values) || self.values.all(v, self.values.exists_one(w, w.name == v.name))",message="value names must be unique within an axis"
-// +kubebuilder:validation:XValidation:rule="!has(self.topologies) || self.topologies.all(t, self.topologies.exists_one(u, has(u.name) == has(t.name) && (has(t.name) ? u.name == t.name : (u.mode == t.mode && (has(u.shards) ? u.shards : 0) == (has(t.shards) ? t.shards : 0)))))",message="topologies must be unique within an axis (by name, or by mode and shards when unnamed)"
+// +kubebuilder:validation:XValidation:rule="!has(self.topologies) || self.topologies.all(t, self.topologies.exists_one(u, has(u.name) == has(t.name) && (has(t.name) ? u.name == t.name : (u.mode == t.mode && (has(u.shards) ? u.shards : 0) == (has(t.shards) ? t.shards : 0) && (has(u.members) ? u.members : 3) == (has(t.members) ? t.members : 3)))))",message="topologies must be unique within an axis (by name, or by mode, shards and members when unnamed)"
 type SweepAxis struct {
 	// Name of the axis: a column of the report, and the label
 	// axis.bench.mongobench.io/<name> on every child run.
@@ -256,16 +256,26 @@ type SweepValue struct {
 //
 // +kubebuilder:validation:XValidation:rule="self.mode != 'Sharded' || has(self.shards)",message="shards is required when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.shards) && !has(self.shardKey))",message="shards and shardKey can only be set when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'ReplicaSet' || !has(self.members)",message="members can only be set when mode is ReplicaSet"
 type SweepTopology struct {
-	// Name of the value; default standalone, 1-shard or <n>-shards.
+	// Name of the value; default standalone, 1-shard, <n>-shards or
+	// rs-<members>.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
 	// +optional
 	Name string `json:"name,omitempty"`
 
-	// Mode is Standalone or Sharded.
+	// Mode is Standalone, Sharded or ReplicaSet.
 	Mode TopologyMode `json:"mode"`
+
+	// Members of a ReplicaSet (1–7, default 3; ReplicaSet only). A
+	// one-member set is a standalone with an oplog: the like-with-like
+	// baseline of the one-member shards of Sharded.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=7
+	// +optional
+	Members *int32 `json:"members,omitempty"`
 
 	// Shards is the number of micro-shards (Sharded only).
 	// +kubebuilder:validation:Minimum=1
@@ -522,6 +532,12 @@ type SweepPhaseStats struct {
 	// any process during the phase (telemetry).
 	// +optional
 	MaxCacheDirtyPercent *float64 `json:"maxCacheDirtyPercent,omitempty"`
+	// MaxReplicationLagMillis is the largest replication lag of the
+	// phase in any of the cell's runs (their
+	// results[].maxReplicationLagMillis), in ms; absent without replica
+	// sets of several members.
+	// +optional
+	MaxReplicationLagMillis *int64 `json:"maxReplicationLagMillis,omitempty"`
 }
 
 // SweepKnee is where throughput saturates along a numeric axis.

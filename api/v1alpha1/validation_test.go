@@ -185,8 +185,8 @@ func TestBadManifestsAreRejected(t *testing.T) {
 `, "should be less than or equal to 16"},
 		{"zero shards", `  topology: {mode: Sharded, shards: 0}
 `, "should be greater than or equal to 1"},
-		{"unknown mode", `  topology: {mode: ReplicaSet}
-`, `Unsupported value: "ReplicaSet"`},
+		{"unknown mode", `  topology: {mode: Replicated}
+`, `Unsupported value: "Replicated"`},
 		{"shard key on standalone", `  topology: {mode: Standalone, shardKey: Hashed}
 `, "shardKey can only be set when mode is Sharded"},
 		{"proportion above 1", `  topology: {mode: Standalone}

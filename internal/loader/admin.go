@@ -19,23 +19,30 @@ import (
 // bootstrap and validator Jobs with exactly these flags
 // (internal/topology/jobs.go).
 
-// replicaSetList is a repeatable NAME=HOST:PORT flag.
+// replicaSetList is a repeatable NAME=HOST:PORT[,HOST:PORT...] flag: a
+// replica set and its members, member _id 0 first.
 type replicaSetList []mongoadmin.ReplicaSet
 
 func (l *replicaSetList) String() string {
 	parts := make([]string, len(*l))
 	for i, rs := range *l {
-		parts[i] = rs.Name + "=" + rs.Host
+		parts[i] = rs.Name + "=" + strings.Join(rs.Members(), ",")
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, " ")
 }
 
 func (l *replicaSetList) Set(v string) error {
-	name, host, ok := strings.Cut(v, "=")
-	if !ok || name == "" || host == "" {
-		return fmt.Errorf("%q: want NAME=HOST:PORT", v)
+	name, hosts, ok := strings.Cut(v, "=")
+	if !ok || name == "" || hosts == "" {
+		return fmt.Errorf("%q: want NAME=HOST:PORT[,HOST:PORT...]", v)
 	}
-	*l = append(*l, mongoadmin.ReplicaSet{Name: name, Host: host})
+	members := strings.Split(hosts, ",")
+	for _, h := range members {
+		if h == "" {
+			return fmt.Errorf("%q: an empty member: want NAME=HOST:PORT[,HOST:PORT...]", v)
+		}
+	}
+	*l = append(*l, mongoadmin.ReplicaSet{Name: name, Host: members[0], Others: members[1:]})
 	return nil
 }
 
@@ -52,25 +59,86 @@ type bootstrapArgs struct {
 	loadProps *ycsb.Properties
 }
 
+// topologyFlags are the flags of `loader bootstrap` that say what the
+// topology is.
+type topologyFlags struct {
+	mode, shardKey, mongos, standalone string
+	configServers, shards, replicaSets replicaSetList
+}
+
+// topology is the topology the flags describe; a flag that does not
+// belong to --mode is a usage error.
+func (tf topologyFlags) topology(namespace string) (mongoadmin.Topology, error) {
+	topo := mongoadmin.Topology{Namespace: namespace}
+	switch strings.ToLower(tf.mode) {
+	case contract.FlagValue(mongoadmin.ModeSharded):
+		return tf.sharded(topo)
+	case contract.FlagValue(mongoadmin.ModeStandalone):
+		topo.Mode, topo.Standalone = mongoadmin.ModeStandalone, tf.standalone
+		if len(tf.configServers)+len(tf.shards) > 0 || tf.mongos != "" {
+			return topo, usagef("--config-server, --shard and --mongos are for --mode sharded")
+		}
+		if len(tf.replicaSets) > 0 {
+			return topo, usagef("--replica-set is for --mode replicaset")
+		}
+	case contract.FlagValue(mongoadmin.ModeReplicaSet):
+		topo.Mode = mongoadmin.ModeReplicaSet
+		if len(tf.replicaSets) != 1 {
+			return topo, usagef("--replica-set: want exactly one, got %d", len(tf.replicaSets))
+		}
+		topo.ReplicaSet = tf.replicaSets[0]
+		if len(tf.configServers)+len(tf.shards) > 0 || tf.mongos != "" || tf.standalone != "" {
+			return topo, usagef("--config-server, --shard, --mongos and --standalone are not for --mode replicaset")
+		}
+	default:
+		return topo, usagef("--mode: %q: want sharded, standalone or replicaset", tf.mode)
+	}
+	return topo, nil
+}
+
+func (tf topologyFlags) sharded(topo mongoadmin.Topology) (mongoadmin.Topology, error) {
+	topo.Mode = mongoadmin.ModeSharded
+	if len(tf.configServers) != 1 {
+		return topo, usagef("--config-server: want exactly one, got %d", len(tf.configServers))
+	}
+	if len(tf.replicaSets) > 0 {
+		return topo, usagef("--replica-set is for --mode replicaset")
+	}
+	topo.ConfigServer, topo.Shards, topo.Mongos = tf.configServers[0], tf.shards, tf.mongos
+	switch strings.ToLower(tf.shardKey) {
+	case contract.FlagValue(mongoadmin.ShardKeyHashed):
+		topo.ShardKey = mongoadmin.ShardKeyHashed
+	case contract.FlagValue(mongoadmin.ShardKeyRanged):
+		topo.ShardKey = mongoadmin.ShardKeyRanged
+	default:
+		return topo, usagef("--shard-key: %q: want hashed or ranged", tf.shardKey)
+	}
+	if tf.standalone != "" {
+		return topo, usagef("--standalone is for --mode sharded")
+	}
+	return topo, nil
+}
+
 // parseBootstrapArgs parses and checks the command line; nothing is sent.
 func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	var (
-		namespace, mode, shardKey, mongos, standalone string
-		configServers, shards                         replicaSetList
-		files, props                                  stringList
-		b                                             bootstrapArgs
+		namespace    string
+		tf           topologyFlags
+		files, props stringList
+		b            bootstrapArgs
 	)
-	fs := newFlagSet("bootstrap", "--mode sharded|standalone [flags]", env)
+	fs := newFlagSet("bootstrap", "--mode sharded|standalone|replicaset [flags]", env)
 	fs.StringVar(&namespace, "namespace", mongoadmin.DefaultNamespace, "benchmark collection, `db.collection` (a MongoDB namespace)")
 	fs.DurationVar(&b.timeout, "timeout", mongoadmin.DefaultTimeout, "bound of the whole bootstrap, retries and the split points' computation included")
-	fs.StringVar(&mode, "mode", "", "topology: `sharded` or standalone")
-	fs.StringVar(&shardKey, "shard-key", contract.FlagValue(mongoadmin.ShardKeyHashed),
+	fs.StringVar(&tf.mode, "mode", "", "topology: `sharded`, standalone or replicaset")
+	fs.StringVar(&tf.shardKey, "shard-key", contract.FlagValue(mongoadmin.ShardKeyHashed),
 		"shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
 			"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
-	fs.Var(&configServers, "config-server", "config server replica set `NAME=HOST:PORT` (sharded)")
-	fs.Var(&shards, "shard", "shard replica set `NAME=HOST:PORT` (sharded), repeatable")
-	fs.StringVar(&mongos, "mongos", "", "mongos `HOST:PORT` (sharded)")
-	fs.StringVar(&standalone, "standalone", "", "the mongod's `HOST:PORT` (standalone)")
+	fs.Var(&tf.configServers, "config-server", "config server replica set `NAME=HOST:PORT[,HOST:PORT...]` (sharded): every member, member 0 first")
+	fs.Var(&tf.shards, "shard", "shard replica set `NAME=HOST:PORT[,HOST:PORT...]` (sharded): every member, member 0 first; repeatable")
+	fs.StringVar(&tf.mongos, "mongos", "", "mongos `HOST:PORT` (sharded)")
+	fs.Var(&tf.replicaSets, "replica-set", "the replica set `NAME=HOST:PORT[,HOST:PORT...]` (replicaset): every member, member 0 first")
+	fs.StringVar(&tf.standalone, "standalone", "", "the mongod's `HOST:PORT` (standalone)")
 	fs.Var(&files, "P", "the Load phase's workload `file` or built-in name, as `loader load -P` takes it (--shard-key ranged); repeatable")
 	fs.Var(&props, "p", "the Load phase's property `name=value`, as `loader load -p` takes it (--shard-key ranged); repeatable; "+
 		"only "+strings.Join(ycsb.LoadKeyProperties(), ", ")+" matter")
@@ -79,33 +147,11 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 		return nil, err
 	}
 
-	b.topo = mongoadmin.Topology{Namespace: namespace}
-	switch strings.ToLower(mode) {
-	case contract.FlagValue(mongoadmin.ModeSharded):
-		b.topo.Mode = mongoadmin.ModeSharded
-		if len(configServers) != 1 {
-			return nil, usagef("--config-server: want exactly one, got %d", len(configServers))
-		}
-		b.topo.ConfigServer, b.topo.Shards, b.topo.Mongos = configServers[0], shards, mongos
-		switch strings.ToLower(shardKey) {
-		case contract.FlagValue(mongoadmin.ShardKeyHashed):
-			b.topo.ShardKey = mongoadmin.ShardKeyHashed
-		case contract.FlagValue(mongoadmin.ShardKeyRanged):
-			b.topo.ShardKey = mongoadmin.ShardKeyRanged
-		default:
-			return nil, usagef("--shard-key: %q: want hashed or ranged", shardKey)
-		}
-		if standalone != "" {
-			return nil, usagef("--standalone is for --mode sharded")
-		}
-	case contract.FlagValue(mongoadmin.ModeStandalone):
-		b.topo.Mode, b.topo.Standalone = mongoadmin.ModeStandalone, standalone
-		if len(configServers)+len(shards) > 0 || mongos != "" {
-			return nil, usagef("--config-server, --shard and --mongos are for --mode sharded")
-		}
-	default:
-		return nil, usagef("--mode: %q: want sharded or standalone", mode)
+	var err error
+	if b.topo, err = tf.topology(namespace); err != nil {
+		return nil, err
 	}
+	shards := tf.shards
 	if b.timeout <= 0 {
 		return nil, usagef("--timeout: %v must be positive", b.timeout)
 	}

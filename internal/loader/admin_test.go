@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/mongoadmin"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 	"github.com/mongobench/mongobench/internal/ycsb"
@@ -192,5 +193,31 @@ func TestSplitPointsLogged(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestBootstrapJobReplicaSet: `loader bootstrap` reads the ReplicaSet
+// topology's Job as the controller writes it: every member, member 0 first.
+func TestBootstrapJobReplicaSet(t *testing.T) {
+	cfg := topology.Config{LoaderImage: "loader:test", ClusterDomain: "cluster.local", BootstrapTimeout: 8 * time.Minute}
+	env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	run := rangedRun(func(r *benchv1.BenchmarkRun) {
+		r.Spec.Topology = benchv1.TopologySpec{Mode: benchv1.TopologyReplicaSet, Members: ptr.To[int32](3), Image: "mongo:8.0.4"}
+	})
+	bargs := topology.BootstrapJob(run, cfg).Spec.Template.Spec.Containers[0].Args
+	b, err := parseBootstrapArgs(bargs[1:], env)
+	if err != nil {
+		t.Fatalf("loader bootstrap refuses its Job's arguments %v: %v", bargs, err)
+	}
+	var want []string
+	for _, p := range topology.Processes(run) {
+		want = append(want, topology.Address(run, p, cfg.ClusterDomain))
+	}
+	if b.topo.Mode != mongoadmin.ModeReplicaSet || b.topo.ReplicaSet.Name != topology.ReplicaSetName ||
+		strings.Join(b.topo.ReplicaSet.Members(), " ") != strings.Join(want, " ") {
+		t.Errorf("parsed %+v, want set %s of %v", b.topo, topology.ReplicaSetName, want)
+	}
+	if err := b.topo.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -17,7 +17,10 @@ import (
 // one-member replica set and wait for their primaries, wait for mongos, add
 // the shards, stop the balancer, enable sharding on the database (5.0
 // needs it), shard the collection, pre-split a ranged one (one range per
-// shard, see presplit.go), and report the chunks per shard.
+// shard, see presplit.go), and report the chunks per shard. ReplicaSet:
+// initiate the set with all its members, wait for one PRIMARY and every
+// other member SECONDARY, create the collection on the primary
+// (replicaset.go).
 func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Bootstrap, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid topology: %w", err)
@@ -26,8 +29,11 @@ func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Boots
 	r, ctx, cancel := newRunner(ctx, opts)
 	defer cancel()
 	defer r.close()
-	if topo.Mode == ModeStandalone {
+	switch topo.Mode {
+	case ModeStandalone:
 		return r.bootstrapStandalone(ctx, topo)
+	case ModeReplicaSet:
+		return r.bootstrapReplicaSet(ctx, topo)
 	}
 	return r.bootstrapSharded(ctx, topo)
 }
@@ -73,13 +79,18 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 	r.log.Info("bootstrapping sharded cluster", "configServer", topo.ConfigServer.Name,
 		"shards", len(topo.Shards), "mongos", topo.Mongos, "namespace", topo.Namespace, "shardKey", topo.ShardKey)
 	// The config server first: mongos waits for its primary.
-	if err := r.initiateReplicaSet(ctx, topo.ConfigServer, true); err != nil {
+	var members []results.MemberState
+	cfgMembers, err := r.initiateReplicaSet(ctx, topo.ConfigServer, true)
+	if err != nil {
 		return nil, err
 	}
+	members = append(members, cfgMembers...)
 	for _, rs := range topo.Shards {
-		if err := r.initiateReplicaSet(ctx, rs, false); err != nil {
+		shardMembers, err := r.initiateReplicaSet(ctx, rs, false)
+		if err != nil {
 			return nil, err
 		}
+		members = append(members, shardMembers...)
 	}
 	listed, err := r.waitMongos(ctx, topo.Mongos)
 	if err != nil {
@@ -133,9 +144,14 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 		Shards:        shardChunks(topo.Shards, listed, chunks, ranges),
 		SplitPoints:   topo.SplitPoints,
 	}
-	hosts := []string{topo.ConfigServer.Host}
+	hosts := topo.ConfigServer.Members()
 	for _, rs := range topo.Shards {
-		hosts = append(hosts, rs.Host)
+		hosts = append(hosts, rs.Members()...)
+	}
+	if len(hosts) > len(topo.Shards)+1 {
+		// Sets of several members: their members' states, as for a
+		// ReplicaSet topology. One-member sets' results stay as they were.
+		boot.Members = members
 	}
 	boot.Server = r.serverEnvironment(ctx, bi, topo.Shards[0].Host, append(hosts, topo.Mongos))
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace,

@@ -40,7 +40,10 @@ func simpleCommand(name string) bson.D {
 	return bson.D{{Key: name, Value: int32(1)}}
 }
 
-// initiateCommand is replSetInitiate for a one-member set. configsvr must be
+// initiateCommand is replSetInitiate with every member of rs, member _id i
+// at rs.Members()[i] (mongodb/mongo src/mongo/db/repl/member_config.h:
+// each member is {_id, host}; the other fields keep their defaults: one
+// vote, priority 1, data-bearing). configsvr must be
 // true exactly for the config server: a mongod started with --configsvr
 // refuses a config without it, and a shard one with it.
 func initiateCommand(rs ReplicaSet, configsvr bool) bson.D {
@@ -48,9 +51,12 @@ func initiateCommand(rs ReplicaSet, configsvr bool) bson.D {
 	if configsvr {
 		config = append(config, bson.E{Key: "configsvr", Value: true})
 	}
-	config = append(config, bson.E{Key: "members", Value: bson.A{
-		bson.D{{Key: idField, Value: int32(0)}, {Key: "host", Value: rs.Host}},
-	}})
+	hosts := rs.Members()
+	members := make(bson.A, 0, len(hosts))
+	for i, h := range hosts {
+		members = append(members, bson.D{{Key: idField, Value: int32(i)}, {Key: "host", Value: h}})
+	}
+	config = append(config, bson.E{Key: "members", Value: members})
 	return bson.D{{Key: cmdReplSetInitiate, Value: config}}
 }
 

@@ -30,6 +30,8 @@ type fakeCluster struct {
 	nextCursor int64
 	dials      []string // URIs, in order
 	closes     int
+	// electWinner is the member a multi-member set elects (replicaset_test.go).
+	electWinner int
 }
 
 // call is one recorded command.
@@ -84,6 +86,13 @@ type fakeServer struct {
 	// noHello makes hello answer 59 CommandNotFound, as old servers and
 	// mongo-java-server do.
 	noHello bool
+	// set is the multi-member replica set the member belongs to, once
+	// initiated (replicaset_test.go); nil for one-member sets.
+	set *fakeSet
+	// unreachable makes the member fail the quorum check of a
+	// multi-member initiate sent to another member that many times
+	// (a pod still starting); -1: always.
+	unreachable int
 
 	// mongos
 	shards   []shardInfo
@@ -466,7 +475,7 @@ func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, erro
 	}
 	switch s.role {
 	case roleMember:
-		return f.handleMember(s, cmd)
+		return f.handleMember(s, db, cmd)
 	case roleMongos:
 		if r, err, ok := f.handleMongos(s, db, cmd); ok {
 			return r, err
@@ -486,17 +495,23 @@ func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, erro
 	return nil, serverError(59, "CommandNotFound", "no such command: '"+name+"'")
 }
 
-func (f *fakeCluster) handleMember(s *fakeServer, cmd bson.D) (bson.D, error) {
+func (f *fakeCluster) handleMember(s *fakeServer, db string, cmd bson.D) (bson.D, error) {
+	if r, err, ok := f.handleSetMember(s, db, cmd); ok {
+		return r, err
+	}
 	switch cmd[0].Key {
 	case "replSetGetStatus":
 		if !s.initiated {
 			return nil, serverError(94, "NotYetInitialized", "no replset config has been received")
 		}
-		state := int32(1) // PRIMARY
+		state, stateStr := int32(1), "PRIMARY"
 		if s.removed {
-			state = 10
+			state, stateStr = 10, "REMOVED"
 		}
-		return bson.D{{Key: "set", Value: s.replSet}, {Key: "myState", Value: state}}, nil
+		// A REMOVED member lists the config's members, not itself.
+		members := bson.A{bson.D{{Key: "_id", Value: int32(0)}, {Key: "name", Value: s.configHost}, {Key: "health", Value: 1.0},
+			{Key: "state", Value: state}, {Key: "stateStr", Value: stateStr}}}
+		return bson.D{{Key: "set", Value: s.replSet}, {Key: "myState", Value: state}, {Key: "members", Value: members}}, nil
 	case "replSetInitiate":
 		if s.initiated {
 			return nil, serverError(23, "AlreadyInitialized", "already initialized")
@@ -542,6 +557,13 @@ func (f *fakeCluster) handleMember(s *fakeServer, cmd bson.D) (bson.D, error) {
 				{Key: "setName", Value: s.replSet}, {Key: "hosts", Value: hosts}}, nil
 		}
 		return bson.D{{Key: "isWritablePrimary", Value: true}, {Key: "setName", Value: s.replSet}, {Key: "hosts", Value: hosts}}, nil
+	}
+	// An initiated member holds collections too (the primary of a
+	// one-member ReplicaSet topology).
+	if s.initiated && !s.removed {
+		if r, err, ok := f.handleCollections(s, db, cmd); ok {
+			return r, err
+		}
 	}
 	return nil, serverError(59, "CommandNotFound", "no such command: '"+cmd[0].Key+"'")
 }
@@ -644,7 +666,10 @@ func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, 
 	// As _validateHostAsShard does (src/mongo/db/s/config/
 	// sharding_catalog_manager_shard_operations.cpp, mongodb/mongo 7.0/8.0)
 	// after running hello on the host.
-	set, host, _ := strings.Cut(connString, "/")
+	// A seed list: hello goes to its first reachable member; the shard is
+	// recorded with the hosts its hello lists (the set's config order).
+	set, seeds, _ := strings.Cut(connString, "/")
+	host, _, _ := strings.Cut(seeds, ",")
 	m, ok := f.servers[host]
 	switch {
 	case !ok:
@@ -655,6 +680,9 @@ func (f *fakeCluster) addShard(s *fakeServer, connString, name string) (bson.D, 
 	case m.replSet != set:
 		return nil, serverError(96, "OperationFailed",
 			"the provided connection string ("+connString+") does not match the actual set name "+m.replSet)
+	}
+	if m.set != nil {
+		connString = set + "/" + strings.Join(m.set.hosts, ",")
 	}
 	for _, sh := range s.shards {
 		if sh.ID == name && sh.Host == connString {

@@ -6,17 +6,37 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // memberStateRemoved is replSetGetStatus's myState of a member that is not
 // in its set's config.
 const memberStateRemoved = 10
 
-// initiateReplicaSet makes rs a one-member replica set, unless it is one
-// already, and waits until its member is a writable primary.
-func (r *runner) initiateReplicaSet(ctx context.Context, rs ReplicaSet, configsvr bool) error {
+// initiateReplicaSet makes rs a replica set of its members, unless it is
+// one already, and waits until a one-member set's member is a writable
+// primary, or a set of several has one PRIMARY and every other member
+// SECONDARY (waitMembers). It returns the members' states.
+func (r *runner) initiateReplicaSet(ctx context.Context, rs ReplicaSet, configsvr bool) ([]results.MemberState, error) {
+	if err := r.initiate(ctx, rs, configsvr); err != nil {
+		return nil, err
+	}
+	if len(rs.Others) > 0 {
+		members, _, err := r.waitMembers(ctx, rs)
+		return members, err
+	}
+	if err := r.waitPrimary(ctx, rs); err != nil {
+		return nil, err
+	}
+	return []results.MemberState{{ReplicaSet: rs.Name, Host: rs.Host, State: "PRIMARY"}}, nil
+}
+
+// initiate sends replSetInitiate with every member of rs to rs.Host, unless
+// rs.Host is initiated already. It does not wait for an election.
+func (r *runner) initiate(ctx context.Context, rs ReplicaSet, configsvr bool) error {
 	step := "initiate replica set " + rs.Name
-	err := r.retry(ctx, step, func(ctx context.Context) error {
+	return r.retry(ctx, step, func(ctx context.Context) error {
 		status, err := r.runAdmin(ctx, rs.Host, simpleCommand("replSetGetStatus"))
 		switch {
 		case err == nil:
@@ -40,15 +60,19 @@ func (r *runner) initiateReplicaSet(ctx context.Context, rs ReplicaSet, configsv
 			r.log.Info("replica set already initiated", "replSet", rs.Name, "host", rs.Host)
 		case isTransient(err):
 			return err
+		case hasCode(err, codeNodeNotFound) && len(rs.Others) > 0:
+			// The quorum check of a multi-member initiate: "replSetInitiate
+			// quorum check failed because not all proposed set members
+			// responded affirmatively" (74 NodeNotFound, mongodb/mongo
+			// src/mongo/db/repl/check_quorum_for_config_change.cpp). Another
+			// member's name does not resolve or it does not listen yet:
+			// a pod still starting, so wait for it.
+			return passingError{err: withHint(err, initiateHint(err, rs))}
 		default:
 			return withHint(err, initiateHint(err, rs))
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return r.waitPrimary(ctx, rs)
 }
 
 // checkStatus rejects an initiated member that cannot serve as rs: a

@@ -3,6 +3,7 @@ package mongoadmin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -28,8 +29,28 @@ type shardInfo struct {
 	Host string `bson:"host"` // "shard0/host:port"
 }
 
-// shardConnString is the host string addShard takes and listShards reports.
-func shardConnString(rs ReplicaSet) string { return rs.Name + "/" + rs.Host }
+// shardConnString is the host string addShard takes and listShards reports:
+// "<replica_set>/<host:port>,<host:port>,...", a seed list of the set's
+// members, all of which must belong to it (MongoDB manual, sh.addShard:
+// "Any additional replica set member hostnames must be comma separated").
+// Every member is listed so that addShard can reach the set whichever
+// member answers first.
+func shardConnString(rs ReplicaSet) string { return rs.Name + "/" + strings.Join(rs.Members(), ",") }
+
+// sameShardHost compares a listShards host, "name/h1,h2,...", with want
+// without regard to case or the order of the hosts: config.shards records
+// the hosts the shard's hello listed when it was added.
+func sameShardHost(listed, want string) bool {
+	ls, lh, _ := strings.Cut(listed, "/")
+	ws, wh, _ := strings.Cut(want, "/")
+	if ls != ws {
+		return false
+	}
+	a, b := strings.Split(strings.ToLower(lh), ","), strings.Split(strings.ToLower(wh), ",")
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
 
 func (r *runner) listShards(ctx context.Context, mongos string) ([]shardInfo, error) {
 	reply, err := r.runAdmin(ctx, mongos, simpleCommand("listShards"))
@@ -74,7 +95,7 @@ func (r *runner) waitMongos(ctx context.Context, mongos string) ([]shardInfo, er
 func (r *runner) addShard(ctx context.Context, mongos string, rs ReplicaSet, listed []shardInfo) error {
 	want := shardConnString(rs)
 	for _, s := range listed {
-		if s.ID == rs.Name && s.Host == want {
+		if s.ID == rs.Name && sameShardHost(s.Host, want) {
 			r.log.Info("shard already added", "shard", rs.Name, "host", want)
 			return nil
 		}

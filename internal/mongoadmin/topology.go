@@ -24,6 +24,9 @@ const (
 	// ModeSharded is a config server replica set, N one-member shard replica
 	// sets and one mongos.
 	ModeSharded Mode = "Sharded"
+	// ModeReplicaSet is one replica set of one or more members, the entry
+	// point itself (replicaset.go).
+	ModeReplicaSet Mode = "ReplicaSet"
 )
 
 // ShardKey selects the benchmark collection's shard key, always on _id. Like
@@ -51,12 +54,20 @@ func (k ShardKey) Document() bson.D {
 	return bson.D{{Key: idField, Value: hashedKey}}
 }
 
-// ReplicaSet is a one-member replica set: its name (--replSet) and its
-// member's host:port, which must be the name the member knows itself by (a
-// stable per-pod DNS name, and the port given to --port).
+// ReplicaSet is a replica set: its name (--replSet) and its members'
+// host:port, each the name the member knows itself by (a stable per-pod DNS
+// name, and the port given to --port). Host is member _id 0, the one
+// replSetInitiate is sent to; Others are members 1, 2, ... in _id order,
+// none for the one-member sets of a sharded cluster.
 type ReplicaSet struct {
-	Name string
-	Host string
+	Name   string
+	Host   string
+	Others []string
+}
+
+// Members are the hosts of every member, in _id order.
+func (rs ReplicaSet) Members() []string {
+	return append([]string{rs.Host}, rs.Others...)
 }
 
 // Topology is what Bootstrap makes ready.
@@ -69,6 +80,8 @@ type Topology struct {
 	ConfigServer ReplicaSet
 	Shards       []ReplicaSet
 	Mongos       string
+	// ReplicaSet is the replica set of ModeReplicaSet.
+	ReplicaSet ReplicaSet
 	// Namespace is db.collection; empty means DefaultNamespace.
 	Namespace string
 	// ShardKey of the collection (ModeSharded); empty means ShardKeyHashed.
@@ -104,9 +117,11 @@ func (t Topology) Validate() error {
 	switch t.Mode {
 	case ModeStandalone:
 		return checkHost("standalone", t.Standalone)
+	case ModeReplicaSet:
+		return t.ReplicaSet.validate()
 	case ModeSharded:
 	default:
-		return fmt.Errorf("topology mode %q: want %q or %q", t.Mode, ModeStandalone, ModeSharded)
+		return fmt.Errorf("topology mode %q: want %q, %q or %q", t.Mode, ModeStandalone, ModeSharded, ModeReplicaSet)
 	}
 	if t.ShardKey != ShardKeyHashed && t.ShardKey != ShardKeyRanged {
 		return fmt.Errorf("shard key %q: want %q or %q", t.ShardKey, ShardKeyHashed, ShardKeyRanged)
@@ -127,8 +142,8 @@ func (t Topology) Validate() error {
 			errs = append(errs, fmt.Errorf("replica set name %q is used twice", rs.Name))
 		}
 		names[rs.Name] = true
-		errs = append(errs, checkHost("replica set "+rs.Name, rs.Host))
-		hosts = append(hosts, rs.Host)
+		errs = append(errs, rs.validateMembers())
+		hosts = append(hosts, rs.Members()...)
 	}
 	errs = append(errs, checkHost("mongos", t.Mongos))
 	// MongoDB refuses a cluster that mixes localhost and other host names

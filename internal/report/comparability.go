@@ -10,10 +10,12 @@ import (
 )
 
 // comparabilityNote warns, once, when a study compares a Standalone cell
-// with Sharded cells: they do not do the same work per write. "" when it
-// does not.
+// with Sharded cells: they do not do the same work per write. It names
+// the like-with-like baseline, a one-member ReplicaSet: the study's cells
+// of one, else the sample sweep that has one. "" when it does not
+// compare them.
 func (s *Study) comparabilityNote() string {
-	var standalone, sharded []string
+	var standalone, sharded, oneMember []string
 	oplog, retry := map[int32]bool{}, false
 	specs := s.cellSpecs()
 	for ci := range s.Cells {
@@ -28,6 +30,10 @@ func (s *Study) comparabilityNote() string {
 			sharded = append(sharded, c.Name)
 			oplog[topology.OplogSizeMB(&benchv1.BenchmarkRun{Spec: *spec})] = true
 			retry = retry || spec.Driver.RetryWrites
+		case benchv1.TopologyReplicaSet:
+			if topology.Members(&benchv1.BenchmarkRun{Spec: *spec}) == 1 {
+				oneMember = append(oneMember, c.Name)
+			}
 		}
 	}
 	if len(standalone) == 0 || len(sharded) == 0 {
@@ -46,10 +52,14 @@ func (s *Study) comparabilityNote() string {
 		note += " With spec.driver.retryWrites, their writes also carry a txnNumber that each shard records in config.transactions."
 	}
 	note += " A sharded cell does more work per write than a standalone one."
-	// TODO(beyond-one-node): once spec.topology.mode ReplicaSet exists,
-	// name the like-with-like baseline here (and link it).
-	note += " A one-member replica set would be the like-with-like baseline for them, but spec.topology.mode ReplicaSet " +
-		"is not available yet (issue \"Beyond one node\"): there is no such cell to compare with."
+	if len(oneMember) > 0 {
+		note += fmt.Sprintf(" The like-with-like baseline for them is %s: a one-member replica set, a standalone with an oplog.",
+			cells(oneMember, "", ""))
+	} else {
+		note += " The like-with-like baseline for them is a one-member replica set (spec.topology.mode ReplicaSet, members: 1: " +
+			"a standalone with an oplog), which this study has no cell of; the sample sweep study-microsharding-rs " +
+			"(config/samples) is the micro-sharding study with that baseline."
+	}
 	return note
 }
 

@@ -38,12 +38,15 @@ var (
 	csvValidity = []string{"valid", "valid_reason"}
 	csvLoaders  = []string{"start_skew_ms", "loader", "loader_pod", "connections", "connect_ms", "cpu_percent", "cpu_limit",
 		"throttled_percent"}
+	// csvReplication is a phase's status.results[].maxReplicationLagMillis,
+	// on its OVERALL row.
+	csvReplication = []string{"max_replication_lag_ms"}
 )
 
 // csvExtras are the optional column groups a study's CSV has, after
 // p999_us and before the Grow columns.
 type csvExtras struct {
-	validity, intended, loaders bool
+	validity, intended, loaders, replication bool
 }
 
 func (x csvExtras) header() []string {
@@ -56,6 +59,9 @@ func (x csvExtras) header() []string {
 	}
 	if x.loaders {
 		out = append(out, csvLoaders...)
+	}
+	if x.replication {
+		out = append(out, csvReplication...)
 	}
 	return out
 }
@@ -77,6 +83,7 @@ func (s *Study) csvExtrasOf() csvExtras {
 		x.validity = x.validity || meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionValid) != nil
 		for _, p := range r.Status.Results {
 			x.loaders = x.loaders || len(p.LoaderStats) > 0
+			x.replication = x.replication || p.MaxReplicationLagMillis != nil
 			x.intended = x.intended || p.IntendedP99Micros != nil || slices.ContainsFunc(p.OperationStats,
 				func(o benchv1.OperationResult) bool { return o.Intended != nil })
 		}
@@ -353,9 +360,12 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 			}
 		}
 	}
+	// lag is the replication column of the phase being written: its
+	// OVERALL row's, empty on the others.
+	var lag []string
 	// extra fills the optional groups of a row: the intended latencies
 	// and the loader's columns, empty when nil.
-	extra := func(intended, loader []string) []string {
+	extra := func(op string, intended, loader []string) []string {
 		out := slices.Clone(valid)
 		if extras.intended {
 			out = append(out, orEmpty(intended, len(IntendedColumns))...)
@@ -363,10 +373,17 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 		if extras.loaders {
 			out = append(out, orEmpty(loader, len(csvLoaders))...)
 		}
+		if extras.replication {
+			if op != RowOverall {
+				out = append(out, make([]string, len(csvReplication))...)
+			} else {
+				out = append(out, orEmpty(lag, len(csvReplication))...)
+			}
+		}
 		return out
 	}
 	row := func(phase, op string, measured, grown, intended, loader []string) []string {
-		out := slices.Concat(lead, measured, extra(intended, loader))
+		out := slices.Concat(lead, measured, extra(op, intended, loader))
 		if growth != nil {
 			if grown == nil {
 				grown = make([]string, growth.width())
@@ -390,6 +407,10 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 	}
 	for pi := range res {
 		p := &res[pi]
+		lag = nil
+		if p.MaxReplicationLagMillis != nil {
+			lag = []string{i64(*p.MaxReplicationLagMillis)}
+		}
 		var rows [][]string
 		for _, r := range PhaseRows(p) {
 			rows = append(rows, row(p.Name, r.Operation, slices.Concat([]string{p.Name, string(p.Type), r.Operation}, r.Measured), nil,

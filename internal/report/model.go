@@ -267,6 +267,9 @@ func phaseStats(r *benchv1.PhaseResult) benchv1.SweepPhaseStats {
 	for _, op := range r.OperationStats {
 		out.Errors += op.Errors
 	}
+	if r.MaxReplicationLagMillis != nil {
+		out.MaxReplicationLagMillis = ptrTo(*r.MaxReplicationLagMillis)
+	}
 	for _, sv := range r.Server {
 		if sv.PeakConnections != nil && (out.PeakConnections == nil || *sv.PeakConnections > *out.PeakConnections) {
 			out.PeakConnections = ptrTo(*sv.PeakConnections)

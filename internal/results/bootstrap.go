@@ -9,8 +9,8 @@ import (
 // Version 2 added splitPoints and each shard's range (a ranged shard key);
 // version 3 the server environment. DecodeBootstrap still reads versions 1
 // and 2, which lack them. Fields added since (the environment's storage
-// engine and version) are optional within version 3: an older result
-// lacks them, an older decoder ignores them.
+// engine and version, the members of a replica set) are optional within
+// version 3: an older result lacks them, an older decoder ignores them.
 const BootstrapFormatVersion = 3
 
 // oldestBootstrapFormatVersion is the oldest version DecodeBootstrap reads.
@@ -46,6 +46,20 @@ type Bootstrap struct {
 	// Server describes the MongoDB build and each process's options and
 	// startup warnings, as far as the servers answered (best effort).
 	Server *ServerEnvironment `json:"server,omitempty"`
+	// Members are the members of a replica-set topology's set, in member
+	// order, with the state the bootstrap saw last (one PRIMARY, the
+	// others SECONDARY).
+	Members []MemberState `json:"members,omitempty"`
+}
+
+// MemberState is one replica-set member as replSetGetStatus reported it.
+type MemberState struct {
+	// ReplicaSet is the set's name.
+	ReplicaSet string `json:"replicaSet"`
+	// Host is the member's host:port, as its set's config names it.
+	Host string `json:"host"`
+	// State is replSetGetStatus's stateStr (PRIMARY, SECONDARY, ...).
+	State string `json:"state"`
 }
 
 // Bounds of the server environment in a bootstrap result, so that it stays

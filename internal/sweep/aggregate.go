@@ -165,6 +165,9 @@ func phaseStats(phases []benchv1.PhaseSpec, runs []*benchv1.BenchmarkRun) []benc
 					st.Errors += op.Errors
 				}
 			}
+			if l := res.MaxReplicationLagMillis; l != nil && (st.MaxReplicationLagMillis == nil || *l > *st.MaxReplicationLagMillis) {
+				st.MaxReplicationLagMillis = ptr.To(*l)
+			}
 			for _, s := range res.Server {
 				if s.PeakConnections != nil && (st.PeakConnections == nil || *s.PeakConnections > *st.PeakConnections) {
 					st.PeakConnections = ptr.To(*s.PeakConnections)

@@ -12,6 +12,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/topology"
 )
 
 // Value is one resolved value of an axis: its name, its position on a
@@ -172,14 +173,17 @@ func resolveAxis(a *benchv1.SweepAxis) (Axis, error) {
 }
 
 // topologyValue is a topologies item as a merge patch of spec.topology:
-// mode, shards and shard key change; image, resources and storage stay
-// the template's. A standalone drops every sharded-only field.
+// mode, shards, shard key and members change; image, resources and
+// storage stay the template's. A standalone and a replica set drop every
+// sharded-only field (shardMembers, configServerMembers too), and every
+// mode the members of a template's ReplicaSet.
 func topologyValue(t benchv1.SweepTopology) (Value, error) {
 	patch := map[string]any{"mode": t.Mode}
 	v := Value{Name: t.Name}
 	switch t.Mode {
 	case benchv1.TopologyStandalone:
 		patch["shards"], patch["shardKey"], patch["mongosResources"], patch["configServerResources"] = nil, nil, nil, nil
+		patch["members"], patch["shardMembers"], patch["configServerMembers"] = nil, nil, nil
 		v.Number = ptr.To(1.0)
 		if v.Name == "" {
 			v.Name = "standalone"
@@ -188,7 +192,7 @@ func topologyValue(t benchv1.SweepTopology) (Value, error) {
 		if t.Shards == nil {
 			return v, fmt.Errorf("a Sharded topology needs shards")
 		}
-		patch["shards"] = *t.Shards
+		patch["shards"], patch["members"] = *t.Shards, nil
 		if t.ShardKey != "" {
 			patch["shardKey"] = t.ShardKey
 		}
@@ -198,6 +202,21 @@ func topologyValue(t benchv1.SweepTopology) (Value, error) {
 			if *t.Shards == 1 {
 				v.Name = "1-shard"
 			}
+		}
+	case benchv1.TopologyReplicaSet:
+		// A replica set is not sharded: like a standalone, it drops the
+		// sharded-only fields. Unset members is the API's default (3).
+		patch["shards"], patch["shardKey"], patch["mongosResources"], patch["configServerResources"] = nil, nil, nil, nil
+		patch["shardMembers"], patch["configServerMembers"] = nil, nil
+		members := topology.DefaultMembers
+		patch["members"] = nil
+		if t.Members != nil {
+			members = *t.Members
+			patch["members"] = members
+		}
+		v.Number = ptr.To(float64(members))
+		if v.Name == "" {
+			v.Name = "rs-" + strconv.Itoa(int(members))
 		}
 	default:
 		return v, fmt.Errorf("unknown topology mode %q", t.Mode)

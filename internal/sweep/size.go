@@ -61,6 +61,8 @@ func statusBytes(spec *benchv1.BenchmarkSweepSpec, axes []Axis, cells []Cell) (i
 				Name: ph.Name, Type: ph.Type, Throughput: x, P99Micros: int64(x * 7),
 				OperationStats: []benchv1.OperationResult{{Name: "READ", Count: 1 << 40, Errors: 1 << 20, AverageMicros: x / 3}},
 				Server:         []benchv1.ServerSummary{{PeakConnections: ptr.To[int64](1 << 20), MaxCacheDirtyPercent: ptr.To(x / 1e3)}},
+				// The widest lag a status holds: the sweep's budget counts it.
+				MaxReplicationLagMillis: ptr.To[int64](1 << 40),
 			}
 			if in := topology.MeasurementIntervalOf(cellRun, ph); in == benchv1.MeasureIntended || in == benchv1.MeasureBoth {
 				res.IntendedP99Micros = ptr.To(int64(x * 11))

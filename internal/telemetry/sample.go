@@ -241,6 +241,10 @@ type Sample struct {
 	EvictedByAppFrom EvictionSource
 	// Repl is what the process says of its replica set's primary.
 	Repl ReplView
+	// ReplLagMillis is, for a primary of a set of several members, how
+	// far its furthest SECONDARY was behind it (ReplLagMillis); not valid
+	// otherwise.
+	ReplLagMillis Opt[int64]
 }
 
 // ReplView is what one serverStatus of a replica set member says of the

@@ -272,6 +272,16 @@ func (p *processSampler) sample(ctx context.Context, timeout time.Duration) {
 	}
 	// The server took the sample about halfway through the round trip.
 	s := Extract(doc, t0.Add(time.Since(t0)/2))
+	if s.Repl.WritablePrimary {
+		// The primary's view of its secondaries (ReplLagMillis); a failed
+		// replSetGetStatus leaves this sample without a lag, and is no
+		// sample error: serverStatus answered.
+		if st, err := p.client.Database("admin").RunCommand(cctx, replSetGetStatusCommand).Raw(); err == nil {
+			if lag, ok := ReplLagMillis(st); ok {
+				s.ReplLagMillis = Opt[int64]{V: lag, Valid: true}
+			}
+		}
+	}
 	p.builder.Add(&s)
 }
 

@@ -87,6 +87,10 @@ type Series struct {
 	// ReplView.changedFrom): an election, a step-down, another primary.
 	// What changes across a restart is the restart's, not counted here.
 	PrimaryChanges int `json:"primaryChanges,omitempty"`
+	// MaxReplLagMillis is the most a SECONDARY was behind this process
+	// while it was the primary of a set of several members (see
+	// ReplLagMillis); nil when it never was.
+	MaxReplLagMillis *int64 `json:"maxReplLagMillis,omitempty"`
 	// Absent lists the serverStatus fields that no sample held.
 	Absent []string `json:"absent,omitempty"`
 }
@@ -216,6 +220,10 @@ func (b *SeriesBuilder) Add(s *Sample) {
 	}
 	if s.Repl.changedFrom(b.repl) {
 		b.series.PrimaryChanges++
+	}
+	if s.ReplLagMillis.Valid && (b.series.MaxReplLagMillis == nil || s.ReplLagMillis.V > *b.series.MaxReplLagMillis) {
+		v := s.ReplLagMillis.V
+		b.series.MaxReplLagMillis = &v
 	}
 	s.Repl.update(&b.repl)
 	b.prev, b.havePrev = *s, true

@@ -22,6 +22,8 @@ type Summary struct {
 	// Series.PrimaryChanges); 0 for a process that is no replica set
 	// member (Absent then names repl.isWritablePrimary).
 	PrimaryChanges int `json:"primaryChanges,omitempty"`
+	// MaxReplLagMillis is Series.MaxReplLagMillis.
+	MaxReplLagMillis *int64 `json:"maxReplLagMillis,omitempty"`
 
 	PeakConnections *int64   `json:"peakConnections,omitempty"`
 	MeanConnections *float64 `json:"meanConnections,omitempty"`
@@ -76,7 +78,7 @@ type OpRates struct {
 // the same answer as the raw one), means are over samples.
 func Summarize(role, pod string, s *Series) Summary {
 	sum := Summary{Role: role, Pod: pod, Version: s.Version, Samples: s.Samples(), Restarts: s.Restarts,
-		PrimaryChanges: s.PrimaryChanges, Absent: s.Absent}
+		PrimaryChanges: s.PrimaryChanges, MaxReplLagMillis: s.MaxReplLagMillis, Absent: s.Absent}
 	rate := func(c Counter, scale float64) *float64 {
 		r, ok := s.Total(c).Rate()
 		if !ok {

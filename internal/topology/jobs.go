@@ -28,7 +28,8 @@ const LoaderUID = 65532
 func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"bootstrap", "--namespace", Namespace, "--timeout", cfg.BootstrapTimeout.String()}
 	ps := Processes(run)
-	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+	switch run.Spec.Topology.Mode {
+	case benchv1.TopologySharded:
 		key := benchv1.ShardKeyHashed
 		if run.Spec.Topology.ShardKey == benchv1.ShardKeyRanged {
 			key = benchv1.ShardKeyRanged
@@ -37,17 +38,21 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 		if key == benchv1.ShardKeyRanged {
 			args = append(args, loadKeyArgs(run, cfg.ClusterDomain)...)
 		}
+		// One flag per replica set, with every member (member 0 first).
 		for _, p := range ps {
-			switch p.Role {
-			case benchv1.RoleConfigServer:
-				args = append(args, "--config-server", p.ReplSet+"="+Address(run, p, cfg.ClusterDomain))
-			case benchv1.RoleShard:
-				args = append(args, "--shard", p.ReplSet+"="+Address(run, p, cfg.ClusterDomain))
-			case benchv1.RoleMongos:
+			switch {
+			case p.Member > 0:
+			case p.Role == benchv1.RoleConfigServer:
+				args = append(args, "--config-server", p.ReplSet+"="+strings.Join(setAddresses(run, p.ReplSet, cfg.ClusterDomain), ","))
+			case p.Role == benchv1.RoleShard:
+				args = append(args, "--shard", p.ReplSet+"="+strings.Join(setAddresses(run, p.ReplSet, cfg.ClusterDomain), ","))
+			case p.Role == benchv1.RoleMongos:
 				args = append(args, "--mongos", Address(run, p, cfg.ClusterDomain))
 			}
 		}
-	} else {
+	case benchv1.TopologyReplicaSet:
+		args = append(args, "--mode", contract.FlagValue(benchv1.TopologyReplicaSet), "--replica-set", replicaSetArg(run, cfg.ClusterDomain))
+	default:
 		args = append(args, "--mode", contract.FlagValue(benchv1.TopologyStandalone), "--standalone", Address(run, ps[0], cfg.ClusterDomain))
 	}
 	name := BootstrapJobName(run)
@@ -464,6 +469,13 @@ func overlay(base, o benchv1.WorkloadParameters) benchv1.WorkloadParameters {
 // updateOne (x/mongo/driver/operation.go, addSession) and makes each shard
 // record the write in config.transactions; never against a standalone
 // (retryWritesSupported: Kind != ServerKindStandalone).
+//
+// A ReplicaSet topology's URL names every member and the set
+// (replicaSet=rs0): the driver then monitors each member and sends
+// writes to whichever is primary, and reads where readPreference says;
+// through one Service name it would see one server at a time.
+// readConcernLevel is only written when spec.driver.readConcern is set:
+// unset, the driver sends no read concern (the server's default).
 func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
 	d := run.Spec.Driver
 	q := []string{"w=" + orDefault(d.WriteConcern, "1")}
@@ -471,12 +483,23 @@ func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
 		q = append(q, fmt.Sprintf("journal=%t", *d.Journal))
 	}
 	q = append(q, "readPreference="+orDefault(d.ReadPreference, "primary"))
+	if d.ReadConcern != "" {
+		// go.mongodb.org/mongo-driver/v2 x/mongo/driver/connstring:
+		// "readconcernlevel"; the driver applies it to find, aggregate,
+		// count and distinct (mongo/collection.go), never to writes.
+		q = append(q, "readConcernLevel="+d.ReadConcern)
+	}
 	// maxPoolSize=0 is the driver's unbounded pool; unset keeps its default.
 	if d.MaxPoolSize != nil {
 		q = append(q, fmt.Sprintf("maxPoolSize=%d", *d.MaxPoolSize))
 	}
 	q = append(q, fmt.Sprintf("retryWrites=%t", d.RetryWrites))
-	return fmt.Sprintf("mongodb://%s/%s?%s", EntryAddress(run, clusterDomain), Database, strings.Join(q, "&"))
+	hosts := EntryAddress(run, clusterDomain)
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		hosts = strings.Join(memberAddresses(run, clusterDomain), ",")
+		q = append(q, "replicaSet="+ReplicaSetName)
+	}
+	return fmt.Sprintf("mongodb://%s/%s?%s", hosts, Database, strings.Join(q, "&"))
 }
 
 func orDefault(s, def string) string {

@@ -49,8 +49,16 @@ func DatabaseSelector(run *benchv1.BenchmarkRun) map[string]string {
 // EntrySelector selects the pod the entry Service points at.
 func EntrySelector(run *benchv1.BenchmarkRun) map[string]string {
 	role := benchv1.RoleStandalone
-	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+	switch run.Spec.Topology.Mode {
+	case benchv1.TopologySharded:
 		role = benchv1.RoleMongos
+	case benchv1.TopologyReplicaSet:
+		// Every member: the Service is the entry for telemetry's
+		// collection statistics and status.topology.entryPoint, which
+		// any member answers; the loaders connect with the members' own
+		// names and replicaSet (MongoURL), so that the driver follows
+		// the primary.
+		role = benchv1.RoleMember
 	}
 	return map[string]string{benchv1.LabelRun: run.Name, benchv1.LabelRole: string(role)}
 }

@@ -36,19 +36,31 @@ type Process struct {
 	Port int32
 	// Index of a shard (0-based); 0 for other roles.
 	Index int
+	// Member is the process's member _id in its replica set (0-based):
+	// the members of a ReplicaSet topology, of each shard and of the
+	// config server count up; 0 for the others.
+	Member int
 }
 
 // Processes lists the processes of a run in creation order. The first one
 // is the anchor: it is scheduled freely (subject to placement) and every
 // other process follows it to its node.
 func Processes(run *benchv1.BenchmarkRun) []Process {
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		return replicaSetProcesses(run)
+	}
 	if run.Spec.Topology.Mode != benchv1.TopologySharded {
 		return []Process{{Role: benchv1.RoleStandalone, Name: run.Name + "-mongod", Port: PortMongod}}
 	}
-	ps := []Process{{Role: benchv1.RoleConfigServer, Name: run.Name + "-cfg", ReplSet: ConfigReplSet, Port: PortConfigServer}}
+	var ps []Process
+	for m := range int(ConfigServerMembers(run)) {
+		ps = append(ps, Process{Role: benchv1.RoleConfigServer, Name: memberPodName(run.Name+"-cfg", m), ReplSet: ConfigReplSet, Port: PortConfigServer, Member: m})
+	}
 	for i := 0; i < int(ptrOr(run.Spec.Topology.Shards, 1)); i++ {
 		name := ShardName(i)
-		ps = append(ps, Process{Role: benchv1.RoleShard, Name: run.Name + "-" + name, ReplSet: name, Port: PortShard, Index: i})
+		for m := range int(ShardMembers(run)) {
+			ps = append(ps, Process{Role: benchv1.RoleShard, Name: memberPodName(run.Name+"-"+name, m), ReplSet: name, Port: PortShard, Index: i, Member: m})
+		}
 	}
 	return append(ps, Process{Role: benchv1.RoleMongos, Name: run.Name + "-mongos", Port: PortMongos})
 }

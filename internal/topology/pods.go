@@ -2,6 +2,7 @@ package topology
 
 import (
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -195,7 +196,8 @@ func Requests(run *benchv1.BenchmarkRun, p Process) corev1.ResourceList {
 // mongod only, never to mongos), the WiredTiger cache is always explicit (the
 // default would let every co-located mongod claim half the node), and
 // --journal/--nojournal are never passed (7.0/8.0 refuse them). Every
-// replica-set member (shards, config server) gets --oplogSize: without it
+// replica-set member (shards, config server, the members of a ReplicaSet
+// topology) gets --oplogSize: without it
 // mongod sizes the oplog at 5% of the free space of its dbpath's
 // filesystem, clamped to [990 MB, 50 GB] (src/mongo/db/repl/oplog.cpp,
 // getNewOplogSizeBytes), i.e. from the node's disk, not from the volume.
@@ -216,9 +218,14 @@ func Args(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
 	case benchv1.RoleShard:
 		return []string{"mongod", "--shardsvr", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all",
 			"--wiredTigerCacheSizeGB", cache, "--oplogSize", oplog}
+	case benchv1.RoleMember:
+		return []string{"mongod", "--replSet", p.ReplSet, "--port", port, "--dbpath", "/data/db", "--bind_ip_all",
+			"--wiredTigerCacheSizeGB", cache, "--oplogSize", oplog}
 	case benchv1.RoleMongos:
-		cfg := Processes(run)[0]
-		return []string{"mongos", "--configdb", ConfigReplSet + "/" + Address(run, cfg, clusterDomain), "--bind_ip_all", "--port", port}
+		// Every member of the config server's set: mongos monitors them
+		// and follows its primary.
+		cfg := strings.Join(setAddresses(run, ConfigReplSet, clusterDomain), ",")
+		return []string{"mongos", "--configdb", ConfigReplSet + "/" + cfg, "--bind_ip_all", "--port", port}
 	default:
 		return []string{"mongod", "--port", port, "--dbpath", "/data/db", "--bind_ip_all", "--wiredTigerCacheSizeGB", cache}
 	}
@@ -257,7 +264,8 @@ func oplogQuantity(run *benchv1.BenchmarkRun) resource.Quantity {
 
 // DataVolumeSize is the size of process p's data volume (its emptyDir
 // size limit or its claim's request): storage.size for a standalone,
-// storage.size plus the oplog for a shard, the oplog plus
+// storage.size plus the oplog for a shard or a replica-set member, the
+// oplog plus
 // ConfigServerHeadroom for the config server. Zero for mongos, which has
 // none.
 func DataVolumeSize(run *benchv1.BenchmarkRun, p Process) resource.Quantity {
@@ -268,7 +276,7 @@ func DataVolumeSize(run *benchv1.BenchmarkRun, p Process) resource.Quantity {
 	switch p.Role {
 	case benchv1.RoleStandalone:
 		return size
-	case benchv1.RoleShard:
+	case benchv1.RoleShard, benchv1.RoleMember:
 		size.Add(oplogQuantity(run))
 		return size
 	case benchv1.RoleConfigServer:
@@ -290,7 +298,7 @@ func NodeDiskVolumes(run *benchv1.BenchmarkRun) resource.Quantity {
 	onDisk := run.Spec.Topology.Storage.Medium == "" || run.Spec.Topology.Storage.Medium == benchv1.StorageDisk
 	for _, p := range Processes(run) {
 		switch {
-		case p.Role == benchv1.RoleConfigServer, onDisk && (p.Role == benchv1.RoleStandalone || p.Role == benchv1.RoleShard):
+		case p.Role == benchv1.RoleConfigServer, onDisk && dataBearing(p):
 			total.Add(DataVolumeSize(run, p))
 		}
 	}
@@ -317,8 +325,14 @@ func dataVolumeSource(run *benchv1.BenchmarkRun, p Process) corev1.VolumeSource 
 
 // NeedsClaim reports whether process p gets a PersistentVolumeClaim.
 func NeedsClaim(run *benchv1.BenchmarkRun, p Process) bool {
-	return run.Spec.Topology.Storage.Medium == benchv1.StoragePersistentVolume &&
-		(p.Role == benchv1.RoleStandalone || p.Role == benchv1.RoleShard)
+	return run.Spec.Topology.Storage.Medium == benchv1.StoragePersistentVolume && dataBearing(p)
+}
+
+// dataBearing reports whether p holds the benchmark's data (the
+// standalone, a shard, a replica-set member): those get storage.size and
+// topology.resources.
+func dataBearing(p Process) bool {
+	return p.Role == benchv1.RoleStandalone || p.Role == benchv1.RoleShard || p.Role == benchv1.RoleMember
 }
 
 // DataClaim builds the PersistentVolumeClaim of process p.

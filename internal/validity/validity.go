@@ -39,6 +39,7 @@ func Check(run *benchv1.BenchmarkRun) []Problem {
 	maxCPU := orDefault(v.MaxLoaderCPUPercent, DefaultMaxLoaderCPUPercent)
 	maxThrottled := orDefault(v.MaxLoaderThrottledPercent, DefaultMaxLoaderThrottledPercent)
 	wantCache := expectedCacheBytes(run)
+	sets := replicaSets(run)
 	for i := range run.Status.Results {
 		res := &run.Status.Results[i]
 		add := func(reason benchv1.Reason, format string, args ...any) {
@@ -68,11 +69,7 @@ func Check(run *benchv1.BenchmarkRun) []Problem {
 				add(benchv1.ReasonProcessRestarted, "%s %s restarted %d time(s)", srv.Role, srv.Pod, srv.Restarts)
 			}
 		}
-		for _, srv := range res.Server {
-			if srv.PrimaryChanges > 0 {
-				add(benchv1.ReasonPrimaryChanged, "%s %s saw its replica set's primary change %d time(s)", srv.Role, srv.Pod, srv.PrimaryChanges)
-			}
-		}
+		primaryChanges(res.Server, sets, add)
 		for _, srv := range res.Server {
 			want, ok := wantCache[srv.Role]
 			if !ok || srv.CacheMaxBytes == nil {
@@ -132,6 +129,62 @@ func Unchecked(run *benchv1.BenchmarkRun) []string {
 	return out
 }
 
+// replicaSets maps each process's pod to its replica set, from
+// status.topology (empty for runs recorded before it said).
+func replicaSets(run *benchv1.BenchmarkRun) map[string]string {
+	out := map[string]string{}
+	if t := run.Status.Topology; t != nil {
+		for _, p := range t.Processes {
+			if p.ReplicaSet != "" {
+				out[p.Pod] = p.ReplicaSet
+			}
+		}
+	}
+	return out
+}
+
+// primaryChanges reports the elections of a phase's measured window: one
+// problem per replica set of several members whose members saw its
+// primary change (every member sees the same election, so one per member
+// would count it N times), naming the members that saw it and the most
+// changes one of them counted; one per process for a one-member set, or a
+// process whose set status does not name.
+func primaryChanges(servers []benchv1.ServerSummary, sets map[string]string, add func(benchv1.Reason, string, ...any)) {
+	members := map[string]int{}
+	for _, srv := range servers {
+		if rs := sets[srv.Pod]; rs != "" {
+			members[rs]++
+		}
+	}
+	type seen struct {
+		pods []string
+		most int32
+	}
+	var order []string
+	bySet := map[string]*seen{}
+	for _, srv := range servers {
+		if srv.PrimaryChanges <= 0 {
+			continue
+		}
+		rs := sets[srv.Pod]
+		if rs == "" || members[rs] < 2 {
+			add(benchv1.ReasonPrimaryChanged, "%s %s saw its replica set's primary change %d time(s)", srv.Role, srv.Pod, srv.PrimaryChanges)
+			continue
+		}
+		if bySet[rs] == nil {
+			bySet[rs] = &seen{}
+			order = append(order, rs)
+		}
+		bySet[rs].pods = append(bySet[rs].pods, srv.Pod)
+		bySet[rs].most = max(bySet[rs].most, srv.PrimaryChanges)
+	}
+	for _, rs := range order {
+		s := bySet[rs]
+		add(benchv1.ReasonPrimaryChanged, "replica set %s changed primary during the measured window (up to %d time(s), seen by %d of its %d members: %s)",
+			rs, s.most, len(s.pods), members[rs], strings.Join(s.pods, ", "))
+	}
+}
+
 // expectedCacheBytes is the WiredTiger cache each data-bearing role was
 // started with, as mongod sizes it: floor(1024 × wiredTigerCacheSizeGB)
 // MiB (WiredTigerUtil::getCacheSizeMB, src/mongo/db/storage/wiredtiger/
@@ -145,7 +198,7 @@ func expectedCacheBytes(run *benchv1.BenchmarkRun) map[benchv1.ProcessRole]int64
 		gb = "1"
 	}
 	if b, ok := cacheBytes(gb); ok {
-		out[benchv1.RoleStandalone], out[benchv1.RoleShard] = b, b
+		out[benchv1.RoleStandalone], out[benchv1.RoleShard], out[benchv1.RoleMember] = b, b, b
 	}
 	if b, ok := cacheBytes(topology.ConfigServerCacheGB); ok {
 		out[benchv1.RoleConfigServer] = b

@@ -254,8 +254,11 @@ func (s *suite) checkEnvironment(run *benchv1.BenchmarkRun) {
 func (s *suite) checkTelemetry(run *benchv1.BenchmarkRun) {
 	s.t.Helper()
 	processes := 1
-	if run.Spec.Topology.Mode == benchv1.TopologySharded {
+	switch run.Spec.Topology.Mode {
+	case benchv1.TopologySharded:
 		processes = int(*run.Spec.Topology.Shards) + 2
+	case benchv1.TopologyReplicaSet:
+		processes = int(topology.Members(run))
 	}
 	for i, r := range run.Status.Results {
 		ph := run.Spec.Phases[i]
@@ -285,7 +288,7 @@ func (s *suite) checkTelemetry(run *benchv1.BenchmarkRun) {
 			*c.Size < records*recordBytes || *c.Size > records*recordBytes*3/2 {
 			s.t.Errorf("%s: collection after loading %d records of ~%d bytes: %+v", r.Name, records, recordBytes, c)
 		}
-		if processes > 1 && c != nil {
+		if run.Spec.Topology.Mode == benchv1.TopologySharded && c != nil {
 			var sum int64
 			for _, sh := range c.Shards {
 				if sh.Count != nil {
