@@ -33,6 +33,12 @@ func SpecHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
 	// The gate, the cleanup, the timeout and the validity thresholds
 	// judge or bound a run; they do not change what it measures.
 	s.Compare, s.Cleanup, s.Timeout, s.Validity, s.Security = nil, "", nil, benchv1.ValiditySpec{}, nil
+	// SameNode, the default layout, is what every run was before
+	// placement.layout existed: hashed as unset, so that the runs recorded
+	// before it keep their spec hash and their histories carry on.
+	if s.Placement.Layout == benchv1.LayoutSameNode {
+		s.Placement.Layout = ""
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("hash the spec: %w", err)

@@ -117,6 +117,17 @@ func TestHistorySelector(t *testing.T) {
 	if h, _ := SpecHash(other); h != hash {
 		t.Errorf("security changes the hash: %s, %s", h, hash)
 	}
+	// Nor does the default layout (a run recorded before placement.layout
+	// existed had none); Spread does.
+	other.Placement.Layout = benchv1.LayoutSameNode
+	if h, _ := SpecHash(other); h != hash {
+		t.Errorf("layout SameNode changes the hash: %s, %s", h, hash)
+	}
+	other.Placement.Layout = benchv1.LayoutSpread
+	if h, _ := SpecHash(other); h == hash {
+		t.Error("layout Spread does not change the hash")
+	}
+	other.Placement.Layout = benchv1.LayoutSameNode
 	other.Loaders = 3
 	if h, _ := SpecHash(other); h == hash {
 		t.Error("loaders do not change the hash")

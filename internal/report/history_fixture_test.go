@@ -54,7 +54,7 @@ func nightlySpec() benchv1.BenchmarkRunSpec {
 	return benchv1.BenchmarkRunSpec{
 		Topology: benchv1.TopologySpec{Mode: benchv1.TopologyStandalone, Image: "mongo:8.0.16", WiredTigerCacheSizeGB: "0.25",
 			Storage: benchv1.StorageSpec{Medium: benchv1.StorageDisk, Size: ptr.To(resource.MustParse("10Gi"))}, OplogSizeMB: 1024},
-		Placement: benchv1.PlacementSpec{LoaderPlacement: benchv1.LoaderPreferOtherNode, Exclusive: ptr.To(true)},
+		Placement: benchv1.PlacementSpec{LoaderPlacement: benchv1.LoaderPreferOtherNode, Layout: benchv1.LayoutSameNode, Exclusive: ptr.To(true)},
 		Workload: benchv1.WorkloadSpec{Preset: "a", RecordCount: ptr.To[int64](10000),
 			WorkloadParameters: benchv1.WorkloadParameters{OperationCount: ptr.To[int64](20000)}},
 		Phases: []benchv1.PhaseSpec{
@@ -66,6 +66,7 @@ func nightlySpec() benchv1.BenchmarkRunSpec {
 		Cleanup:   benchv1.CleanupDelete,
 		Telemetry: benchv1.TelemetrySpec{Enabled: ptr.To(true), Interval: &metav1.Duration{Duration: time.Second}},
 		Timeout:   &metav1.Duration{Duration: 30 * time.Minute},
+		Security:  &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true)},
 		Compare: &benchv1.CompareSpec{
 			Baseline: benchv1.CompareBaseline{History: &benchv1.HistoryBaseline{Window: 30, MinRuns: 5}},
 			Metrics: []benchv1.CompareMetric{
