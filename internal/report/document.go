@@ -171,7 +171,16 @@ func (s *Study) pivotSection(m metric, ax int) section {
 	case s.Repetitions <= 1:
 		note = "One repetition per cell"
 	}
-	if s.hasBaseline() {
+	if m.Title == metricReplicationLag.Title {
+		// A maximum is not a median, and has no % change (see
+		// metricReplicationLag): the note says what it is instead.
+		note = "The most a SECONDARY of any replica set was behind its primary while the phase was sampled " +
+			"(replSetGetStatus of each primary, with the telemetry)"
+		if s.Kind == KindSweep {
+			note += ", the largest across the cell's successful repetitions"
+		}
+		note += "; only the phases with replica sets of several members are shown"
+	} else if s.hasBaseline() {
 		note += "; in parentheses the change against the baseline cell (" + s.Baseline + ")"
 	}
 	if m.cov && s.Repetitions > 1 {
@@ -211,8 +220,8 @@ func (s *Study) pivotSection(m metric, ax int) section {
 			}
 		}
 		for _, ph := range s.Phases {
-			if m.Title == metricIntendedP99.Title && !s.phaseMeasuresIntended(ph.Name) {
-				continue // the table is of the phases that measured it
+			if m.shown != nil && !m.shown(s, ph.Name) {
+				continue
 			}
 			row := []string{ph.Name + " (" + string(ph.Type) + ")"}
 			for _, c := range sl.Cells {

@@ -59,6 +59,9 @@ type metric struct {
 	decimals int
 	// cov adds the throughput's coefficient of variation.
 	cov bool
+	// shown, when set, keeps a pivot table to the phases it is true of:
+	// the others would be rows of dashes.
+	shown func(s *Study, phase string) bool
 }
 
 var (
@@ -85,16 +88,34 @@ var (
 		Title: "Intended p99 latency (µs)", Unit: "intended p99 latency (µs)",
 		value:  intendedP99,
 		change: func(s *Study, c *Cell, r *benchv1.SweepPhaseStats) float64 { return s.intendedChange(c, r.Name) },
+		shown:  (*Study).phaseMeasuresIntended,
+	}
+	// metricReplicationLag is a maximum, not a median, and has no change
+	// against the baseline: a worst case of a few samples is no measure
+	// of a cell to compare in %.
+	metricReplicationLag = metric{
+		Title: "Maximum replication lag (ms)", Unit: "replication lag (ms)",
+		value:  replicationLag,
+		change: func(*Study, *Cell, *benchv1.SweepPhaseStats) float64 { return math.NaN() },
+		shown:  (*Study).phaseReplicates,
 	}
 )
 
-// pivotMetrics are the metrics of the pivot tables and axis charts: the
-// intended p99 after the p99 when a phase measured it.
+// pivotMetrics are the metrics of the pivot tables: the intended p99
+// after the p99 when a phase measured it, the replication lag last when a
+// phase has one.
 func (s *Study) pivotMetrics() []metric {
+	out := []metric{metricThroughput, metricP99, metricMean}
 	if s.measuresIntended() {
-		return []metric{metricThroughput, metricP99, metricIntendedP99, metricMean}
+		out = []metric{metricThroughput, metricP99, metricIntendedP99, metricMean}
 	}
-	return []metric{metricThroughput, metricP99, metricMean}
+	// The lag comes after the latencies it may explain (a w:majority
+	// write waits for a SECONDARY), and only for studies with replica
+	// sets of several members.
+	if s.replicates() {
+		out = append(out, metricReplicationLag)
+	}
+	return out
 }
 
 // pivotCell is what a pivot table shows for a cell's phase:

@@ -454,6 +454,33 @@ func (s *Study) measuresIntended() bool {
 	return false
 }
 
+// replicationLag is a phase aggregate's maximum replication lag (ms),
+// NaN without one: a cell of standalones or one-member sets has none.
+func replicationLag(r *benchv1.SweepPhaseStats) float64 {
+	if r.MaxReplicationLagMillis == nil {
+		return math.NaN()
+	}
+	return float64(*r.MaxReplicationLagMillis)
+}
+
+// phaseReplicates reports whether any cell has a replication lag in the
+// phase.
+func (s *Study) phaseReplicates(phase string) bool {
+	for i := range s.Cells {
+		if r := s.Cells[i].Result(phase); r != nil && r.MaxReplicationLagMillis != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// replicates reports whether any phase of any cell has a replication lag:
+// only then do the Markdown and HTML reports show it, so a study of
+// standalones gets no table of dashes.
+func (s *Study) replicates() bool {
+	return slices.ContainsFunc(s.Phases, func(p Phase) bool { return s.phaseReplicates(p.Name) })
+}
+
 // AxisIndex returns the index of the named axis; "" means the first axis.
 // A study without axes (a run) has none, and naming one is an error.
 func (s *Study) AxisIndex(name string) (int, error) {
