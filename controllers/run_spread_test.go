@@ -154,3 +154,46 @@ func TestSpreadDiskRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestSpreadRunCountsTheDisk: a 2-shard Spread run whose shards' volumes
+// may grow to 11Gi each, on a pool of three nodes that fit its requests of
+// which one has that much allocatable ephemeral storage. The scheduler
+// places its pods (here the test, as kubelet and scheduler); the run goes
+// on, and its Warnings condition says how many nodes it needed with room
+// and how many had it.
+func TestSpreadRunCountsTheDisk(t *testing.T) {
+	k := newCluster(t)
+	withDisk := func(disk string) corev1.ResourceList {
+		r := kube.Resources("32", "128Gi")
+		r[corev1.ResourceEphemeralStorage] = resource.MustParse(disk)
+		return r
+	}
+	for n, disk := range map[string]string{"sdisk-1": "100Gi", "sdisk-2": "8Gi", "sdisk-3": "8Gi"} {
+		ensureNode(t, k.c, n, map[string]string{topology.HostnameLabel: "host-" + n, "pool": "spreaddisk"}, withDisk(disk))
+	}
+	startManager(t, &counters{}, testLimits)
+
+	run := newRun("spready", benchv1.TopologySharded, 2, 1)
+	run.Spec.Placement.Layout = benchv1.LayoutSpread
+	run.Spec.Placement.NodeSelector = map[string]string{"pool": "spreaddisk"}
+	run = k.create(run)
+	shardNodes := []string{"sdisk-1", "sdisk-2"}
+	for _, p := range topology.Processes(run) {
+		node := "sdisk-3" // the config server and mongos
+		if topology.DataBearing(p) {
+			node, shardNodes = shardNodes[0], shardNodes[1:]
+		}
+		k.schedule(k.pod(p.Name), node)
+		k.markRunning(p.Name, true, 0)
+	}
+	k.finishBootstrap(run)
+	r := k.waitRun("spready", "its environment recorded", func(r *benchv1.BenchmarkRun) bool { return cond(r, benchv1.ConditionWarnings) != nil })
+	if r.Status.Phase == benchv1.RunFailed {
+		t.Fatalf("failed: %s", failedMessage(r))
+	}
+	if c := cond(r, benchv1.ConditionWarnings); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "each one's data volumes on its node's disk may grow to 11Gi") ||
+		!strings.Contains(c.Message, "2 nodes with that much allocatable ephemeral storage needed, 1 have it (of 3 that fit the requests)") {
+		t.Errorf("warnings: %+v", c)
+	}
+}
