@@ -33,6 +33,8 @@ import (
 // there are fewer than members. The config server and mongos go where
 // they fit: each must fit some eligible node on its own. Which nodes are
 // busy with other runs is not counted: an exclusive run waits for them.
+// Nor is the disk: the volumes' sizes are limits the scheduler does not
+// count, so too little room is a warning (spreadDiskRoom), not a failure.
 func spreadCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node, log logr.Logger) (fit fitResult, reason benchv1.Reason, msg string) {
 	key := topology.SpreadTopologyKey(run)
 	var members, others []topology.Process
