@@ -16,3 +16,8 @@ func PreflightCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node) (benchv1.Rea
 	_, reason, msg := preflightCheck(run, nodes, logr.Discard())
 	return reason, msg
 }
+
+// SpreadDiskRoom exposes spreadDiskRoom.
+func SpreadDiskRoom(run *benchv1.BenchmarkRun, nodes []corev1.Node) string {
+	return spreadDiskRoom(run, nodes, logr.Discard())
+}

@@ -84,6 +84,18 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 			warnings = append(warnings, w)
 		}
 	}
+	if topology.Spread(run) {
+		// Against the nodes that could take the run's pods, not the ones
+		// that did: the question is whether the pool has room, which is
+		// what an operator changes.
+		w, err := r.spreadDiskWarning(ctx, run)
+		if err != nil {
+			return false, err
+		}
+		if w != "" {
+			warnings = append(warnings, w)
+		}
+	}
 	for _, p := range topology.Processes(run) {
 		pod := s.pods[p.Name]
 		if pod == nil {

@@ -14,8 +14,10 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/topology"
@@ -31,6 +33,8 @@ import (
 // there are fewer than members. The config server and mongos go where
 // they fit: each must fit some eligible node on its own. Which nodes are
 // busy with other runs is not counted: an exclusive run waits for them.
+// Nor is the disk: the volumes' sizes are limits the scheduler does not
+// count, so too little room is a warning (spreadDiskRoom), not a failure.
 func spreadCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node, log logr.Logger) (fit fitResult, reason benchv1.Reason, msg string) {
 	key := topology.SpreadTopologyKey(run)
 	var members, others []topology.Process
@@ -105,6 +109,92 @@ func explainSpread(run *benchv1.BenchmarkRun, members, fitting int, fit fitResul
 		b.WriteString("; no Ready, schedulable node matches the run's placement (nodeSelector, tolerations)")
 	}
 	return b.String()
+}
+
+// spreadDiskRoom is diskRoomFor for a Spread run: what it says when too
+// few of the nodes that could take the run's pods have the allocatable
+// ephemeral storage their emptyDir data volumes may grow to
+// (topology.NodeDiskVolume), "" otherwise. Each data-bearing mongod needs
+// a domain of its own in which some node fits its requests and has room
+// for its volume; the config server needs some node that does. Only a
+// warning, never a failure, for the reasons preflight gives: the scheduler
+// does not count a sizeLimit, and a run that never fills its volumes runs.
+// Unlike SameNode there is no anchor to steer to the roomy nodes: the
+// scheduler places every pod, so the run is told, not steered. A node
+// that does not say its ephemeral storage counts as roomy.
+func spreadDiskRoom(run *benchv1.BenchmarkRun, nodes []corev1.Node, log logr.Logger) string {
+	key := topology.SpreadTopologyKey(run)
+	unit, units := "node", "nodes"
+	if key != topology.HostnameLabel {
+		unit, units = key+" domain", key+" domains"
+	}
+	var warnings []string
+	var members []topology.Process
+	for _, p := range topology.Processes(run) {
+		if topology.DataBearing(p) {
+			members = append(members, p)
+			continue
+		}
+		vol := topology.NodeDiskVolume(run, p)
+		if vol.IsZero() {
+			continue
+		}
+		req := topology.Requests(run, p)
+		fits, roomy := 0, 0
+		for i := range nodes {
+			n := &nodes[i]
+			if !eligible(run, n, log) || fitScore(n.Status.Allocatable, req) < 1 {
+				continue
+			}
+			fits++
+			if hasDiskRoom(n, vol) {
+				roomy++
+			}
+		}
+		if fits > 0 && roomy == 0 {
+			warnings = append(warnings, fmt.Sprintf("the %s's (%s) data volume may grow to %s, and none of the %d nodes that fit its requests "+
+				"has that much allocatable ephemeral storage: a phase that fills it gets its pod evicted", p.Role, p.Name, vol.String(), fits))
+		}
+	}
+	// Every member of a topology has the same requests and volume.
+	vol := topology.NodeDiskVolume(run, members[0])
+	if !vol.IsZero() {
+		req := topology.Requests(run, members[0])
+		fitting, roomy := map[string]bool{}, map[string]bool{}
+		for i := range nodes {
+			n := &nodes[i]
+			if !eligible(run, n, log) {
+				continue
+			}
+			domain, labelled := n.Labels[key]
+			if key == topology.HostnameLabel {
+				domain, labelled = hostnameOf(n), true
+			}
+			if !labelled || fitScore(n.Status.Allocatable, req) < 1 {
+				continue
+			}
+			fitting[domain] = true
+			if hasDiskRoom(n, vol) {
+				roomy[domain] = true
+			}
+		}
+		// Fewer fitting domains than members fails the run (spreadCheck);
+		// this speaks only of the disk.
+		if len(fitting) >= len(members) && len(roomy) < len(members) {
+			warnings = append(warnings, fmt.Sprintf("layout Spread puts each of the topology's %d data-bearing mongods on a %s of its own, "+
+				"and each one's data volumes on its node's disk may grow to %s (storage.size, plus the oplog of a shard or replica-set member): "+
+				"%d %s with that much allocatable ephemeral storage needed, %d have it (of %d that fit the requests); "+
+				"a phase that fills them gets its pods evicted", len(members), unit, vol.String(), len(members), units, len(roomy), len(fitting)))
+		}
+	}
+	return strings.Join(warnings, "\n")
+}
+
+// hasDiskRoom: node n's allocatable ephemeral storage holds vol, or n
+// does not say.
+func hasDiskRoom(n *corev1.Node, vol resource.Quantity) bool {
+	alloc, ok := n.Status.Allocatable[corev1.ResourceEphemeralStorage]
+	return !ok || alloc.Cmp(vol) >= 0
 }
 
 // someNodeFits: some eligible node has need allocatable.
@@ -408,4 +498,14 @@ func rolesKey(roles []benchv1.ProcessRole) string {
 		parts[i] = string(r)
 	}
 	return strings.Join(parts, ",")
+}
+
+// spreadDiskWarning is spreadDiskRoom among the cluster's nodes, read
+// uncached; "" when the manager may not list them.
+func (r *BenchmarkRunReconciler) spreadDiskWarning(ctx context.Context, run *benchv1.BenchmarkRun) (string, error) {
+	nodes, err := listNodes(ctx, r.APIReader)
+	if err != nil {
+		return "", fmt.Errorf("disk room of a Spread run: %w", err)
+	}
+	return spreadDiskRoom(run, nodes, logf.FromContext(ctx)), nil
 }

@@ -84,3 +84,116 @@ func TestSpreadPreflightCheck(t *testing.T) {
 		t.Errorf("SameNode: %s %q", reason, msg)
 	}
 }
+
+// TestSpreadDiskRoom: a Spread run's data-bearing mongods each need a
+// domain with a node whose allocatable ephemeral storage holds their
+// volumes (storage.size 10Gi plus the 1Gi oplog of a shard or member),
+// and the config server (3Gi) some node; too few is a warning, naming how
+// many were needed and how many had room. A node that does not say has
+// room.
+func TestSpreadDiskRoom(t *testing.T) {
+	const zone = "topology.kubernetes.io/zone"
+	node := func(name, disk, z string) corev1.Node {
+		alloc := kube.Resources("8", "32Gi")
+		if disk != "" {
+			alloc[corev1.ResourceEphemeralStorage] = resource.MustParse(disk)
+		}
+		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{topology.HostnameLabel: "host-" + name}},
+			Status: corev1.NodeStatus{Allocatable: alloc,
+				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		if z != "" {
+			n.Labels[zone] = z
+		}
+		return n
+	}
+	spread := func(mode benchv1.TopologyMode, n int32, key string, medium benchv1.StorageMedium) *benchv1.BenchmarkRun {
+		run := newRun("r", mode, n, 1)
+		if mode == benchv1.TopologyReplicaSet {
+			run.Spec.Topology.Shards, run.Spec.Topology.Members = nil, &n
+		}
+		run.Spec.Placement.Layout = benchv1.LayoutSpread
+		run.Spec.Placement.SpreadTopologyKey = key
+		run.Spec.Topology.Storage.Medium = medium
+		run.Spec.Topology.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}}
+		return run
+	}
+	for _, tc := range []struct {
+		name  string
+		run   *benchv1.BenchmarkRun
+		nodes []corev1.Node
+		want  []string // "" alone: no warning
+	}{
+		{"3 shards, 3 roomy nodes", spread(benchv1.TopologySharded, 3, "", ""),
+			[]corev1.Node{node("a", "20Gi", ""), node("b", "20Gi", ""), node("c", "11Gi", "")}, []string{""}},
+		{"3 shards, 2 roomy nodes", spread(benchv1.TopologySharded, 3, "", ""),
+			[]corev1.Node{node("a", "20Gi", ""), node("b", "20Gi", ""), node("c", "10Gi", "")},
+			[]string{"each of the topology's 3 data-bearing mongods on a node of its own", "may grow to 11Gi",
+				"3 nodes with that much allocatable ephemeral storage needed, 2 have it (of 3 that fit the requests)"}},
+		{"nodes that do not say have room", spread(benchv1.TopologySharded, 3, "", ""),
+			[]corev1.Node{node("a", "", ""), node("b", "", ""), node("c", "", "")}, []string{""}},
+		{"a 3-member set, 1 roomy node", spread(benchv1.TopologyReplicaSet, 3, "", benchv1.StorageDisk),
+			[]corev1.Node{node("a", "20Gi", ""), node("b", "5Gi", ""), node("c", "5Gi", "")},
+			[]string{"3 nodes with that much allocatable ephemeral storage needed, 1 have it"}},
+		{"in Memory only the config server's volume is on the disk", spread(benchv1.TopologySharded, 3, "", benchv1.StorageMemory),
+			[]corev1.Node{node("a", "4Gi", ""), node("b", "4Gi", ""), node("c", "4Gi", "")}, []string{""}},
+		{"no node holds the config server's volume", spread(benchv1.TopologySharded, 2, "", benchv1.StorageMemory),
+			[]corev1.Node{node("a", "2Gi", ""), node("b", "2Gi", "")},
+			[]string{"the configsvr's (r-cfg) data volume may grow to 3Gi, and none of the 2 nodes that fit its requests"}},
+		{"zones: two roomy nodes in one zone are one domain", spread(benchv1.TopologySharded, 2, zone, ""),
+			[]corev1.Node{node("a", "20Gi", "z1"), node("b", "20Gi", "z1"), node("c", "5Gi", "z2")},
+			[]string{"2 topology.kubernetes.io/zone domains with that much allocatable ephemeral storage needed, 1 have it (of 2 that fit the requests)"}},
+		// Too few fitting domains fails the run (spreadCheck): not a disk warning.
+		{"too few nodes at all", spread(benchv1.TopologySharded, 4, "", ""),
+			[]corev1.Node{node("a", "1Gi", ""), node("b", "20Gi", "")}, []string{""}},
+	} {
+		got := controllers.SpreadDiskRoom(tc.run, tc.nodes)
+		for _, w := range tc.want {
+			if (w == "") != (got == "") || !strings.Contains(got, w) {
+				t.Errorf("%s: %q,\n want %q", tc.name, got, w)
+			}
+		}
+	}
+}
+
+// TestSpreadRunCountsTheDisk: a 2-shard Spread run whose shards' volumes
+// may grow to 11Gi each, on a pool of three nodes that fit its requests of
+// which one has that much allocatable ephemeral storage. The scheduler
+// places its pods (here the test, as kubelet and scheduler); the run goes
+// on, and its Warnings condition says how many nodes it needed with room
+// and how many had it.
+func TestSpreadRunCountsTheDisk(t *testing.T) {
+	k := newCluster(t)
+	withDisk := func(disk string) corev1.ResourceList {
+		r := kube.Resources("32", "128Gi")
+		r[corev1.ResourceEphemeralStorage] = resource.MustParse(disk)
+		return r
+	}
+	for n, disk := range map[string]string{"sdisk-1": "100Gi", "sdisk-2": "8Gi", "sdisk-3": "8Gi"} {
+		ensureNode(t, k.c, n, map[string]string{topology.HostnameLabel: "host-" + n, "pool": "spreaddisk"}, withDisk(disk))
+	}
+	startManager(t, &counters{}, testLimits)
+
+	run := newRun("spready", benchv1.TopologySharded, 2, 1)
+	run.Spec.Placement.Layout = benchv1.LayoutSpread
+	run.Spec.Placement.NodeSelector = map[string]string{"pool": "spreaddisk"}
+	run = k.create(run)
+	shardNodes := []string{"sdisk-1", "sdisk-2"}
+	for _, p := range topology.Processes(run) {
+		node := "sdisk-3" // the config server and mongos
+		if topology.DataBearing(p) {
+			node, shardNodes = shardNodes[0], shardNodes[1:]
+		}
+		k.schedule(k.pod(p.Name), node)
+		k.markRunning(p.Name, true, 0)
+	}
+	k.finishBootstrap(run)
+	r := k.waitRun("spready", "its environment recorded", func(r *benchv1.BenchmarkRun) bool { return cond(r, benchv1.ConditionWarnings) != nil })
+	if r.Status.Phase == benchv1.RunFailed {
+		t.Fatalf("failed: %s", failedMessage(r))
+	}
+	if c := cond(r, benchv1.ConditionWarnings); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "each one's data volumes on its node's disk may grow to 11Gi") ||
+		!strings.Contains(c.Message, "2 nodes with that much allocatable ephemeral storage needed, 1 have it (of 3 that fit the requests)") {
+		t.Errorf("warnings: %+v", c)
+	}
+}

@@ -288,19 +288,31 @@ func DataVolumeSize(run *benchv1.BenchmarkRun, p Process) resource.Quantity {
 	}
 }
 
+// NodeDiskVolume is what process p's emptyDir data volume on its node's
+// disk may grow to: the config server's always (its volume is an emptyDir
+// on the disk whatever storage.medium is), the standalone's, a shard's or a
+// replica-set member's with storage.medium Disk; zero for mongos, and for
+// a Memory emptyDir (charged to the pod's memory, which its requests hold)
+// or a claim (its own volume, not the node's). The one home of that rule:
+// NodeDiskVolumes sums it for SameNode, and a Spread run checks each
+// process against the nodes that may take it.
+func NodeDiskVolume(run *benchv1.BenchmarkRun, p Process) resource.Quantity {
+	onDisk := run.Spec.Topology.Storage.Medium == "" || run.Spec.Topology.Storage.Medium == benchv1.StorageDisk
+	if p.Role == benchv1.RoleConfigServer || onDisk && dataBearing(p) {
+		return DataVolumeSize(run, p)
+	}
+	return resource.Quantity{}
+}
+
 // NodeDiskVolumes is what the run's emptyDir data volumes on the node's
-// disk may grow to, together: the config server's always, the standalone's
-// or each shard's with storage.medium Disk. The kubelet evicts a pod whose
-// emptyDir outgrows its sizeLimit, and a node whose disk fills evicts pods
-// too, so the node should have this much allocatable ephemeral storage.
+// disk may grow to, together, when all its pods share one node (layout
+// SameNode). The kubelet evicts a pod whose emptyDir outgrows its
+// sizeLimit, and a node whose disk fills evicts pods too, so the node
+// should have this much allocatable ephemeral storage.
 func NodeDiskVolumes(run *benchv1.BenchmarkRun) resource.Quantity {
 	var total resource.Quantity
-	onDisk := run.Spec.Topology.Storage.Medium == "" || run.Spec.Topology.Storage.Medium == benchv1.StorageDisk
 	for _, p := range Processes(run) {
-		switch {
-		case p.Role == benchv1.RoleConfigServer, onDisk && dataBearing(p):
-			total.Add(DataVolumeSize(run, p))
-		}
+		total.Add(NodeDiskVolume(run, p))
 	}
 	return total
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
@@ -143,5 +144,48 @@ func spreadRun(base func() *benchv1.BenchmarkRun, key string) func() *benchv1.Be
 		r.Spec.Placement.Layout = benchv1.LayoutSpread
 		r.Spec.Placement.SpreadTopologyKey = key
 		return r
+	}
+}
+
+// TestNodeDiskVolume: what each process's volume on its node's disk may
+// grow to, the one rule NodeDiskVolumes (SameNode: all of them on one
+// node) and a Spread run's check (each on a node of its own) share.
+// storage.size is 5Gi and the oplog 1Gi throughout.
+func TestNodeDiskVolume(t *testing.T) {
+	withStorage := func(r *benchv1.BenchmarkRun, medium benchv1.StorageMedium) *benchv1.BenchmarkRun {
+		r.Spec.Topology.Storage.Size = ptr.To(resource.MustParse("5Gi"))
+		r.Spec.Topology.Storage.Medium = medium
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		run  *benchv1.BenchmarkRun
+		// want by role; total is NodeDiskVolumes.
+		want  map[benchv1.ProcessRole]string
+		total string
+	}{
+		{"standalone on Disk: storage.size, no oplog", withStorage(standalone(), ""),
+			map[benchv1.ProcessRole]string{benchv1.RoleStandalone: "5Gi"}, "5Gi"},
+		{"sharded on Disk: each shard with its oplog, the config server, not mongos", withStorage(sharded(2), benchv1.StorageDisk),
+			map[benchv1.ProcessRole]string{benchv1.RoleShard: "6Gi", benchv1.RoleConfigServer: "3Gi", benchv1.RoleMongos: "0"}, "15Gi"},
+		{"sharded in Memory: only the config server's is on the disk", withStorage(sharded(2), benchv1.StorageMemory),
+			map[benchv1.ProcessRole]string{benchv1.RoleShard: "0", benchv1.RoleConfigServer: "3Gi", benchv1.RoleMongos: "0"}, "3Gi"},
+		{"sharded on claims: only the config server's is on the disk", withStorage(sharded(2), benchv1.StoragePersistentVolume),
+			map[benchv1.ProcessRole]string{benchv1.RoleShard: "0", benchv1.RoleConfigServer: "3Gi", benchv1.RoleMongos: "0"}, "3Gi"},
+		{"replica set on Disk: each member with its oplog", withStorage(replicaSet(ptr.To[int32](3)), ""),
+			map[benchv1.ProcessRole]string{benchv1.RoleMember: "6Gi"}, "18Gi"},
+	} {
+		for _, p := range Processes(tc.run) {
+			want, ok := tc.want[p.Role]
+			if !ok {
+				t.Fatalf("%s: no want for %s", tc.name, p.Role)
+			}
+			if got := NodeDiskVolume(tc.run, p); got.Cmp(resource.MustParse(want)) != 0 {
+				t.Errorf("%s: %s: NodeDiskVolume %s, want %s", tc.name, p.Name, got.String(), want)
+			}
+		}
+		if got := NodeDiskVolumes(tc.run); got.Cmp(resource.MustParse(tc.total)) != 0 {
+			t.Errorf("%s: NodeDiskVolumes %s, want %s", tc.name, got.String(), tc.total)
+		}
 	}
 }
