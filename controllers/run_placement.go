@@ -166,11 +166,11 @@ func checkFit(run *benchv1.BenchmarkRun, nodes []corev1.Node, need corev1.Resour
 // than what the run's volumes on its disk may grow to, how much smaller;
 // "" when it is big enough or the node does not say.
 func diskRoomFor(run *benchv1.BenchmarkRun, n *corev1.Node) string {
-	alloc, ok := n.Status.Allocatable[corev1.ResourceEphemeralStorage]
 	need := topology.NodeDiskVolumes(run)
-	if !ok || alloc.Cmp(need) >= 0 {
+	if hasDiskRoom(n, need) {
 		return ""
 	}
+	alloc := n.Status.Allocatable[corev1.ResourceEphemeralStorage]
 	return fmt.Sprintf("the data volumes on node %s's disk may grow to %s (storage.size, plus the oplog of every replica-set member and "+
 		"the config server's volume), and it has %s of allocatable ephemeral storage: a phase that fills them gets its pods evicted",
 		n.Name, need.String(), alloc.String())
