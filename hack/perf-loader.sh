@@ -1,52 +1,63 @@
 #!/usr/bin/env bash
-# Client CPU per operation of the loader, against the floor (the bare driver
-# loop) and go-ycsb v1.0.1, and the loader's memory after 100k vs 1M
-# operations. Everything runs against internal/testutil/stubmongo, a
-# wire-protocol server that answers at almost no cost, in a child process on
-# its own CPU, so that the client's rusage is the client's alone.
+# Client CPU per operation of the loader on every CoreWorkload (load, a-f),
+# against the floor (the bare driver loop) and go-ycsb v1.0.1; the cost of
+# each loader feature (intended latency, warm-up, telemetry); and the
+# loader's memory after 100k vs 1M operations. Everything runs against
+# internal/testutil/stubmongo, a wire-protocol server that answers at almost
+# no cost, in a child process on its own CPU, so that the client's rusage is
+# the client's alone. Run it on a quiet machine.
 #
-#   hack/perf-loader.sh              # ~15 min on 2 cores
-#   ROUNDS=3 OPS=50000 MEM_OPS="100000 1000000" hack/perf-loader.sh
+#   hack/perf-loader.sh              # ~40 min on 2 cores
+#   ROUNDS=3 OPS=50000 GOYCSB=0 MEM_OPS= hack/perf-loader.sh   # ~8 min
 #
 # Environment:
-#   ROUNDS      measurement rounds (default 5; 0: memory runs only). Each round runs every
-#               benchmark once, so bare, loader and go-ycsb of one round see
-#               the same machine load; the table shows medians over rounds,
-#               and the loader/bare ratio is the median of per-round ratios.
+#   ROUNDS      measurement rounds (default 5; 0: memory runs only). Each
+#               measurement is a process of its own (the stub server, a
+#               warm-up, then OPS operations); a round measures every
+#               workload's floor, loader and go-ycsb back to back, in an
+#               order that alternates between rounds. The table shows
+#               medians over rounds; a ratio is the median of per-round
+#               ratios, with their range.
 #   OPS         operations per measurement (default 100000)
-#   MEM_OPS     operation counts of the memory runs (default "100000 1000000")
+#   WORKLOADS   default "load a b c d e f"
+#   GOYCSB      0: leave go-ycsb out (default 1)
+#   GC          "default" (default): each process's GC as shipped, the
+#               loader binary's GOGC=400 (internal/loader/gc.go) for the
+#               loader and the floor alike, Go's default for go-ycsb;
+#               "limit": GOGC=off GOMEMLIMIT=256MiB for all (each collects
+#               when its heap reaches 256 MiB), the difference is the work
+#               done; "default limit": both
+#   MEM_OPS     operation counts of the memory runs (default "100000 1000000"; empty: none)
 #   MEM_SECONDS durations of further memory runs, e.g. "150 300": past 120 s
 #               the time series stops growing (default: none)
 #   CLIENT_CPU  CPU the client is pinned to (default 0)
 #   SERVER_CPU  CPU of the stub server (default 1)
 #
-# What is compared (internal/loader/mongodb/perf_test.go has the details):
-#   bare     BenchmarkCPU/<w>/bare: the driver calls the binding makes, with
-#            the same argument types (raw BSON), nothing else; 8 goroutines
+# What is compared (internal/loader/mongodb/perf_test.go and floor_test.go
+# have the details):
+#   floor    BenchmarkCPU/<w>/bare: the driver calls of the workload's
+#            operations and nothing else: every key, filter, scan length and
+#            operation kind decided before the clock starts and held in flat
+#            tables the GC does not scan, values made once, no generator, no
+#            histogram; the loader's client and GOGC; 8 goroutines
 #   loader   BenchmarkCPU/<w>/loader: ycsb.Run + the MongoDB binding in
 #            process, 8 threads, the embedded workload
 #   go-ycsb  BenchmarkGoYCSB/<w>: github.com/pingcap/go-ycsb v1.0.1 (driver
 #            v1) as a child process, 8 threads, same workload; built here in
 #            a throw-away module, never a dependency of this module
 #   own      BenchmarkOverhead/<w>: the loader without the driver calls
-# each twice:
-#   default  each process's GC as shipped: Go's default (GOGC=100) for the
-#            bare loop and go-ycsb, the loader binary's GOGC=400
-#            (internal/loader/gc.go) for the loader. The bare loop's live
-#            heap is ~2 MB, so it collects every ~4 MB allocated; the
-#            loader's (histograms, ~15 MB) far less often: the loader can
-#            come out cheaper than the "floor".
-#   limit    the same GC budget for all (GOGC=off, GOMEMLIMIT=256MiB: a
-#            process collects when its heap reaches 256 MiB): the
-#            difference is the work done. (No GC at all is no fairer:
-#            every allocation then faults in fresh pages.)
+#   features BenchmarkCPU/a-<feature>/loader against BenchmarkCPU/a/loader
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 ROUNDS=${ROUNDS:-5}
 OPS=${OPS:-100000}
-MEM_OPS=${MEM_OPS:-"100000 1000000"}
+WORKLOADS=${WORKLOADS:-"load a b c d e f"}
+FEATURES="intended warmup telemetry"
+GOYCSB=${GOYCSB:-1}
+GC=${GC:-default}
+MEM_OPS=${MEM_OPS-"100000 1000000"}
 CLIENT_CPU=${CLIENT_CPU:-0}
 SERVER_CPU=${SERVER_CPU:-1}
 GOYCSB_VERSION=v1.0.1
@@ -64,7 +75,7 @@ done
 
 # 1. go-ycsb, outside this module.
 goycsb="$tools/go-ycsb-$GOYCSB_VERSION"
-if [ ! -x "$goycsb" ]; then
+if [ "$GOYCSB" = 1 ] && [ ! -x "$goycsb" ]; then
   log "building go-ycsb $GOYCSB_VERSION in $tools (a few minutes the first time)"
   (
     cd "$tools"
@@ -81,27 +92,35 @@ goycsb=$(cd "$(dirname "$goycsb")" && pwd)/$(basename "$goycsb")
 # 2. The benchmark binaries and the loader itself.
 log "building test binaries and the loader"
 go test -c -o "$out/mongodb.test" ./internal/loader/mongodb
-go test -c -o "$out/stubmongo.test" ./internal/testutil/stubmongo
 CGO_ENABLED=0 go build -trimpath -o "$out/loader" ./cmd/loader
 
 # pinned [VAR=value...] command...: the client on CLIENT_CPU, the stub
 # server it starts on SERVER_CPU.
 pinned() { env STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$@"; }
 
-# 3. CPU rounds.
+# 3. CPU rounds: one process per measurement.
 cpu="$out/cpu.txt"
 : >"$cpu"
+# measure ROUND GC BENCH-PATTERN: one benchmark in a process of its own.
+measure() {
+  local round=$1 gc=$2 pattern=$3 gcenv=()
+  [ "$gc" = limit ] && gcenv=(GOGC=off GOMEMLIMIT=256MiB)
+  env -u GOGC -u GOMEMLIMIT "${gcenv[@]}" GOYCSB_BIN="$goycsb" STUBMONGO_SERVER_CPUS="$SERVER_CPU" \
+    taskset -c "$CLIENT_CPU" "$out/mongodb.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${OPS}x" |
+    sed -n "s/^Benchmark/gc=$gc round=$round Benchmark/p" >>"$cpu"
+}
 for round in $(seq 1 "$ROUNDS"); do
-  for gc in default limit; do
+  for gc in $GC; do
     log "round $round/$ROUNDS, GC $gc"
-    gcenv=()
-    [ "$gc" = limit ] && gcenv=(GOGC=off GOMEMLIMIT=256MiB)
-    env -u GOGC -u GOMEMLIMIT "${gcenv[@]}" GOYCSB_BIN="$goycsb" STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$out/mongodb.test" -test.run '^$' \
-      -test.bench '^(BenchmarkCPU|BenchmarkGoYCSB|BenchmarkOverhead)$' -test.benchtime "${OPS}x" |
-      sed -n "s/^Benchmark/gc=$gc round=$round Benchmark/p" >>"$cpu"
+    for w in $WORKLOADS; do
+      variants="bare loader"
+      [ $((round % 2)) = 0 ] && variants="loader bare"
+      for v in $variants; do measure "$round" "$gc" "^BenchmarkCPU\$/^$w\$/^$v\$"; done
+      [ "$GOYCSB" = 1 ] && measure "$round" "$gc" "^BenchmarkGoYCSB\$/^$w\$"
+      measure "$round" "$gc" "^BenchmarkOverhead\$/^$w\$"
+    done
+    for f in $FEATURES; do measure "$round" "$gc" "^BenchmarkCPU\$/^a-$f\$/^loader\$"; done
   done
-  pinned "$out/stubmongo.test" -test.run '^$' -test.bench '^BenchmarkBareDriver$/./^goroutines=8$' -test.benchtime "${OPS}x" |
-    sed -n "s/^Benchmark/gc=default round=$round Benchmark/p" >>"$cpu"
 done
 
 # 4. Memory: the loader binary against a stub server: its peak RSS, its
@@ -109,6 +128,9 @@ done
 # points of its time series (capped at 120), after MEM_OPS operations, and
 # for MEM_SECONDS seconds (unlimited operations, maxexecutiontime), both as
 # shipped (GOGC=400) and at Go's default GOGC=100; go-ycsb for comparison.
+mem="$out/memory.txt"
+: >"$mem"
+if [ -n "$MEM_OPS${MEM_SECONDS:-}" ]; then
 log "memory runs: $MEM_OPS operations${MEM_SECONDS:+; $MEM_SECONDS seconds}"
 exec 9> >(MONGOBENCH_STUBMONGO_CHILD=1 taskset -c "$SERVER_CPU" "$out/mongodb.test" -test.run '^$' >"$out/stub.out" 2>&1)
 addr=
@@ -119,8 +141,6 @@ for _ in $(seq 1 100); do
 done
 [ -n "$addr" ] || { log "stub server did not start: $(cat "$out/stub.out")"; exit 1; }
 url="mongodb.url=mongodb://$addr/?directConnection=true"
-mem="$out/memory.txt"
-: >"$mem"
 # memrun NAME SIZE GOGC LOADER-ARGS...: one loader run, one line of $mem.
 memrun() {
   local name=$1 size=$2 gogc=$3
@@ -138,6 +158,7 @@ memrun() {
 for n in $MEM_OPS; do
   memrun loader "$n" "" -p operationcount="$n"
   memrun loader-gogc100 "$n" 100 -p operationcount="$n"
+  [ "$GOYCSB" = 1 ] || continue
   /usr/bin/time -f '%M %e' -o "$out/time-goycsb-$n" taskset -c "$CLIENT_CPU" "$goycsb" run mongodb -p workload=core \
     -p readproportion=0.5 -p updateproportion=0.5 -p requestdistribution=zipfian -p "$url" \
     -p recordcount=1000000 -p operationcount="$n" -p threadcount=8 >"$out/goycsb-$n.txt" 2>&1
@@ -147,9 +168,10 @@ for secs in ${MEM_SECONDS:-}; do
   memrun loader "${secs}s" "" -p operationcount=0 -p maxexecutiontime="$secs"
 done
 exec 9>&- # EOF on the stub's stdin: it exits
+fi
 
 # 5. The table.
-awk -v rounds="$ROUNDS" -v ops="$OPS" '
+awk -v rounds="$ROUNDS" -v ops="$OPS" -v workloads="$WORKLOADS" -v features="$FEATURES" -v gcs="$GC" '
 function median(list,   n, a, i, j, t) {
   n = split(list, a, " ")
   for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
@@ -163,6 +185,14 @@ function range(list,   n, a, i, lo, hi) {
   for (i = 2; i <= n; i++) { if (a[i] + 0 < lo + 0) lo = a[i]; if (a[i] + 0 > hi + 0) hi = a[i] }
   return sprintf("%.2f-%.2f", lo, hi)
 }
+# ratios A B: the per-round ratios of benchmark A over benchmark B.
+function ratios(x, y,   r, out) {
+  out = ""
+  for (r = 1; r <= rounds; r++) if ((x SUBSEP r) in at && (y SUBSEP r) in at && at[y SUBSEP r] > 0) out = out " " at[x SUBSEP r] / at[y SUBSEP r]
+  return out
+}
+function num(x) { return x == "-" ? "-" : sprintf("%.2f", x) }
+function ratio(x) { return x == "-" ? "-" : sprintf("%.3f", x) }
 FILENAME ~ /cpu.txt$/ {
   split($1, g, "="); split($2, rr, "="); gc = g[2]; round = rr[2]
   name = $3; sub(/-[0-9]+$/, "", name)
@@ -178,34 +208,36 @@ END {
   if (rounds > 0) cpu_table()
   memory_table()
 }
-function cpu_table(   gi, gc, w, wl, b, l, y, o, ratios, yr, r, k, n, ops3, wls) {
+function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, lr, yr, nf, fl, f, base) {
   printf "Client CPU per operation (µs), median of %d rounds of %d operations; 8 threads; client pinned to one CPU, stub server on another\n\n", rounds, ops
-  printf "%-5s %-8s %8s %8s %8s %12s %18s %14s   %s\n", "wl", "GC", "bare", "loader", "go-ycsb", "loader/bare", "loader/bare range", "go-ycsb/bare", "allocs/op bare, loader; own µs/op (allocs)"
-  split("load a c", wls, " ")
-  for (gi = 1; gi <= 2; gi++) {
-    gc = (gi == 1) ? "default" : "limit"
-    for (w = 1; w <= 3; w++) {
-      wl = wls[w]
-      b = gc SUBSEP "BenchmarkCPU/" wl "/bare"; l = gc SUBSEP "BenchmarkCPU/" wl "/loader"
-      y = gc SUBSEP "BenchmarkGoYCSB/" wl; o = gc SUBSEP "BenchmarkOverhead/" wl
-      ratios = ""; yr = ""
-      for (r = 1; r <= rounds; r++) {
-        if ((b SUBSEP r) in at && (l SUBSEP r) in at) ratios = ratios " " at[l SUBSEP r] / at[b SUBSEP r]
-        if ((b SUBSEP r) in at && (y SUBSEP r) in at) yr = yr " " at[y SUBSEP r] / at[b SUBSEP r]
-      }
-      printf "%-5s %-8s %8.2f %8.2f %8.2f %12.3f %18s %14.3f   %s, %s; %.2f (%s)\n", wl, gc, median(v[b]), median(v[l]), median(v[y]),
-        median(ratios), range(ratios), median(yr), al[b], al[l], median(v[o]), al[o]
+  ng = split(gcs, gl, " "); nw = split(workloads, wl, " "); nf = split(features, fl, " ")
+  for (gi = 1; gi <= ng; gi++) {
+    gc = gl[gi]
+    printf "GC %s\n", gc
+    printf "| %-8s | %7s | %7s | %12s | %11s | %7s | %13s | %14s | %s |\n", "workload", "floor", "loader", "loader/floor", "range", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
+    for (w = 1; w <= nw; w++) {
+      b = gc SUBSEP "BenchmarkCPU/" wl[w] "/bare"; l = gc SUBSEP "BenchmarkCPU/" wl[w] "/loader"
+      y = gc SUBSEP "BenchmarkGoYCSB/" wl[w]; o = gc SUBSEP "BenchmarkOverhead/" wl[w]
+      lr = ratios(l, b); yr = ratios(y, b)
+      printf "| %-8s | %7s | %7s | %12s | %11s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
+        ratio(median(lr)), range(lr), num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
     }
+    base = gc SUBSEP "BenchmarkCPU/a/loader"
+    printf "\nFeatures on, workload a: loader CPU per operation against the loader without it\n"
+    printf "| %-10s | %7s | %10s | %11s |\n", "feature", "loader", "cost", "range"
+    printf "|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:"
+    for (f = 1; f <= nf; f++) {
+      l = gc SUBSEP "BenchmarkCPU/a-" fl[f] "/loader"
+      lr = ratios(l, base)
+      printf "| %-10s | %7s | %+9.1f%% | %11s |\n", fl[f], num(median(v[l])), (median(lr) - 1) * 100, range(lr)
+    }
+    printf "\n"
   }
-  printf "\nReference: stubmongo BenchmarkBareDriver (bson.D documents, reflection-based marshalling), 8 goroutines, GC default:\n"
-  split("insert read update", ops3, " ")
-  for (k = 1; k <= 3; k++) {
-    n = "default" SUBSEP "BenchmarkBareDriver/" ops3[k] "/goroutines=8"
-    printf "  %-7s %6.2f µs/op, %s allocs/op\n", ops3[k], median(v[n]), al[n]
-  }
-  printf "\nGC: default = as shipped (bare loop and go-ycsb GOGC=100, loader GOGC=400); limit = GOGC=off GOMEMLIMIT=256MiB for all.\n\n"
+  printf "GC: default = as shipped (floor and loader GOGC=400, go-ycsb GOGC=100); limit = GOGC=off GOMEMLIMIT=256MiB for all.\n\n"
 }
 function memory_table(   i, f) {
+  if (m == 0) return
   printf "Memory, workload a, 8 threads: peak RSS, largest live heap after a GC, GC cycles, run time, time-series points (cap 120):\n"
   for (i = 1; i <= m; i++) {
     split(mem[i], f, " ")

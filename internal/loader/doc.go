@@ -10,7 +10,8 @@
 //     binding read (KnownProperties: the engine's, the command's and
 //     mongodb.KnownProperties), the unknown-property warnings and the
 //     property table of -h.
-//   - gc.go: the binary's GC target (GOGC=400 unless GOGC is set).
+//   - gc.go: the binary's GC pacing (GOGC=400 of the heap that holds
+//     pointers, unless GOGC is set).
 //   - cli.go, phase.go, grow.go, admin.go, resultsink.go: the command. Parse reads
 //     and checks a command line without doing any work (the Job contract
 //     test in internal/contract runs the Jobs' arguments through it); Main
@@ -158,6 +159,8 @@
 // not grow with the number of operations: the latency histograms are per
 // thread and operation kind (about 190 KB each: 1 µs to 1 h at 3 digits,
 // the result format's), the time series is capped at 120 points, and the
-// binding's buffers are one record (or one batch) per thread. The binary
-// runs the GC at GOGC=400 unless GOGC is set (see gc.go).
+// binding's buffers are one record (or one batch) per thread. Unless GOGC
+// is set, the binary paces its GC at 400% of the heap that holds pointers,
+// so that the histograms do not make the heap between collections larger
+// than the garbage needs (see gc.go).
 package loader

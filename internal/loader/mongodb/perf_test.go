@@ -5,21 +5,20 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
@@ -47,20 +46,30 @@ import (
 // per insert than this one, so this is the stricter floor.
 const perfThreads = 8
 
-// perfWorkload is a phase to measure and the bare loop's equivalent.
+// perfWorkload is a phase to measure: one of YCSB's CoreWorkloads (load,
+// a to f), compared with the floor (floor_test.go), or one with a loader
+// feature on, compared with the loader without it.
 type perfWorkload struct {
 	name  string
 	phase ycsb.Phase
 	props []string
-	// readFraction of the bare loop's operations are reads, the rest
-	// updates; insert makes them all inserts.
-	insert       bool
-	readFraction float64
-	// kv are more properties of the loader (not of the bare loop).
+	// kv are more properties of the loader (not of the floor).
 	kv []string
-	// loaderOnly: no bare loop to compare with (the same as another
-	// workload's; the loader's settings differ).
-	loaderOnly bool
+	// feature: a loader feature on (kv, telemetry); no floor or go-ycsb
+	// to compare with, but the same workload without it.
+	feature bool
+	// telemetry: loader 0's telemetry sampler runs during the phase.
+	telemetry bool
+}
+
+// serverOps is the number of YCSB operations the stub server's counters
+// show: a read-modify-write is a find and an update, and the workloads
+// that have one (f) have no plain update.
+func (wl perfWorkload) serverOps(c stubmongo.Counts) uint64 {
+	if wl.name == "f" {
+		return c.Insert + c.Find
+	}
+	return c.Insert + c.Find + c.Update
 }
 
 // ConfigureLoaderGC is loader.ConfigureGC, the loader binary's GC setting
@@ -70,23 +79,29 @@ type perfWorkload struct {
 var ConfigureLoaderGC func(getenv func(string) string) (restore func())
 
 var perfWorkloads = []perfWorkload{
-	{name: "load", phase: ycsb.PhaseLoad, props: []string{"workloada"}, insert: true},
-	{name: "a", phase: ycsb.PhaseRun, props: []string{"workloada"}, readFraction: 0.5},
-	{name: "c", phase: ycsb.PhaseRun, props: []string{"workloadc"}, readFraction: 1},
+	{name: "load", phase: ycsb.PhaseLoad, props: []string{"workloada"}},
+	{name: "a", phase: ycsb.PhaseRun, props: []string{"workloada"}},
+	{name: "b", phase: ycsb.PhaseRun, props: []string{"workloadb"}},
+	{name: "c", phase: ycsb.PhaseRun, props: []string{"workloadc"}},
+	{name: "d", phase: ycsb.PhaseRun, props: []string{"workloadd"}},
+	{name: "e", phase: ycsb.PhaseRun, props: []string{"workloade"}},
+	{name: "f", phase: ycsb.PhaseRun, props: []string{"workloadf"}},
 	// Workload a again, measuring intended latencies too (a second
-	// histogram per call), and after a warm-up (a check per operation of
-	// whether it ended): issue 21 asks that neither costs measurable CPU.
-	{name: "a-intended", phase: ycsb.PhaseRun, props: []string{"workloada"}, readFraction: 0.5, loaderOnly: true,
+	// histogram per call), after a warm-up (a check per operation of
+	// whether it ended), and with telemetry sampled: each must cost under
+	// 1% of the loader's CPU per operation (issue 28).
+	{name: "a-intended", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true,
 		kv: []string{"measurement.interval=both"}},
-	{name: "a-warmup", phase: ycsb.PhaseRun, props: []string{"workloada"}, readFraction: 0.5, loaderOnly: true,
+	{name: "a-warmup", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true,
 		kv: []string{"warmupoperations=" + strconv.Itoa(10*perfThreads)}},
+	{name: "a-telemetry", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true, telemetry: true},
 }
 
 func BenchmarkCPU(b *testing.B) {
 	child := stubmongo.StartChild(b)
 	for _, wl := range perfWorkloads {
-		if !wl.loaderOnly {
-			b.Run(wl.name+"/bare", func(b *testing.B) { benchBare(b, child, wl) })
+		if !wl.feature {
+			b.Run(wl.name+"/bare", func(b *testing.B) { benchFloor(b, child, wl) })
 		}
 		b.Run(wl.name+"/loader", func(b *testing.B) { benchLoader(b, child, wl) })
 	}
@@ -95,7 +110,7 @@ func BenchmarkCPU(b *testing.B) {
 // measureCPU runs fn as the measured part of a benchmark and reports client
 // CPU per operation; the stub server's counters check that the operations
 // fn says it issued (n, and a warm-up's besides) reached it.
-func measureCPU(b *testing.B, client *mongo.Client, n int, fn func() (extra int, err error)) {
+func measureCPU(b *testing.B, client *mongo.Client, wl perfWorkload, n int, fn func() (extra int, err error)) {
 	b.Helper()
 	ctx := context.Background()
 	before, err := stubmongo.QueryStats(ctx, client)
@@ -116,13 +131,13 @@ func measureCPU(b *testing.B, client *mongo.Client, n int, fn func() (extra int,
 		b.Fatal(err)
 	}
 	c := after.Sub(before).Counts
-	if got := c.Insert + c.Find + c.Update; got != uint64(n+extra) {
-		b.Fatalf("the server counted %d inserts+finds+updates for %d operations (%+v)", got, n+extra, c)
+	if got := wl.serverOps(c); got != uint64(n+extra) {
+		b.Fatalf("the server counted %d operations for %d operations (%+v)", got, n+extra, c)
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(n+extra), "cpu-us/op")
 }
 
-func perfProperties(b *testing.B, uri string, wl perfWorkload, ops int) *ycsb.Properties {
+func perfProperties(b testing.TB, uri string, wl perfWorkload, ops int) *ycsb.Properties {
 	b.Helper()
 	kv := []string{
 		"mongodb.url=" + uri, "threadcount=" + strconv.Itoa(perfThreads),
@@ -151,6 +166,18 @@ func runLoader(ctx context.Context, c *Client, p *ycsb.Properties, phase ycsb.Ph
 	return ycsb.Run(ctx, w, c.Factory(), opts)
 }
 
+// perfTelemetry is what loader 0 samples in a two-shard cluster (config
+// server, two shards, mongos), every process here the stub server, at the
+// shipped interval. The stub's serverStatus reply is tiny; what a real one
+// costs to read is internal/telemetry's BenchmarkSampleRound.
+func perfTelemetry(uri string) telemetry.Config {
+	cfg := telemetry.Config{Interval: telemetry.DefaultInterval}
+	for i, role := range []string{"configsvr", "shard", "shard", "mongos"} {
+		cfg.Processes = append(cfg.Processes, telemetry.Process{Role: role, Pod: "p" + strconv.Itoa(i), URI: uri})
+	}
+	return cfg
+}
+
 func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	// As the loader binary does (cmd/loader); a no-op when GOGC is set.
 	defer ConfigureLoaderGC(os.Getenv)()
@@ -169,7 +196,12 @@ func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 		b.Fatal(err)
 	}
 	p := perfProperties(b, child.URI(), wl, b.N)
-	measureCPU(b, c.client, b.N, func() (int, error) {
+	runtime.GC() // as the floor does: each starts from a collected heap
+	measureCPU(b, c.client, wl, b.N, func() (int, error) {
+		if wl.telemetry {
+			s := telemetry.Start(ctx, perfTelemetry(child.URI()))
+			defer s.Stop()
+		}
 		res, err := runLoader(ctx, c, p, wl.phase)
 		if err != nil {
 			return 0, err
@@ -190,82 +222,42 @@ func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	})
 }
 
-func benchBare(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
+// benchFloor measures the floor (floor_test.go) with the loader binary's
+// GC setting and the loader's client (the same driver options: retryWrites,
+// pool, appName); its plans are built before the clock starts.
+func benchFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
+	defer ConfigureLoaderGC(os.Getenv)()
 	// Cancellable, no deadline: the binding's calls run under such a
 	// context (see guard.go). With a deadline the driver would also add
 	// maxTimeMS to each command and arm socket deadlines.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	client, err := mongo.Connect(options.Client().ApplyURI(child.URI()))
+	p := perfProperties(b, child.URI(), wl, 1)
+	cfg, err := ConfigFromProperties(p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = client.Disconnect(ctx) }()
-	coll := client.Database("ycsb").Collection("usertable")
-	if err := bareLoop(ctx, coll, wl, 100*perfThreads); err != nil {
+	c, err := NewClient(ctx, cfg, io.Discard)
+	if err != nil {
 		b.Fatal(err)
 	}
-	measureCPU(b, client, b.N, func() (int, error) { return 0, bareLoop(ctx, coll, wl, b.N) })
-}
-
-// bareLoop runs n operations over perfThreads goroutines.
-func bareLoop(ctx context.Context, coll *mongo.Collection, wl perfWorkload, n int) error {
-	values := make([]ycsb.Field, 10)
-	rng := rand.New(rand.NewPCG(7, 11))
-	for i := range values {
-		v := make([]byte, 100)
-		for j := range v {
-			v[j] = byte(' ' + rng.IntN(95))
-		}
-		values[i] = ycsb.Field{Name: "field" + strconv.Itoa(i), Value: v}
+	defer func() { _ = c.Close(context.Background()) }()
+	m, err := mixOf(p)
+	if err != nil {
+		b.Fatal(err)
 	}
-	errs := make([]error, perfThreads)
-	var wg sync.WaitGroup
-	for g := range perfThreads {
-		count := n / perfThreads
-		if g < n%perfThreads {
-			count++
-		}
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(g), 1))
-			var key, filter, doc, update []byte
-			key = append(key, "user"...)
-			for i := range count {
-				key = strconv.AppendUint(key[:4], uint64(i*perfThreads+g), 10)
-				var err error
-				switch {
-				case wl.insert:
-					doc = appendDocument(doc[:0], key, values)
-					_, err = coll.InsertOne(ctx, bson.Raw(doc))
-				case rng.Float64() < wl.readFraction:
-					filter = appendIDFilter(filter[:0], key)
-					var raw bson.Raw
-					if raw, err = coll.FindOne(ctx, bson.Raw(filter)).Raw(); err == nil && len(raw) == 0 {
-						err = fmt.Errorf("find %s: empty document", key)
-					}
-				default:
-					filter = appendIDFilter(filter[:0], key)
-					f := rng.IntN(len(values))
-					update = appendSetUpdate(update[:0], values[f:f+1])
-					var res *mongo.UpdateResult
-					if res, err = coll.UpdateOne(ctx, bson.Raw(filter), bson.Raw(update)); err == nil && res.MatchedCount != 1 {
-						err = fmt.Errorf("update %s: matched %d", key, res.MatchedCount)
-					}
-				}
-				if err != nil {
-					errs[g] = err
-					return
-				}
-			}
-		})
+	m.recordCount = 1000000 // the run phase's keys; a load's come from the plan
+	f, err := newFloor(c.db.Collection(p.String("table", "usertable")), m)
+	if err != nil {
+		b.Fatal(err)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	load := wl.phase == ycsb.PhaseLoad
+	if err := f.run(ctx, floorPlans(m, load, 100*perfThreads)); err != nil {
+		b.Fatal(err)
 	}
-	return nil
+	plans := floorPlans(m, load, b.N)
+	runtime.GC() // the plans' garbage is not the loop's
+	measureCPU(b, c.client, wl, b.N, func() (int, error) { return 0, f.run(ctx, plans) })
 }
 
 // BenchmarkGoYCSB measures go-ycsb v1.0.1 (github.com/pingcap/go-ycsb, its
@@ -291,8 +283,8 @@ func BenchmarkGoYCSB(b *testing.B) {
 	}
 	defer func() { _ = client.Disconnect(ctx) }()
 	for _, wl := range perfWorkloads {
-		if wl.loaderOnly {
-			continue // go-ycsb has no intended latency; its warm-up is another thing
+		if wl.feature {
+			continue // go-ycsb has no intended latency or telemetry; its warm-up is another thing
 		}
 		b.Run(wl.name, func(b *testing.B) {
 			props := goYCSBWorkloadFile(b, wl)
@@ -371,8 +363,8 @@ func runGoYCSB(b *testing.B, bin string, client *mongo.Client, uri, props string
 		b.Fatal(err)
 	}
 	c := after.Sub(before).Counts
-	if got := c.Insert + c.Find + c.Update; got != uint64(n) {
-		b.Fatalf("the server counted %d inserts+finds+updates for %d go-ycsb operations (%+v)", got, n, c)
+	if got := wl.serverOps(c); got != uint64(n) {
+		b.Fatalf("the server counted %d operations for %d go-ycsb operations (%+v)", got, n, c)
 	}
 	ps := cmd.ProcessState
 	var rss int64
