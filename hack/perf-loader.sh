@@ -113,13 +113,20 @@ for round in $(seq 1 "$ROUNDS"); do
   for gc in $GC; do
     log "round $round/$ROUNDS, GC $gc"
     for w in $WORKLOADS; do
+      # Workload a's features are measured beside it: each is compared with
+      # the loader without it, in the same round.
       variants="bare loader"
-      [ $((round % 2)) = 0 ] && variants="loader bare"
-      for v in $variants; do measure "$round" "$gc" "^BenchmarkCPU\$/^$w\$/^$v\$"; done
+      [ "$w" = a ] && variants="$variants $FEATURES"
+      [ $((round % 2)) = 0 ] && variants=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
+      for v in $variants; do
+        case $v in
+        bare | loader) measure "$round" "$gc" "^BenchmarkCPU\$/^$w\$/^$v\$" ;;
+        *) measure "$round" "$gc" "^BenchmarkCPU\$/^a-$v\$/^loader\$" ;;
+        esac
+      done
       [ "$GOYCSB" = 1 ] && measure "$round" "$gc" "^BenchmarkGoYCSB\$/^$w\$"
       measure "$round" "$gc" "^BenchmarkOverhead\$/^$w\$"
     done
-    for f in $FEATURES; do measure "$round" "$gc" "^BenchmarkCPU\$/^a-$f\$/^loader\$"; done
   done
 done
 
