@@ -102,6 +102,10 @@ lint: golangci-lint ## Run golangci-lint.
 
 ##@ Build
 
+.PHONY: perf-loader
+perf-loader: ## Measure the loader's client CPU per operation against the floor and go-ycsb (~25 min; a quiet machine; docs/loader.md#performance-the-client-must-not-be-the-bottleneck).
+	hack/perf-loader.sh
+
 .PHONY: build
 build: ## Build the manager, loader and kubectl-mongobench (the kubectl plugin; put it on PATH) binaries into bin/.
 	CGO_ENABLED=0 go build -trimpath -o $(BIN)/manager ./cmd
