@@ -35,13 +35,16 @@ type AcknowledgedCounter struct {
 	_       [56]byte // keep the hot counter off the limit's cache line
 	limit   atomic.Int64
 	_       [56]byte
-	slots   []atomic.Int64
+	// slots is the window, allocated by the first Acknowledge: 8 MB that
+	// a phase without inserts never needs (and, held for nothing, would
+	// still count in the live heap).
+	slots atomic.Pointer[[ackWindow]atomic.Int64]
 }
 
 // NewAcknowledgedCounter returns a counter whose first value is start; Last
 // is start-1 until start is acknowledged.
 func NewAcknowledgedCounter(start int64) *AcknowledgedCounter {
-	c := &AcknowledgedCounter{slots: make([]atomic.Int64, ackWindow)}
+	c := &AcknowledgedCounter{}
 	c.counter.Store(start)
 	c.limit.Store(start - 1)
 	return c
@@ -67,12 +70,26 @@ func (c *AcknowledgedCounter) Acknowledge(v int64) {
 		runtime.Gosched()
 		time.Sleep(wait)
 	}
-	c.slots[v&ackMask].Store(v + 1)
+	slots := c.window()
+	slots[v&ackMask].Store(v + 1)
 	for {
 		l := c.limit.Load()
-		if c.slots[(l+1)&ackMask].Load() != l+2 {
+		if slots[(l+1)&ackMask].Load() != l+2 {
 			return
 		}
 		c.limit.CompareAndSwap(l, l+1)
 	}
+}
+
+// window returns the slots, allocating them on first use; of goroutines
+// racing to, one wins and the others drop theirs.
+func (c *AcknowledgedCounter) window() *[ackWindow]atomic.Int64 {
+	if w := c.slots.Load(); w != nil {
+		return w
+	}
+	w := new([ackWindow]atomic.Int64)
+	if c.slots.CompareAndSwap(nil, w) {
+		return w
+	}
+	return c.slots.Load()
 }

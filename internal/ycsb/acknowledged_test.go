@@ -123,3 +123,18 @@ func TestAcknowledgedCounterWindowWrap(t *testing.T) {
 		t.Fatalf("Last = %d, want %d", got, ackWindow+10)
 	}
 }
+
+// TestAcknowledgedCounterWindowOnFirstAcknowledge: the 8 MB window exists
+// only once something is acknowledged, so a phase without inserts does not
+// hold it.
+func TestAcknowledgedCounterWindowOnFirstAcknowledge(t *testing.T) {
+	c := NewAcknowledgedCounter(0)
+	c.Next()
+	if c.slots.Load() != nil {
+		t.Fatal("the window was allocated before any acknowledgement")
+	}
+	c.Acknowledge(0)
+	if c.slots.Load() == nil || c.Last() != 0 {
+		t.Fatalf("after Acknowledge(0): window %v, Last %d, want a window and 0", c.slots.Load() != nil, c.Last())
+	}
+}
