@@ -96,6 +96,8 @@ type Server struct {
 
 	mongos bool
 	record bool
+	// auth is the access control of RequireAuth; nil: none.
+	auth *authServer
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{}
@@ -293,6 +295,8 @@ type handler struct {
 	id int64
 	// hello and legacyHello are this connection's handshake replies.
 	hello, legacyHello []byte
+	// auth is the connection's authentication (RequireAuth).
+	auth connAuth
 }
 
 // handle appends the reply to msg to out; an empty out means no reply.
@@ -458,6 +462,11 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 			time.Sleep(d) // StallNext: the server stops for a moment
 		}
 	}
+	if h.s.auth != nil {
+		if r, ok := h.authCommand(name, body); ok {
+			return r
+		}
+	}
 	// switch on string(bytes) compiles to comparisons without allocating.
 	switch string(name) {
 	case "insert":
@@ -508,6 +517,9 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 // its own processId, and wants topologyVersion if and only if
 // maxAwaitTimeMS).
 func (h *handler) awaitHello(body bsoncore.Document, hello []byte) reply {
+	if h.s.auth != nil {
+		hello = h.s.auth.withSaslSupportedMechs(body, hello)
+	}
 	maxAwait, hasWait := body.Lookup("maxAwaitTimeMS").AsInt64OK()
 	tv, hasTV := body.Lookup("topologyVersion").DocumentOK()
 	if !hasWait && !hasTV {
