@@ -203,3 +203,22 @@ func TestAuthConversation(t *testing.T) {
 		t.Errorf("authentications %v", got)
 	}
 }
+
+// TestHandle: a handled command gets the handler's reply, and only once
+// its connection has authenticated.
+func TestHandle(t *testing.T) {
+	var calls int
+	srv := stubmongo.Start(t, stubmongo.RequireAuth(adminUser), stubmongo.Handle("usersInfo", func(body bson.Raw) bson.D {
+		calls++
+		return bson.D{{Key: "users", Value: bson.A{bson.D{{Key: "user", Value: body.Lookup("usersInfo").StringValue()}}}}, {Key: "ok", Value: 1}}
+	}))
+	ctx, anonymous := connectAs(t, srv, nil)
+	if err := anonymous.Database("admin").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "x"}}).Err(); err == nil || calls != 0 {
+		t.Errorf("unauthenticated usersInfo: %v, handler called %d times", err, calls)
+	}
+	ctx, client := connectAs(t, srv, &options.Credential{Username: adminUser.Name, Password: adminUser.Password, AuthSource: "admin"})
+	r, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "x"}}).Raw()
+	if err != nil || r.Lookup("users", "0", "user").StringValue() != "x" || calls != 1 {
+		t.Errorf("usersInfo: %s, %v; handler called %d times", r, err, calls)
+	}
+}

@@ -98,6 +98,8 @@ type Server struct {
 	record bool
 	// auth is the access control of RequireAuth; nil: none.
 	auth *authServer
+	// handlers are Handle's replies, by command name.
+	handlers map[string]func(bson.Raw) bson.D
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{}
@@ -126,6 +128,19 @@ type Option func(*Server)
 // (x/mongo/driver/operation.go, retryWritesSupported: a session timeout
 // and a kind other than Standalone).
 func AsMongos() Option { return func(s *Server) { s.mongos = true } }
+
+// Handle makes the server answer the command name with fn's reply
+// instead of its canned one, after access control: for a test whose code
+// reads more of a reply than {ok: 1}. The reply must say ok itself; fn
+// may run on several connections at once.
+func Handle(name string, fn func(body bson.Raw) bson.D) Option {
+	return func(s *Server) {
+		if s.handlers == nil {
+			s.handlers = map[string]func(bson.Raw) bson.D{}
+		}
+		s.handlers[name] = fn
+	}
+}
 
 // Record keeps a copy of every OP_MSG command body received (Commands).
 // It costs an allocation per command: not for benchmarks.
@@ -466,6 +481,14 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 		if r, ok := h.authCommand(name, body); ok {
 			return r
 		}
+	}
+	if fn, ok := h.s.handlers[string(name)]; ok {
+		c[KindOther].Add(1)
+		doc, err := bson.Marshal(fn(bson.Raw(body)))
+		if err != nil {
+			return errorReply(1, "stubmongo: Handle "+string(name)+": "+err.Error())
+		}
+		return reply{doc: doc}
 	}
 	// switch on string(bytes) compiles to comparisons without allocating.
 	switch string(name) {
