@@ -131,8 +131,9 @@ func AsMongos() Option { return func(s *Server) { s.mongos = true } }
 
 // Handle makes the server answer the command name with fn's reply
 // instead of its canned one, after access control: for a test whose code
-// reads more of a reply than {ok: 1}. The reply must say ok itself; fn
-// may run on several connections at once.
+// reads more of a reply than {ok: 1}. fn gets a copy of the command, which
+// it may keep; the reply must say ok itself; fn may run on several
+// connections at once.
 func Handle(name string, fn func(body bson.Raw) bson.D) Option {
 	return func(s *Server) {
 		if s.handlers == nil {
@@ -484,7 +485,8 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 	}
 	if fn, ok := h.s.handlers[string(name)]; ok {
 		c[KindOther].Add(1)
-		doc, err := bson.Marshal(fn(bson.Raw(body)))
+		// A copy: the request's buffer is reused for the next message.
+		doc, err := bson.Marshal(fn(bson.Raw(bytes.Clone(body))))
 		if err != nil {
 			return errorReply(1, "stubmongo: Handle "+string(name)+": "+err.Error())
 		}
