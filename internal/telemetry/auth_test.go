@@ -40,7 +40,9 @@ func TestSamplerCredential(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := stubmongo.Start(t, stubmongo.RequireAuth(monitor), stubmongo.Handle("aggregate", collStatsReply))
-			uri := srv.URI() + "&serverSelectionTimeoutMS=2000"
+			// A short heartbeat: a client closed right after it connected
+			// (a refused process) may wait out its monitor's held hello.
+			uri := srv.URI() + "&serverSelectionTimeoutMS=2000&heartbeatFrequencyMS=500"
 			s := Start(context.Background(), Config{
 				Interval:   10 * time.Millisecond,
 				Timeout:    2 * time.Second,

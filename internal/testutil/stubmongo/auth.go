@@ -133,8 +133,8 @@ type authServer struct {
 
 	mu            sync.Mutex
 	authenticated []string // "db.name", one per successful authentication
+	refused       []string // command names
 	failures      atomic.Int64
-	refused       atomic.Int64
 }
 
 func (a *authServer) lookup(db string) scram.CredentialLookup {
@@ -168,13 +168,16 @@ func (s *Server) AuthFailures() int64 {
 	return s.auth.failures.Load()
 }
 
-// Refused returns the number of commands refused with 13 Unauthorized
-// because their connection had not authenticated.
-func (s *Server) Refused() int64 {
+// Refused returns the names of the commands refused with 13 Unauthorized
+// because their connection had not authenticated, in order. (A driver
+// closing an unauthenticated client sends endSessions, refused too.)
+func (s *Server) Refused() []string {
 	if s.auth == nil {
-		return 0
+		return nil
 	}
-	return s.auth.refused.Load()
+	s.auth.mu.Lock()
+	defer s.auth.mu.Unlock()
+	return append([]string(nil), s.auth.refused...)
 }
 
 // connAuth is one connection's authentication: the user it authenticated
@@ -216,7 +219,9 @@ func (h *handler) authCommand(name []byte, body bsoncore.Document) (r reply, ok 
 		return h.saslContinue(a, body), true
 	}
 	if h.auth.user == "" && requiresAuth(name) {
-		a.refused.Add(1)
+		a.mu.Lock()
+		a.refused = append(a.refused, string(name))
+		a.mu.Unlock()
 		h.s.counts[KindOther].Add(1)
 		return namedErrorReply(codeUnauthorized, "Unauthorized", "Command "+string(name)+" requires authentication"), true
 	}

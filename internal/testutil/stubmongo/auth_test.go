@@ -26,7 +26,10 @@ func connectAs(t *testing.T, srv *stubmongo.Server, cred *options.Credential) (c
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	opts := options.Client().ApplyURI(srv.URI()).SetServerSelectionTimeout(5 * time.Second).SetMaxPoolSize(1)
+	// A short heartbeat: a client closed right after it connected may wait
+	// out its monitor's held hello (the driver's Disconnect can miss the
+	// check under way).
+	opts := options.Client().ApplyURI(srv.URI()+"&heartbeatFrequencyMS=500").SetServerSelectionTimeout(5 * time.Second).SetMaxPoolSize(1)
 	if cred != nil {
 		opts.SetAuth(*cred)
 	}
@@ -120,8 +123,8 @@ func TestAuthUnauthenticated(t *testing.T) {
 			t.Errorf("%s without authentication: %v, want 13 Unauthorized", cmd[0].Key, err)
 		}
 	}
-	if n := srv.Refused(); n != 3 {
-		t.Errorf("refused %d commands, want 3", n)
+	if got := srv.Refused(); strings.Join(got, " ") != "serverStatus find usersInfo" {
+		t.Errorf("refused %v, want serverStatus find usersInfo", got)
 	}
 }
 
