@@ -146,9 +146,9 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	fs.Var(&files, "P", "the Load phase's workload `file` or built-in name, as `loader load -P` takes it (--shard-key ranged); repeatable")
 	fs.Var(&props, "p", "the Load phase's property `name=value`, as `loader load -p` takes it (--shard-key ranged); repeatable; "+
 		"only "+strings.Join(ycsb.LoadKeyProperties(), ", ")+" matter")
-	fs.StringVar(&b.keyfile, contract.FlagKeyfile, "", "the run's keyfile (`PATH`), for a topology whose members run with --keyFile: "+
-		"every connection authenticates as the cluster (__system, SCRAM-SHA-256), and the users of the environment are created "+
-		"once the collection exists: "+contract.EnvUsername+"/"+contract.EnvPassword+" (role root) and "+
+	fs.StringVar(&b.keyfile, contract.FlagKeyfile, "", "`PATH` of the run's keyfile, for members started with --keyFile: "+
+		"every connection authenticates as the cluster (__system, SCRAM-SHA-256), and once the collection exists the users "+
+		"of the environment are created: "+contract.EnvUsername+"/"+contract.EnvPassword+" (role root) and "+
 		contract.EnvMonitorUsername+"/"+contract.EnvMonitorPassword+" (role clusterMonitor, also on each shard)")
 	b.sink.register(fs)
 	if err := parseFlags(fs, args); err != nil {

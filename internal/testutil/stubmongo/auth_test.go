@@ -29,7 +29,7 @@ func connectAs(t *testing.T, srv *stubmongo.Server, cred *options.Credential) (c
 	// A short heartbeat: a client closed right after it connected may wait
 	// out its monitor's held hello (the driver's Disconnect can miss the
 	// check under way).
-	opts := options.Client().ApplyURI(srv.URI()+"&heartbeatFrequencyMS=500").SetServerSelectionTimeout(5 * time.Second).SetMaxPoolSize(1)
+	opts := options.Client().ApplyURI(srv.URI() + "&heartbeatFrequencyMS=500").SetServerSelectionTimeout(5 * time.Second).SetMaxPoolSize(1)
 	if cred != nil {
 		opts.SetAuth(*cred)
 	}
