@@ -121,7 +121,7 @@ func countCommands(srv *stubmongo.Server, name string) int {
 // The stub keeps the validator create gives, so that the read-back sees it.
 func TestDriverApplyValidatorWithCredential(t *testing.T) {
 	admin := stubmongo.User{DB: "admin", Name: testUsers.Admin.Name, Password: testUsers.Admin.Password}
-	validator := bson.Raw(marshal(t, bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "bsonType", Value: "object"}}}}))
+	validator := marshal(t, bson.D{{Key: "$jsonSchema", Value: bson.D{{Key: "bsonType", Value: "object"}}}})
 	for _, tc := range []struct {
 		name string
 		dial Dialer

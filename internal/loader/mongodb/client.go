@@ -137,7 +137,7 @@ const (
 func (c *Client) checkAccess(ctx context.Context) error {
 	_, err := c.db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: ""}})
 	var se mongo.ServerError
-	if err == nil || !errors.As(err, &se) || !(se.HasErrorCode(codeUnauthorized) || se.HasErrorCode(codeAuthenticationFailed)) {
+	if err == nil || !errors.As(err, &se) || (!se.HasErrorCode(codeUnauthorized) && !se.HasErrorCode(codeAuthenticationFailed)) {
 		return nil
 	}
 	as := "without credentials (" + contract.EnvUsername + " and " + contract.EnvPassword + " are not set)"
