@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/mongoadmin"
@@ -57,6 +58,9 @@ type bootstrapArgs struct {
 	// ranged collection's split points are computed; nil unless the shard
 	// key is ranged over several shards.
 	loadProps *ycsb.Properties
+	// keyfile is --keyfile: the path of the run's keyfile, read when the
+	// bootstrap runs; empty without access control.
+	keyfile string
 }
 
 // topologyFlags are the flags of `loader bootstrap` that say what the
@@ -142,6 +146,10 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 	fs.Var(&files, "P", "the Load phase's workload `file` or built-in name, as `loader load -P` takes it (--shard-key ranged); repeatable")
 	fs.Var(&props, "p", "the Load phase's property `name=value`, as `loader load -p` takes it (--shard-key ranged); repeatable; "+
 		"only "+strings.Join(ycsb.LoadKeyProperties(), ", ")+" matter")
+	fs.StringVar(&b.keyfile, contract.FlagKeyfile, "", "`PATH` of the run's keyfile, for members started with --keyFile: "+
+		"every connection authenticates as the cluster (__system, SCRAM-SHA-256), and once the collection exists the users "+
+		"of the environment are created: "+contract.EnvUsername+"/"+contract.EnvPassword+" (role root) and "+
+		contract.EnvMonitorUsername+"/"+contract.EnvMonitorPassword+" (role clusterMonitor, also on each shard)")
 	b.sink.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -149,6 +157,9 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 
 	var err error
 	if b.topo, err = tf.topology(namespace); err != nil {
+		return nil, err
+	}
+	if b.topo.Users, err = bootstrapUsers(b.keyfile, env.Getenv); err != nil {
 		return nil, err
 	}
 	shards := tf.shards
@@ -200,6 +211,16 @@ func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
 		return err
 	}
 	log := adminLogger(env)
+	opts := mongoadmin.Options{Logger: log}
+	if b.keyfile != "" {
+		// Before anything long: a keyfile mongod would refuse fails now.
+		key, err := readKeyfile(b.keyfile)
+		if err != nil {
+			return fmt.Errorf("bootstrap: --%s: %w", contract.FlagKeyfile, err)
+		}
+		opts.Dial = mongoadmin.DialDriverWithCredential(clusterCredential(key))
+		log.Info("authenticating as the cluster", "user", clusterUser, "keyfile", b.keyfile, "users", b.topo.Users)
+	}
 	start := time.Now()
 	var plan []ycsb.SplitPoint
 	var keys ycsb.KeySet
@@ -219,7 +240,8 @@ func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
 		return fmt.Errorf("bootstrap: computing the split points took the whole --timeout of %v", b.timeout)
 	}
 
-	boot, err := mongoadmin.Bootstrap(ctx, b.topo, mongoadmin.Options{Timeout: remaining, Logger: log})
+	opts.Timeout = remaining
+	boot, err := mongoadmin.Bootstrap(ctx, b.topo, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("bootstrap: %w", err))
@@ -288,6 +310,8 @@ type collModArgs struct {
 	uri, namespace, level, action string
 	validator                     bson.Raw
 	timeout                       time.Duration
+	// credential is the admin user's, from the environment; nil without.
+	credential *options.Credential
 }
 
 // parseCollModArgs parses and checks `loader collmod`'s command line and
@@ -317,14 +341,20 @@ func parseCollModArgs(args []string, env Env) (*collModArgs, error) {
 	if a.validator, err = mongoadmin.ParseValidator([]byte(validatorJSON)); err != nil {
 		return nil, usagef("--validator: %w", err)
 	}
+	if a.credential, err = adminCredential(env.Getenv); err != nil {
+		return nil, err
+	}
 	return &a, nil
 }
 
 // runCollMod runs a parsed `loader collmod`: mongoadmin.ApplyValidator. The
 // exit code is the outcome; there is no result.
 func runCollMod(ctx context.Context, a *collModArgs, env Env) error {
-	err := mongoadmin.ApplyValidator(ctx, a.uri, a.namespace, a.validator, a.level, a.action,
-		mongoadmin.Options{Timeout: a.timeout, Logger: adminLogger(env)})
+	opts := mongoadmin.Options{Timeout: a.timeout, Logger: adminLogger(env)}
+	if a.credential != nil {
+		opts.Dial = mongoadmin.DialDriverWithCredential(*a.credential)
+	}
+	err := mongoadmin.ApplyValidator(ctx, a.uri, a.namespace, a.validator, a.level, a.action, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("collmod: %w", err))

@@ -12,7 +12,7 @@
 //     property table of -h.
 //   - gc.go: the binary's GC pacing (GOGC=400 of the heap that holds
 //     pointers, unless GOGC is set).
-//   - cli.go, phase.go, grow.go, admin.go, resultsink.go: the command. Parse reads
+//   - cli.go, phase.go, grow.go, admin.go, credentials.go, resultsink.go: the command. Parse reads
 //     and checks a command line without doing any work (the Job contract
 //     test in internal/contract runs the Jobs' arguments through it); Main
 //     parses, then runs.
@@ -43,6 +43,7 @@
 //	                 [--shard-key hashed | --shard-key ranged [-P file|name ...] [-p name=value ...]]
 //	                 [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
 //	loader bootstrap --mode standalone --standalone HOST:PORT [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
+//	loader bootstrap ... --keyfile PATH   (with the users of the environment, below)
 //	loader collmod --uri URI --validator JSON [--validation-level L] [--validation-action A] [--namespace db.coll] [--timeout 2m]
 //	loader version
 //
@@ -136,6 +137,23 @@
 // shard owns its share of the loaded records to within one. The split
 // points and each shard's range are in the report and in the log, with
 // each range's number of loaded records.
+//
+// # Credentials
+//
+// Against a topology with access control (security.auth), credentials
+// come from the environment (credentials.go; the names are
+// internal/contract's), never from a flag or a connection string, and are
+// applied to the driver's options (SetAuth): MONGOBENCH_USERNAME and
+// MONGOBENCH_PASSWORD, the admin user (root), for load, run, grow and
+// collmod; MONGOBENCH_MONITOR_USERNAME and MONGOBENCH_MONITOR_PASSWORD,
+// the telemetry user (clusterMonitor), for telemetry; both pairs, for
+// bootstrap --keyfile, are the users it creates (mongoadmin.Users) once
+// it has authenticated as the cluster (__system, the keyfile's key,
+// SCRAM-SHA-256). Half a pair is a usage error, and so are --keyfile and
+// the pairs without each other. The binding checks access once it has
+// connected (mongodb.Client.checkAccess): no credentials against a server
+// that requires them is one clear failure, not an error per operation.
+// No password or key is printed, logged, or written to a result.
 //
 // # Exit codes and failures
 //

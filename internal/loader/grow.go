@@ -132,10 +132,13 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 	if gc.conn, err = mongodb.ConfigFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
+	if gc.conn.Credential, err = adminCredential(env.Getenv); err != nil {
+		return nil, err
+	}
 	if gc.table == "" {
 		return nil, usagef("table: the collection's name is empty")
 	}
-	if gc.telemetry, err = f.tel.parse(); err != nil {
+	if gc.telemetry, err = f.tel.parse(env.Getenv); err != nil {
 		return nil, err
 	}
 	if gc.telemetry == nil && f.tel.result != "" {

@@ -82,7 +82,7 @@ func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand,
 	if err != nil {
 		return nil, err
 	}
-	tel, err := f.tel.parse()
+	tel, err := f.tel.parse(env.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -475,6 +475,9 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	}
 	if pr.cfg, err = mongodb.ConfigFromProperties(p); err != nil {
 		return nil, usageError{err}
+	}
+	if pr.cfg.Credential, err = adminCredential(env.Getenv); err != nil {
+		return nil, err
 	}
 	pr.cfg.Threads = pr.opts.ThreadsFor(pr.workload)
 	pr.opts.StopGrace = StopGrace

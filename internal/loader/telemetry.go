@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/telemetry"
 )
@@ -49,10 +51,16 @@ type Telemetry struct {
 	Collection *contract.TelemetryCollection
 	// CollectionEvery is 0 when statistics are taken only at the end.
 	CollectionEvery time.Duration
+
+	// credential is the telemetry user's, from the environment
+	// (contract.EnvMonitorUsername, contract.EnvMonitorPassword); nil
+	// without.
+	credential *options.Credential
 }
 
-// parse checks the flags; nil when no process is given (telemetry off).
-func (f *telemetryFlags) parse() (*Telemetry, error) {
+// parse checks the flags, and reads the telemetry user from the
+// environment; nil when no process is given (telemetry off).
+func (f *telemetryFlags) parse(getenv func(string) string) (*Telemetry, error) {
 	if len(f.processes) == 0 {
 		if f.collection != "" || f.every != 0 {
 			return nil, usagef("--%s and --%s need --%s", contract.FlagTelemetryCollection, contract.FlagTelemetryCollectionEvery,
@@ -67,6 +75,10 @@ func (f *telemetryFlags) parse() (*Telemetry, error) {
 		return nil, usagef("--%s %s: must not be negative", contract.FlagTelemetryCollectionEvery, f.every)
 	}
 	t := &Telemetry{Interval: f.interval, CollectionEvery: f.every}
+	var err error
+	if t.credential, err = monitorCredential(getenv); err != nil {
+		return nil, err
+	}
 	for _, s := range f.processes {
 		p, err := contract.DecodeTelemetryProcess(s)
 		if err != nil {
@@ -89,7 +101,7 @@ func (f *telemetryFlags) parse() (*Telemetry, error) {
 // config is the Sampler's configuration: a client of its own per process,
 // connected to that process alone, with short timeouts.
 func (t *Telemetry) config() telemetry.Config {
-	cfg := telemetry.Config{Interval: t.Interval, Timeout: telemetryTimeout}
+	cfg := telemetry.Config{Interval: t.Interval, Timeout: telemetryTimeout, Credential: t.credential}
 	for _, p := range t.Processes {
 		cfg.Processes = append(cfg.Processes, telemetry.Process{Role: p.Role, Pod: p.Pod, URI: directURI(p.Address, "")})
 	}

@@ -20,7 +20,8 @@ import (
 // shard, see presplit.go), and report the chunks per shard. ReplicaSet:
 // initiate the set with all its members, wait for one PRIMARY and every
 // other member SECONDARY, create the collection on the primary
-// (replicaset.go).
+// (replicaset.go). Then, in every mode, topo.Users that do not exist yet
+// are created (users.go).
 func Bootstrap(ctx context.Context, topo Topology, opts Options) (*results.Bootstrap, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid topology: %w", err)
@@ -70,6 +71,9 @@ func (r *runner) bootstrapStandalone(ctx context.Context, topo Topology) (*resul
 	if err := r.ensureCollection(ctx, uri, topo.Namespace); err != nil {
 		return nil, err
 	}
+	if err := r.ensureUsers(ctx, "standalone", topo.Standalone, topo.Users.entryUsers()); err != nil {
+		return nil, err
+	}
 	r.log.Info("bootstrap done", "serverVersion", version, "namespace", topo.Namespace)
 	return &results.Bootstrap{ServerVersion: version, Namespace: topo.Namespace,
 		Server: r.serverEnvironment(ctx, bi, topo.Standalone, []string{topo.Standalone})}, nil
@@ -117,6 +121,9 @@ func (r *runner) bootstrapSharded(ctx context.Context, topo Topology) (*results.
 		if ranges, err = r.presplit(ctx, topo, coll.UUID); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.ensureClusterUsers(ctx, topo); err != nil {
+		return nil, err
 	}
 
 	// The result reads the cluster back rather than echoing the topology.

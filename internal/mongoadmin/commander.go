@@ -57,12 +57,28 @@ const (
 
 // DialDriver is the Dialer over go.mongodb.org/mongo-driver/v2. Options in
 // the URI override its timeouts.
-func DialDriver(uri string) (Commander, error) {
+func DialDriver(uri string) (Commander, error) { return dialDriver(uri, nil) }
+
+// DialDriverWithCredential is DialDriver with every connection
+// authenticated as cred (options.ClientOptions.SetAuth, applied after the
+// URI: the credential never travels in a connection string, which lands
+// in logs and messages). Leave cred.AuthMechanism empty to let the driver
+// pick SCRAM-SHA-256 from the server's saslSupportedMechs
+// (x/mongo/driver/auth/default.go), and set cred.AuthSource, else the
+// driver authenticates against the URI's database.
+func DialDriverWithCredential(cred options.Credential) Dialer {
+	return func(uri string) (Commander, error) { return dialDriver(uri, &cred) }
+}
+
+func dialDriver(uri string, cred *options.Credential) (Commander, error) {
 	opts := options.Client().
 		SetAppName("mongobench-admin").
 		SetConnectTimeout(driverConnectTimeout).
 		SetServerSelectionTimeout(driverServerSelectionTimeout).
 		ApplyURI(uri)
+	if cred != nil {
+		opts.SetAuth(*cred)
+	}
 	client, err := mongo.Connect(opts) // v2: no I/O, no context
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", redactURI(uri), err)

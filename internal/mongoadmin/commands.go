@@ -32,6 +32,9 @@ const (
 	cmdMoveChunk       = "moveChunk"
 	cmdCreate          = "create"
 	cmdCollMod         = "collMod"
+	cmdCreateUser      = "createUser"
+	// cmdUsersInfo changes nothing; users.go sends it before createUser.
+	cmdUsersInfo = "usersInfo"
 )
 
 // simpleCommand is {name: 1}: hello, isMaster, buildInfo, listShards,

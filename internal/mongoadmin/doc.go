@@ -23,6 +23,15 @@
 // outcome is unknown (an error, a lost reply) is judged by reading
 // config.chunks again.
 //
+// With access control (a run with security.auth), Bootstrap connects with
+// DialDriverWithCredential as the cluster's own user and, once the
+// collection exists, creates Topology.Users that do not exist yet
+// (usersInfo first, then createUser; users.go): the admin user (root) on
+// the entry point, the telemetry user (clusterMonitor) there and on each
+// shard's primary. ApplyValidator takes the admin user the same way. An
+// access error (13 Unauthorized, 18 AuthenticationFailed) is never
+// retried, and no password reaches a log line or an error.
+//
 // Every command goes through the Commander interface, one per server, so the
 // tests can substitute a recording fake; DialDriver is the real one
 // (go.mongodb.org/mongo-driver/v2). The sequence follows

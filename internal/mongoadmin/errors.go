@@ -13,6 +13,8 @@ import (
 // Server error codes this package acts on.
 const (
 	codeHostUnreachable                = 6
+	codeUnauthorized                   = 13
+	codeAuthenticationFailed           = 18
 	codeHostNotFound                   = 7
 	codeAlreadyInitialized             = 23
 	codeLockBusy                       = 46
@@ -161,4 +163,24 @@ func initiateHint(err error, rs ReplicaSet) string {
 		return "a member of the config is unreachable"
 	}
 	return "the replica set config was refused; the message says why"
+}
+
+// accessHint says what an error of access control most likely means; ""
+// for other errors. Neither is transient: waiting does not change a
+// credential. A connection that fails to authenticate reports 18 from
+// its handshake, as a command error without the NetworkError label
+// (go.mongodb.org/mongo-driver/v2: the auth.Error of the handshake wraps
+// the server's reply to saslStart or saslContinue); the server says no
+// more than "Authentication failed." whatever went wrong
+// (src/mongo/db/auth/sasl_commands.cpp, mongodb/mongo). 13 is a command
+// of a connection that did not authenticate, or of a user whose roles do
+// not allow it.
+func accessHint(err error) string {
+	switch {
+	case hasCode(err, codeAuthenticationFailed):
+		return "the server refused the credentials: a wrong keyfile or password, or a user that does not exist"
+	case hasCode(err, codeUnauthorized):
+		return "the server has access control: connect with credentials whose roles allow the command"
+	}
+	return ""
 }

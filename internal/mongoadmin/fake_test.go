@@ -106,6 +106,10 @@ type fakeServer struct {
 	// shardCollection from 6.0 on.
 	databases map[string]bool
 
+	// users of the admin database, by name, with their roles (role@db):
+	// a mongos keeps none, it stores them on the config server (users.go).
+	users map[string][]string
+
 	// standalone and mongos
 	colls map[string]*fakeColl // by db.coll
 	// dropValidator makes create and collMod accept a validator and keep
@@ -242,6 +246,7 @@ func (f *fakeCluster) add(s *fakeServer) *fakeServer {
 		s.databases = map[string]bool{}
 	}
 	s.colls = map[string]*fakeColl{}
+	s.users = map[string][]string{}
 	f.servers[s.host] = s
 	return s
 }
@@ -322,7 +327,8 @@ func (f *fakeCluster) mutating() []string {
 	var out []string
 	for _, c := range f.calls {
 		switch c.cmd[0].Key {
-		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdEnableSharding, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod:
+		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdEnableSharding, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod,
+			cmdCreateUser:
 			out = append(out, c.String())
 		}
 	}
@@ -472,6 +478,8 @@ func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, erro
 		return bson.D{{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "8.0"}}}}, nil
 	case "getMore":
 		return f.getMore(cmd)
+	case cmdUsersInfo, cmdCreateUser:
+		return f.handleUsers(s, db, cmd)
 	}
 	switch s.role {
 	case roleMember:
@@ -953,4 +961,73 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	c.slept = append(c.slept, d)
 	c.now = c.now.Add(d)
 	return nil
+}
+
+// handleUsers answers usersInfo and createUser for users of the admin
+// database, as MongoDB does: a mongos keeps its users on the config server
+// (MongoDB manual, List Users in Self-Managed Deployments), a replica set
+// member writes them only as a primary, and createUser of a user that
+// exists is 51003 (insertPrivilegeDocument in
+// src/mongo/db/commands/user_management_commands.cpp, mongodb/mongo).
+func (f *fakeCluster) handleUsers(s *fakeServer, db string, cmd bson.D) (bson.D, error) {
+	if db != adminDB {
+		return nil, serverError(2, "BadValue", "fake: users live in the admin database here")
+	}
+	store := s
+	if s.role == roleMongos {
+		store = nil
+		for _, c := range f.servers {
+			if c.configsvr {
+				store = c
+			}
+		}
+		if store == nil {
+			f.t.Fatalf("fake: mongos %s has no config server", s.host)
+		}
+	}
+	writable := s.role != roleMember || (s.initiated && s.notPrimaryHellos == 0 && !s.removed)
+	if set := s.set; set != nil {
+		// One store for the set: the members replicate the users.
+		st, _ := set.state(set.index(s.host))
+		writable, store = st == 1, f.servers[set.hosts[0]]
+	}
+	if cmd[0].Key == cmdCreateUser && !writable {
+		return nil, serverError(10107, "NotWritablePrimary", "not primary")
+	}
+	raw := marshal(f.t, cmd)
+	if cmd[0].Key == cmdCreateUser {
+		name := cmd[0].Value.(string)
+		if pwd, _ := raw.Lookup("pwd").StringValueOK(); pwd == "" {
+			return nil, serverError(2, "BadValue", "Must provide a 'pwd' field for all user documents")
+		}
+		if _, ok := store.users[name]; ok {
+			return nil, serverError(codeUserAlreadyExists, "Location51003", `User "`+name+`@admin" already exists`)
+		}
+		var roles []string
+		vals, _ := raw.Lookup("roles").Array().Values()
+		for _, v := range vals {
+			d := v.Document()
+			roles = append(roles, d.Lookup("role").StringValue()+"@"+d.Lookup("db").StringValue())
+		}
+		store.users[name] = roles
+		return nil, nil
+	}
+	users := bson.A{}
+	vals, _ := raw.Lookup(cmdUsersInfo).Array().Values()
+	for _, v := range vals {
+		d := v.Document()
+		name := d.Lookup("user").StringValue()
+		roles, ok := store.users[name]
+		if !ok || d.Lookup("db").StringValue() != adminDB {
+			continue
+		}
+		ra := bson.A{}
+		for _, r := range roles {
+			role, rdb, _ := strings.Cut(r, "@")
+			ra = append(ra, bson.D{{Key: "role", Value: role}, {Key: "db", Value: rdb}})
+		}
+		users = append(users, bson.D{{Key: "_id", Value: "admin." + name}, {Key: "user", Value: name}, {Key: "db", Value: adminDB},
+			{Key: "roles", Value: ra}, {Key: "mechanisms", Value: bson.A{"SCRAM-SHA-1", "SCRAM-SHA-256"}}})
+	}
+	return bson.D{{Key: "users", Value: users}}, nil
 }

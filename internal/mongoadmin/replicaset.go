@@ -79,6 +79,10 @@ func (r *runner) bootstrapReplicaSet(ctx context.Context, topo Topology) (*resul
 	if err := r.ensureCollection(ctx, uri, topo.Namespace); err != nil {
 		return nil, err
 	}
+	// On the primary too; the members replicate the users.
+	if err := r.ensureUsers(ctx, "replica set "+rs.Name, primary, topo.Users.entryUsers()); err != nil {
+		return nil, err
+	}
 	r.log.Info("bootstrap done", "serverVersion", bi.version, "namespace", topo.Namespace, "primary", primary)
 	return &results.Bootstrap{ServerVersion: bi.version, Namespace: topo.Namespace, Members: members,
 		Server: r.serverEnvironment(ctx, bi, primary, rs.Members())}, nil

@@ -81,7 +81,7 @@ func boundedCall[T any](ctx context.Context, r *runner, uri string, cmd bson.D, 
 	defer cancel()
 	out, err := f(cctx, c)
 	if err != nil {
-		return zero, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err}
+		return zero, &commandError{target: redactURI(uri), command: cmd[0].Key, err: err, hint: accessHint(err)}
 	}
 	return out, nil
 }

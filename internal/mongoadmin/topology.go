@@ -94,6 +94,9 @@ type Topology struct {
 	// chunk would put every record on one shard. The loader computes them
 	// from the Load phase's keys (ycsb.KeySet.SplitPoints).
 	SplitPoints []string
+	// Users are created once the collection exists, for a topology with
+	// access control (users.go); the zero value creates none.
+	Users Users
 }
 
 // withDefaults returns t with the empty optional fields filled in.
@@ -112,6 +115,9 @@ func (t Topology) withDefaults() Topology {
 func (t Topology) Validate() error {
 	t = t.withDefaults()
 	if _, _, err := splitNamespace(t.Namespace); err != nil {
+		return err
+	}
+	if err := t.Users.validate(); err != nil {
 		return err
 	}
 	switch t.Mode {

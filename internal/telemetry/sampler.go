@@ -75,6 +75,10 @@ type Config struct {
 	Processes []Process
 	// Collection, when set, is the collection to take statistics of.
 	Collection *CollectionTarget
+	// Credential, when set, authenticates the clients the Sampler opens
+	// from a URI (the driver's SetAuth, after the URI); clients given are
+	// used as they are.
+	Credential *options.Credential
 }
 
 // Payload is what a Sampler gathered over a phase.
@@ -118,7 +122,8 @@ type CollectionPayload struct {
 // its own on its own ticker (a slow or unreachable process delays no other),
 // until Stop. It never fails and never panics into its caller: a failed
 // sample or connection is counted and remembered in the payload, and
-// sampling goes on. Memory is bounded (results.MaxSeriesPoints points per
+// sampling goes on, but for a server that refuses the credential or the
+// command (accessDenied), which is not asked again. Memory is bounded (results.MaxSeriesPoints points per
 // process) whatever the phase's length.
 type Sampler struct {
 	cfg    Config
@@ -146,13 +151,13 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 	s := &Sampler{cfg: cfg, start: time.Now(), cancel: cancel}
 	for _, p := range cfg.Processes {
 		ps := &processSampler{proc: p, builder: NewSeriesBuilder(s.start, cfg.Interval)}
-		ps.client, ps.owned, ps.err = connect(p.Pod, p.Client, p.URI)
+		ps.client, ps.owned, ps.err = connect(p.Pod, p.Client, p.URI, cfg.Credential)
 		s.procs = append(s.procs, ps)
 		s.wg.Go(func() { ps.run(ctx, cfg.Interval, cfg.Timeout) })
 	}
 	if t := cfg.Collection; t != nil {
 		cs := &collectionSampler{target: *t, stride: 1}
-		cs.client, cs.owned, cs.err = connect(t.Database+"."+t.Collection, t.Client, t.URI)
+		cs.client, cs.owned, cs.err = connect(t.Database+"."+t.Collection, t.Client, t.URI, cfg.Credential)
 		s.coll = cs
 		s.wg.Go(func() { cs.run(ctx, cfg.Timeout) })
 	}
@@ -188,14 +193,18 @@ func (s *Sampler) Stop() *Payload {
 
 // connect returns the client to use, and whether the Sampler owns it.
 // Errors name the process, never the URI, which may hold credentials.
-func connect(name string, client *mongo.Client, uri string) (*mongo.Client, bool, error) {
+func connect(name string, client *mongo.Client, uri string, cred *options.Credential) (*mongo.Client, bool, error) {
 	if client != nil {
 		return client, false, nil
 	}
 	if uri == "" {
 		return nil, false, errors.New("no client and no URI")
 	}
-	c, err := mongo.Connect(options.Client().ApplyURI(uri))
+	opts := options.Client().ApplyURI(uri)
+	if cred != nil {
+		opts.SetAuth(*cred)
+	}
+	c, err := mongo.Connect(opts)
 	if err != nil {
 		return nil, false, fmt.Errorf("connect to %s: %w", name, err)
 	}
@@ -228,6 +237,9 @@ type processSampler struct {
 	builder *SeriesBuilder
 	errors  int
 	err     error // the last error
+	// denied is set once the process refused the credential or the
+	// command (accessDenied): sampling it stops there.
+	denied bool
 }
 
 func (p *processSampler) run(ctx context.Context, interval, timeout time.Duration) {
@@ -239,7 +251,7 @@ func (p *processSampler) run(ctx context.Context, interval, timeout time.Duratio
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	p.sample(ctx, timeout)
-	for {
+	for !p.denied {
 		select {
 		case <-ctx.Done():
 			p.sample(final(ctx), timeout)
@@ -267,6 +279,7 @@ func (p *processSampler) sample(ctx context.Context, timeout time.Duration) {
 		if ctx.Err() == nil {
 			p.errors++
 			p.err = fmt.Errorf("serverStatus of %s: %w", p.proc.Pod, err)
+			p.denied = accessDenied(err)
 		}
 		return
 	}
@@ -303,6 +316,9 @@ type collectionSampler struct {
 	// whenever Growth is thinned, so the kept entries stay evenly spaced.
 	stride, tick int
 	payload      CollectionPayload
+	// denied is set once the server refused the credential or the command
+	// (accessDenied): no statistics are asked for after that.
+	denied bool
 }
 
 func (c *collectionSampler) run(ctx context.Context, timeout time.Duration) {
@@ -315,7 +331,7 @@ func (c *collectionSampler) run(ctx context.Context, timeout time.Duration) {
 		ticker := time.NewTicker(c.target.Every)
 		defer ticker.Stop()
 	loop:
-		for {
+		for !c.denied {
 			select {
 			case <-ctx.Done():
 				break loop
@@ -330,6 +346,9 @@ func (c *collectionSampler) run(ctx context.Context, timeout time.Duration) {
 		}
 	}
 	<-ctx.Done()
+	if c.denied {
+		return
+	}
 	if st, ok := c.take(final(ctx), timeout); ok {
 		c.payload.Final = &st
 	}
@@ -348,6 +367,7 @@ func (c *collectionSampler) take(ctx context.Context, timeout time.Duration) (st
 	if err != nil {
 		if ctx.Err() == nil {
 			c.fail(err)
+			c.denied = accessDenied(err)
 		}
 		return CollectionStats{}, false
 	}
@@ -380,4 +400,21 @@ func (c *collectionSampler) grow(st CollectionStats) {
 func (c *collectionSampler) fail(err error) {
 	c.payload.Errors++
 	c.payload.LastError = err.Error()
+}
+
+// Error codes of access control (src/mongo/base/error_codes.yml in
+// mongodb/mongo).
+const (
+	codeUnauthorized         = 13
+	codeAuthenticationFailed = 18
+)
+
+// accessDenied tells whether err is the server refusing the credential
+// (18 AuthenticationFailed, which the driver reports from the handshake of
+// the connection) or the command (13 Unauthorized: no credential, or a
+// role without the privilege). Neither passes by asking again, and every
+// refused attempt is a line in the server's log.
+func accessDenied(err error) bool {
+	var se mongo.ServerError
+	return errors.As(err, &se) && (se.HasErrorCode(codeAuthenticationFailed) || se.HasErrorCode(codeUnauthorized))
 }

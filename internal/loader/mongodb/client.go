@@ -2,11 +2,13 @@ package mongodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -62,6 +64,10 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 	// GODRIVER-822), and with them every write through mongos carries a
 	// txnNumber that a standalone's never does (see DefaultRetryWrites).
 	opts := options.Client().SetAppName(appName).SetRetryWrites(DefaultRetryWrites).ApplyURI(cfg.URL)
+	if cfg.Credential != nil {
+		// After ApplyURI: it replaces a credential of the URL.
+		opts.SetAuth(*cfg.Credential)
+	}
 	if n := cfg.PoolConnections(opts.MaxPoolSize); n > 0 && !urlOptionKeys(cfg.URL)["minpoolsize"] {
 		// The connections HoldConnections opens stay open; a bigger
 		// minPoolSize would have the driver open more, 10 every 10 s,
@@ -97,10 +103,48 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		}
 		return nil, connectError(cfg, opts.ServerSelectionTimeout, time.Since(start), err)
 	}
+	if err := c.checkAccess(pctx); err != nil {
+		_ = c.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	// YCSB prints "mongo client connection created with <url>".
-	_, _ = fmt.Fprintf(log, "mongodb: connected with %s (database %s, batchsize %d, upsert %t, retryWrites %t, operation timeout %v)\n",
-		redactURL(cfg.URL), cfg.Database, cfg.BatchSize, cfg.Upsert, *opts.RetryWrites, cfg.OperationTimeout)
+	as := ""
+	if cfg.Credential != nil {
+		as = " as " + cfg.Credential.Username
+	}
+	_, _ = fmt.Fprintf(log, "mongodb: connected with %s%s (database %s, batchsize %d, upsert %t, retryWrites %t, operation timeout %v)\n",
+		redactURL(cfg.URL), as, cfg.Database, cfg.BatchSize, cfg.Upsert, *opts.RetryWrites, cfg.OperationTimeout)
 	return c, nil
+}
+
+// Error codes of access control (src/mongo/base/error_codes.yml in
+// mongodb/mongo).
+const (
+	codeUnauthorized         = 13
+	codeAuthenticationFailed = 18
+)
+
+// checkAccess asks the server for something that needs an authenticated
+// connection, so that a server with access control and a loader without
+// credentials (or with a user that may not read the database) fail here,
+// once, rather than as an ERROR per operation for a whole phase: ping,
+// which the first connection sent, does not need one (PingCommand's
+// requiresAuth() is false, src/mongo/db/commands/generic.cpp in
+// mongodb/mongo), while listCollections does (13 Unauthorized "Command
+// listCollections requires authentication", src/mongo/db/commands.cpp).
+// The filter matches no collection (none is named ""). Any other error is
+// left for the operations to meet: the check is about access only.
+func (c *Client) checkAccess(ctx context.Context) error {
+	_, err := c.db.ListCollectionNames(ctx, bson.D{{Key: "name", Value: ""}})
+	var se mongo.ServerError
+	if err == nil || !errors.As(err, &se) || (!se.HasErrorCode(codeUnauthorized) && !se.HasErrorCode(codeAuthenticationFailed)) {
+		return nil
+	}
+	as := "without credentials (" + contract.EnvUsername + " and " + contract.EnvPassword + " are not set)"
+	if c.cfg.Credential != nil {
+		as = "as " + c.cfg.Credential.Username
+	}
+	return fmt.Errorf("MongoDB at %s (%s) refuses the loader, connected %s: %w", urlHosts(c.cfg.URL), contract.PropMongoDBURL, as, err)
 }
 
 // connectError explains a failed first ping: where the loader tried
@@ -115,6 +159,9 @@ func connectError(cfg Config, serverSelection *time.Duration, waited time.Durati
 	if !mongo.IsTimeout(err) {
 		// Refused by the server (authentication, TLS, ...): the wait is
 		// not the problem.
+		if cfg.Credential != nil {
+			where += " as " + cfg.Credential.Username
+		}
 		return fmt.Errorf("cannot connect to %s after %v: %w", where, waited, err)
 	}
 	op := cfg.OperationTimeout

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/mongobench/mongobench/internal/contract"
@@ -66,6 +67,11 @@ type Config struct {
 	// OperationTimeout bounds every driver call: an operation that takes
 	// longer fails with ERROR instead of holding its thread.
 	OperationTimeout time.Duration
+	// Credential, when set, authenticates every connection (the driver's
+	// SetAuth, never the URL, which the loader prints). It does not come
+	// from the properties: the loader reads it from the environment
+	// (contract.EnvUsername, contract.EnvPassword).
+	Credential *options.Credential
 	// Threads, when set, is the number of threads the pool serves:
 	// NewClient keeps min(Threads, maxPoolSize) connections open
 	// (minPoolSize) unless the URL sets minPoolSize, and HoldConnections

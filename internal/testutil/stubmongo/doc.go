@@ -27,6 +27,14 @@
 // as the protocol requires. A request is parsed only as far as needed: the
 // command name (the first key of the body) and, for find, "limit".
 //
+// With RequireAuth, the server has access control, as a mongod or mongos
+// started with --keyFile: clients authenticate with SCRAM-SHA-256
+// (saslStart/saslContinue, the server side of github.com/xdg-go/scram),
+// and a connection that has not is refused every command but hello,
+// isMaster, ping and buildInfo with 13 Unauthorized (auth.go says what is
+// modelled and where MongoDB's source says so). Authentications,
+// AuthFailures and Refused tell what happened.
+//
 // With Record, the server keeps a copy of every OP_MSG command body it
 // receives (Commands), so a test can see what the driver put on the wire:
 // lsid, txnNumber, writeConcern (an insert's documents travel in a document

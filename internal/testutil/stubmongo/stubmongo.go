@@ -96,6 +96,10 @@ type Server struct {
 
 	mongos bool
 	record bool
+	// auth is the access control of RequireAuth; nil: none.
+	auth *authServer
+	// handlers are Handle's replies, by command name.
+	handlers map[string]func(bson.Raw) bson.D
 
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{}
@@ -124,6 +128,20 @@ type Option func(*Server)
 // (x/mongo/driver/operation.go, retryWritesSupported: a session timeout
 // and a kind other than Standalone).
 func AsMongos() Option { return func(s *Server) { s.mongos = true } }
+
+// Handle makes the server answer the command name with fn's reply
+// instead of its canned one, after access control: for a test whose code
+// reads more of a reply than {ok: 1}. fn gets a copy of the command, which
+// it may keep; the reply must say ok itself; fn may run on several
+// connections at once.
+func Handle(name string, fn func(body bson.Raw) bson.D) Option {
+	return func(s *Server) {
+		if s.handlers == nil {
+			s.handlers = map[string]func(bson.Raw) bson.D{}
+		}
+		s.handlers[name] = fn
+	}
+}
 
 // Record keeps a copy of every OP_MSG command body received (Commands).
 // It costs an allocation per command: not for benchmarks.
@@ -293,6 +311,8 @@ type handler struct {
 	id int64
 	// hello and legacyHello are this connection's handshake replies.
 	hello, legacyHello []byte
+	// auth is the connection's authentication (RequireAuth).
+	auth connAuth
 }
 
 // handle appends the reply to msg to out; an empty out means no reply.
@@ -458,6 +478,20 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 			time.Sleep(d) // StallNext: the server stops for a moment
 		}
 	}
+	if h.s.auth != nil {
+		if r, ok := h.authCommand(name, body); ok {
+			return r
+		}
+	}
+	if fn, ok := h.s.handlers[string(name)]; ok {
+		c[KindOther].Add(1)
+		// A copy: the request's buffer is reused for the next message.
+		doc, err := bson.Marshal(fn(bson.Raw(bytes.Clone(body))))
+		if err != nil {
+			return errorReply(1, "stubmongo: Handle "+string(name)+": "+err.Error())
+		}
+		return reply{doc: doc}
+	}
 	// switch on string(bytes) compiles to comparisons without allocating.
 	switch string(name) {
 	case "insert":
@@ -508,6 +542,9 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 // its own processId, and wants topologyVersion if and only if
 // maxAwaitTimeMS).
 func (h *handler) awaitHello(body bsoncore.Document, hello []byte) reply {
+	if h.s.auth != nil {
+		hello = h.s.auth.withSaslSupportedMechs(body, hello)
+	}
 	maxAwait, hasWait := body.Lookup("maxAwaitTimeMS").AsInt64OK()
 	tv, hasTV := body.Lookup("topologyVersion").DocumentOK()
 	if !hasWait && !hasTV {
