@@ -174,7 +174,6 @@ var credentialEnv = []string{contract.EnvUsername, contract.EnvPassword, contrac
 // too. Each from the admin Secret by secretKeyRef, never as a value.
 // Without those, each Job is the run's without auth.
 func TestAuthJobs(t *testing.T) {
-	admin := credentialEnv[:2]
 	kinds := map[string]bool{}
 	for name, off := range goldenRuns() {
 		on := withAuth(off)
@@ -184,59 +183,15 @@ func TestAuthJobs(t *testing.T) {
 			if !ok {
 				continue
 			}
-			kind := j.Labels[benchv1.LabelComponent]
-			want := admin
-			switch {
-			case kind == benchv1.ComponentBootstrap:
-				want = credentialEnv
-			case kind == benchv1.ComponentLoader:
-				kind = j.Labels[benchv1.LabelPhase]
-				for _, ph := range on.Spec.Phases {
-					if strings.EqualFold(ph.Name, kind) {
-						kind = string(ph.Type)
-					}
-				}
-				if TelemetryEnabled(on) {
-					want = credentialEnv
-					kind += "+telemetry"
-				}
-			}
+			kind, want := jobKind(on, j)
 			kinds[kind] = true
 			c := j.Spec.Template.Spec.Containers[0]
-			var got []string
-			for _, e := range c.Env {
-				if !slices.Contains(credentialEnv, e.Name) {
-					continue
-				}
-				got = append(got, e.Name)
-				ref := e.ValueFrom
-				if e.Value != "" || ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != AdminSecretName(on) || ptr.Deref(ref.SecretKeyRef.Optional, false) {
-					t.Errorf("%s/%s: %s = %q from %+v: want a required secretKeyRef to %s", name, j.Name, e.Name, e.Value, ref, AdminSecretName(on))
-				}
-			}
-			if !slices.Equal(got, want) {
+			if got := credentialsOf(t, on, j); !slices.Equal(got, want) {
 				t.Errorf("%s/%s (%s): credentials %v, want %v", name, j.Name, kind, got, want)
-			}
-			keys := map[string]string{contract.EnvUsername: AdminUsernameKey, contract.EnvPassword: AdminPasswordKey,
-				contract.EnvMonitorUsername: MonitorUsernameKey, contract.EnvMonitorPassword: MonitorPasswordKey}
-			for _, e := range c.Env {
-				if k, ok := keys[e.Name]; ok && e.ValueFrom.SecretKeyRef.Key != k {
-					t.Errorf("%s/%s: %s from key %s, want %s", name, j.Name, e.Name, e.ValueFrom.SecretKeyRef.Key, k)
-				}
 			}
 			keyfileArg := slices.Index(c.Args, "--"+contract.FlagKeyfile)
 			if kind == benchv1.ComponentBootstrap {
-				if keyfileArg < 0 || keyfileArg+1 >= len(c.Args) || c.Args[keyfileArg+1] != "/secret/keyfile" {
-					t.Errorf("%s/%s: args %v: want --keyfile /secret/keyfile", name, j.Name, c.Args)
-				}
-				vols := j.Spec.Template.Spec.Volumes
-				if len(vols) != 1 || vols[0].Secret == nil || vols[0].Secret.SecretName != KeyfileSecretName(on) ||
-					len(vols[0].Secret.Items) != 1 || vols[0].Secret.Items[0].Key != KeyfileKey || vols[0].Secret.Items[0].Path != KeyfileKey {
-					t.Errorf("%s/%s: volumes %+v: want the keyfile Secret's keyfile", name, j.Name, vols)
-				}
-				if m := mountsOf(c)["/secret"]; m.Name != vols[0].Name || !m.ReadOnly {
-					t.Errorf("%s/%s: mounts %+v", name, j.Name, c.VolumeMounts)
-				}
+				checkBootstrapKeyfile(t, on, j)
 			} else if keyfileArg >= 0 || len(j.Spec.Template.Spec.Volumes) > 0 {
 				t.Errorf("%s/%s: a %s Job has the keyfile: %v %+v", name, j.Name, kind, c.Args, j.Spec.Template.Spec.Volumes)
 			}
@@ -250,6 +205,68 @@ func TestAuthJobs(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no %s Job: the table misses a kind (%v)", k, kinds)
 		}
+	}
+}
+
+// jobKind names what a Job of run is (bootstrap, validator, or a phase's
+// type, +telemetry when its loader 0 samples) and the credential
+// variables it must get.
+func jobKind(run *benchv1.BenchmarkRun, j *batchv1.Job) (string, []string) {
+	kind := j.Labels[benchv1.LabelComponent]
+	switch kind {
+	case benchv1.ComponentBootstrap:
+		return kind, credentialEnv
+	case benchv1.ComponentLoader:
+		for _, ph := range run.Spec.Phases {
+			if strings.EqualFold(ph.Name, j.Labels[benchv1.LabelPhase]) {
+				kind = string(ph.Type)
+			}
+		}
+		if TelemetryEnabled(run) {
+			return kind + "+telemetry", credentialEnv
+		}
+	}
+	return kind, credentialEnv[:2]
+}
+
+// credentialsOf lists the credential variables of a Job's container,
+// checking that each comes from the right key of the run's admin Secret
+// by a required secretKeyRef, never as a value.
+func credentialsOf(t *testing.T, run *benchv1.BenchmarkRun, j *batchv1.Job) []string {
+	t.Helper()
+	keys := map[string]string{contract.EnvUsername: AdminUsernameKey, contract.EnvPassword: AdminPasswordKey,
+		contract.EnvMonitorUsername: MonitorUsernameKey, contract.EnvMonitorPassword: MonitorPasswordKey}
+	var got []string
+	for _, e := range j.Spec.Template.Spec.Containers[0].Env {
+		key, ok := keys[e.Name]
+		if !ok {
+			continue
+		}
+		got = append(got, e.Name)
+		ref := e.ValueFrom
+		if e.Value != "" || ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != AdminSecretName(run) ||
+			ref.SecretKeyRef.Key != key || ptr.Deref(ref.SecretKeyRef.Optional, false) {
+			t.Errorf("%s: %s = %q from %+v: want a required secretKeyRef to %s, key %s", j.Name, e.Name, e.Value, ref, AdminSecretName(run), key)
+		}
+	}
+	return got
+}
+
+// checkBootstrapKeyfile: the bootstrap Job reads the keyfile Secret's one
+// key, mounted read-only, at the path --keyfile names.
+func checkBootstrapKeyfile(t *testing.T, run *benchv1.BenchmarkRun, j *batchv1.Job) {
+	t.Helper()
+	c := j.Spec.Template.Spec.Containers[0]
+	if i := slices.Index(c.Args, "--"+contract.FlagKeyfile); i < 0 || i+1 >= len(c.Args) || c.Args[i+1] != "/secret/keyfile" {
+		t.Errorf("%s: args %v: want --keyfile /secret/keyfile", j.Name, c.Args)
+	}
+	vols := j.Spec.Template.Spec.Volumes
+	if len(vols) != 1 || vols[0].Secret == nil || vols[0].Secret.SecretName != KeyfileSecretName(run) ||
+		len(vols[0].Secret.Items) != 1 || vols[0].Secret.Items[0].Key != KeyfileKey || vols[0].Secret.Items[0].Path != KeyfileKey {
+		t.Fatalf("%s: volumes %+v: want the keyfile Secret's keyfile", j.Name, vols)
+	}
+	if m := mountsOf(c)["/secret"]; m.Name != vols[0].Name || !m.ReadOnly {
+		t.Errorf("%s: mounts %+v", j.Name, c.VolumeMounts)
 	}
 }
 
