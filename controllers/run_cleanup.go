@@ -63,6 +63,11 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 	for _, o := range s.networkPolicies {
 		objs = append(objs, o)
 	}
+	// So do the keyfile and the passwords (security.auth): a retained
+	// run keeps them with its pods, which need them to be of any use.
+	for _, o := range s.secrets {
+		objs = append(objs, o)
+	}
 	if len(objs) == 0 {
 		return nil
 	}

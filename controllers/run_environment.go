@@ -204,9 +204,14 @@ type fingerprintFields struct {
 // securityFingerprint is what of spec.security sets runs apart. Left out
 // (nil) when everything is off: a run without a NetworkPolicy is what
 // every run was before spec.security existed, and keeps comparing with
-// those runs' fingerprints.
+// those runs' fingerprints; each field is omitted when off, so that a
+// run without auth keeps the fingerprint it had before auth existed.
 type securityFingerprint struct {
 	NetworkPolicy bool `json:"networkPolicy,omitempty"`
+	// Auth: access control costs a SCRAM handshake per new connection,
+	// keyfile authentication between the processes, and an
+	// authorization check on every command.
+	Auth bool `json:"auth,omitempty"`
 }
 
 // fingerprint hashes what must match for two runs to be comparable.
@@ -252,8 +257,9 @@ func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (str
 	// A NetworkPolicy is enforced per packet by the network plugin (with
 	// kube-proxy-like rules or eBPF) on the node being measured: runs with
 	// and without one are told apart, though the cost is usually small.
-	if topology.NetworkPolicyEnabled(run) {
-		f.Security = &securityFingerprint{NetworkPolicy: true}
+	// So are runs with and without access control (securityFingerprint).
+	if sec := (securityFingerprint{NetworkPolicy: topology.NetworkPolicyEnabled(run), Auth: topology.AuthEnabled(run)}); sec != (securityFingerprint{}) {
+		f.Security = &sec
 	}
 	// The server version is buildInfo's version, which the bootstrap
 	// records twice from the same reply: status.environment.mongodb.version,

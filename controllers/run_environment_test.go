@@ -59,6 +59,13 @@ func TestFingerprint(t *testing.T) {
 	if again := fp(base()); again != want {
 		t.Fatalf("not stable: %s, then %s", want, again)
 	}
+	// What this run's fingerprint has been since spec.security existed: a
+	// setting added off by default (security.auth) must leave it be, or
+	// every default history would start afresh. A change here is one
+	// that docs/telemetry.md must announce.
+	if want != "00c577fdff18be1e" {
+		t.Errorf("fingerprint %s: runs without security.auth no longer match the runs recorded before it existed", want)
+	}
 	for _, tc := range []struct {
 		name   string
 		mutate func(*benchv1.BenchmarkRun, *benchv1.EnvironmentStatus)
@@ -146,6 +153,17 @@ func TestFingerprint(t *testing.T) {
 		{"a NetworkPolicy, said", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
 			r.Spec.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true)}
 		}, true},
+		// Access control costs a handshake per connection and a check per
+		// command.
+		{"auth", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true), Auth: true}
+		}, false},
+		{"no auth, said", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true), Auth: false}
+		}, true},
+		{"auth without a NetworkPolicy", func(r *benchv1.BenchmarkRun, _ *benchv1.EnvironmentStatus) {
+			r.Spec.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(false), Auth: true}
+		}, false},
 	} {
 		r, e := base()
 		tc.mutate(r, e)

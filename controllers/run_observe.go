@@ -27,7 +27,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, configMaps: map[string]*corev1.ConfigMap{},
 		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{},
 		serviceAccounts: map[string]*corev1.ServiceAccount{}, roles: map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
-		networkPolicies: map[string]*networkingv1.NetworkPolicy{},
+		networkPolicies: map[string]*networkingv1.NetworkPolicy{}, secrets: map[string]*corev1.Secret{},
 	}
 	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{benchv1.LabelRun: run.Name}}
 	list := func(l client.ObjectList, keep func(client.Object) bool, add func(client.Object)) error {
@@ -53,6 +53,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		list(&rbacv1.RoleList{}, owned, func(o client.Object) { s.roles[o.GetName()] = o.(*rbacv1.Role) }),
 		list(&rbacv1.RoleBindingList{}, owned, func(o client.Object) { s.roleBindings[o.GetName()] = o.(*rbacv1.RoleBinding) }),
 		list(&networkingv1.NetworkPolicyList{}, owned, func(o client.Object) { s.networkPolicies[o.GetName()] = o.(*networkingv1.NetworkPolicy) }),
+		list(&corev1.SecretList{}, owned, func(o client.Object) { s.secrets[o.GetName()] = o.(*corev1.Secret) }),
 	)
 	if err != nil {
 		return nil, err

@@ -16,10 +16,12 @@ import (
 )
 
 // ensureIdentity creates the run's Services (stable DNS names, the entry
-// point), the identity its Jobs use to write their result ConfigMaps and,
+// point), the identity its Jobs use to write their result ConfigMaps,
 // unless security.networkPolicy is off, the NetworkPolicy that lets only
-// the run's own pods reach its database pods: before any of them exists,
-// so that none is ever open to the cluster.
+// the run's own pods reach its database pods, and with security.auth the
+// Secrets of its keyfile and users (ensureAuthSecrets): before any of
+// them exists, so that none is ever open to the cluster or starts
+// without its keyfile.
 func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
 	var objs []client.Object
@@ -45,7 +47,7 @@ func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState
 			return false, err
 		}
 	}
-	return true, nil
+	return r.ensureAuthSecrets(ctx, s)
 }
 
 // Provisioning creates the run's volumes and MongoDB pods, all on one

@@ -32,6 +32,8 @@ type runState struct {
 	roleBindings    map[string]*rbacv1.RoleBinding
 	// The fence around its database pods (security.networkPolicy).
 	networkPolicies map[string]*networkingv1.NetworkPolicy
+	// Its keyfile and its users' passwords (security.auth).
+	secrets map[string]*corev1.Secret
 
 	// candidates restricts the anchor pod to these hostnames (preflight).
 	candidates []string

@@ -152,8 +152,9 @@ type BenchmarkRunSpec struct {
 	Compare *CompareSpec `json:"compare,omitempty"`
 
 	// Security decides who may talk to the run's MongoDB processes: by
-	// default a NetworkPolicy admits only the run's own pods. It is part
-	// of the environment's fingerprint, not of the spec hash.
+	// default a NetworkPolicy admits only the run's own pods; auth makes
+	// every client authenticate. It is part of the environment's
+	// fingerprint, not of the spec hash.
 	// +kubebuilder:default={}
 	// +optional
 	Security *SecuritySpec `json:"security,omitempty"`

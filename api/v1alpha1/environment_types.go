@@ -22,9 +22,10 @@ type EnvironmentStatus struct {
 	// node's kernel, OS image, container runtime, architecture, instance
 	// type and allocatable CPU and memory, the loader image, every
 	// phase's YCSB properties (without mongodb.url, which names this run's
-	// hosts), and spec.security (a NetworkPolicy, when there is one). Run
-	// names, namespaces, node names, zones and times are left out. The
-	// same value labels the run (bench.mongobench.io/fingerprint).
+	// hosts), and spec.security (a NetworkPolicy, access control: each
+	// when it is on). Run names, namespaces, node names, zones and times
+	// are left out. The same value labels the run
+	// (bench.mongobench.io/fingerprint).
 	// +optional
 	Fingerprint string `json:"fingerprint,omitempty"`
 

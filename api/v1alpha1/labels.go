@@ -48,6 +48,9 @@ const (
 	ComponentValidator = "validator"
 	ComponentNetwork   = "network"
 	ComponentRBAC      = "rbac"
+	// ComponentAuth labels the Secrets of a run with security.auth: its
+	// keyfile and its users' passwords.
+	ComponentAuth = "auth"
 	// ComponentDiagnostics labels the ConfigMap of a run's diagnostics.
 	ComponentDiagnostics = "diagnostics"
 	// ComponentTelemetry labels the ConfigMaps of a run's server telemetry.

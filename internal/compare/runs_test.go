@@ -113,7 +113,7 @@ func TestHistorySelector(t *testing.T) {
 	}
 	// Nor does security, which the fingerprint records: the hash of a run
 	// recorded before spec.security existed (none) is kept.
-	other.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true)}
+	other.Security = &benchv1.SecuritySpec{NetworkPolicy: ptr.To(true), Auth: true}
 	if h, _ := SpecHash(other); h != hash {
 		t.Errorf("security changes the hash: %s, %s", h, hash)
 	}

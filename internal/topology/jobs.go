@@ -59,7 +59,11 @@ func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args = append(args, resultArgs(run, name)...)
 	// Room for the bootstrap's own deadline plus image pull and start-up.
 	deadline := cfg.BootstrapTimeout + 5*time.Minute
-	return job(run, name, benchv1.ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
+	j := job(run, name, benchv1.ComponentBootstrap, "", 1, deadline, container("bootstrap", args, cfg, nil), nil)
+	if AuthEnabled(run) {
+		withBootstrapCredentials(run, j)
+	}
+	return j
 }
 
 // loadKeyArgs tell the bootstrap which keys the Load phase inserts, so that
@@ -107,7 +111,11 @@ func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	args := []string{"collmod", "--uri", MongoURL(run, cfg.ClusterDomain), "--namespace", Namespace,
 		"--validator", string(c.Validator.Raw), "--validation-level", c.ValidationLevel, "--validation-action", c.ValidationAction,
 		"--timeout", "2m"}
-	return job(run, ValidatorJobName(run), benchv1.ComponentValidator, "", 1, 10*time.Minute, container("validator", args, cfg, nil), nil)
+	ct := container("validator", args, cfg, nil)
+	if AuthEnabled(run) {
+		ct.Env = append(ct.Env, userEnv(run)...)
+	}
+	return job(run, ValidatorJobName(run), benchv1.ComponentValidator, "", 1, 10*time.Minute, ct, nil)
 }
 
 // PhaseJob runs one phase with spec.loaders loader pods: an Indexed Job
@@ -115,12 +123,22 @@ func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 // deadline bounds the Job (activeDeadlineSeconds).
 func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time.Duration, cfg Config) *batchv1.Job {
 	name := PhaseJobName(run, phase.Name)
-	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), TelemetryArgs(run, phase, cfg.ClusterDomain)...)
+	telemetry := TelemetryArgs(run, phase, cfg.ClusterDomain)
+	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), telemetry...)
 	args = append(args, resultArgs(run, name)...)
 	if StartBarrier(run, phase) {
 		args = append(args, "--"+contract.FlagStartBarrier, name)
 	}
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
+	if AuthEnabled(run) {
+		c.Env = append(c.Env, userEnv(run)...)
+		// Loader 0 samples the servers as the monitor user when the
+		// phase has telemetry; every pod of an Indexed Job has one
+		// template, so each gets the pair and only loader 0 uses it.
+		if len(telemetry) > 0 {
+			c.Env = append(c.Env, monitorEnv(run)...)
+		}
+	}
 	loaders := max(run.Spec.Loaders, 1)
 	j := job(run, name, benchv1.ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
 	if phase.Type == benchv1.PhaseGrow {

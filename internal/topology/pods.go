@@ -128,6 +128,9 @@ func Pod(run *benchv1.BenchmarkRun, p Process, np NodePlacement, cfg Config) *co
 			Volumes: volumes,
 		},
 	}
+	if AuthEnabled(run) {
+		withKeyfile(run, p, pod)
+	}
 	return pod
 }
 
@@ -203,8 +206,18 @@ func Requests(run *benchv1.BenchmarkRun, p Process) corev1.ResourceList {
 // getNewOplogSizeBytes), i.e. from the node's disk, not from the volume.
 // The value is in MiB (src/mongo/db/mongod_options.cpp:
 // setOplogSizeBytes(x * 1024 * 1024)) and applies when the oplog is
-// created, which for these fresh volumes is at the first start.
+// created, which for these fresh volumes is at the first start. With
+// security.auth every process ends with KeyfileArgs.
 func Args(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
+	args := processArgs(run, p, clusterDomain)
+	if AuthEnabled(run) {
+		args = append(args, KeyfileArgs()...)
+	}
+	return args
+}
+
+// processArgs are Args without security.auth's.
+func processArgs(run *benchv1.BenchmarkRun, p Process, clusterDomain string) []string {
 	port := strconv.Itoa(int(p.Port))
 	cache := run.Spec.Topology.WiredTigerCacheSizeGB
 	if cache == "" {
