@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -60,9 +62,14 @@ func TestJobsWriteWhatTheControllerReads(t *testing.T) {
 		{"standalone", benchv1.TopologySpec{Mode: benchv1.TopologyStandalone}},
 		{"sharded-hashed", benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2), ShardKey: benchv1.ShardKeyHashed}},
 		{"sharded-ranged", benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](3), ShardKey: benchv1.ShardKeyRanged}},
+		{"standalone-auth", benchv1.TopologySpec{Mode: benchv1.TopologyStandalone}},
+		{"sharded-auth", benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2), ShardKey: benchv1.ShardKeyHashed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := contractRun(tc.name, tc.topo)
+			if strings.HasSuffix(tc.name, "-auth") {
+				run.Spec.Security = &benchv1.SecuritySpec{Auth: true}
+			}
 			// Results the controller reads: the bootstrap report and each
 			// phase's loaders' results.
 			withResults := []*batchv1.Job{topology.BootstrapJob(run, jobsConfig)}
@@ -72,9 +79,24 @@ func TestJobsWriteWhatTheControllerReads(t *testing.T) {
 			for _, job := range withResults {
 				checkResultContract(t, run, job)
 			}
+			// With auth, every Job connects as the admin user: the loader
+			// reads it from contract.EnvUsername and EnvPassword
+			// (contract.Credential); the bootstrap's --keyfile would not
+			// parse without both users.
+			validator := topology.ValidatorJob(run, jobsConfig)
+			if run.Spec.Security != nil && run.Spec.Security.Auth {
+				for _, job := range append(withResults, validator) {
+					names := map[string]bool{}
+					for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+						names[e.Name] = true
+					}
+					if !names[contract.EnvUsername] || !names[contract.EnvPassword] {
+						t.Errorf("%s: env %v has no %s and %s", job.Name, names, contract.EnvUsername, contract.EnvPassword)
+					}
+				}
+			}
 			// The validator Job reports by its exit code alone: its
 			// arguments must parse, and ask for no ConfigMap.
-			validator := topology.ValidatorJob(run, jobsConfig)
 			c := parseJob(t, validator, 0)
 			if cm, err := c.ResultConfigMap(); cm != nil || err != nil {
 				t.Errorf("%s: the validator would write ConfigMap %+v (%v); the controller reads none", validator.Name, cm, err)
@@ -154,6 +176,26 @@ func parseJob(t *testing.T, job *batchv1.Job, index int) *loader.Command {
 	}
 	podEnv := map[string]string{"JOB_COMPLETION_INDEX": strconv.Itoa(index), "POD_NAMESPACE": job.Namespace,
 		"POD_NAME": fmt.Sprintf("%s-%d-x7k2p", job.Name, index)}
+	// The kubelet resolves the credentials' secretKeyRefs from the run's
+	// Secrets (topology's builders); a reference to a Secret or key the
+	// controller does not create would leave the pod unstarted.
+	owner := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: job.Labels[benchv1.LabelRun], Namespace: job.Namespace}}
+	authSecretData := map[string]map[string][]byte{}
+	for _, sec := range []*corev1.Secret{topology.KeyfileSecret(owner, []byte("a2V5ZmlsZQ==")),
+		topology.AdminSecret(owner, []byte("admin-password"), []byte("monitor-password"))} {
+		authSecretData[sec.Name] = sec.Data
+	}
+	for _, e := range containers[0].Env {
+		if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
+			continue
+		}
+		ref := e.ValueFrom.SecretKeyRef
+		v, ok := authSecretData[ref.Name][ref.Key]
+		if !ok {
+			t.Fatalf("%s: env %s refers to Secret %s key %s, which the controller does not create", job.Name, e.Name, ref.Name, ref.Key)
+		}
+		podEnv[e.Name] = string(v)
+	}
 	var stderr bytes.Buffer
 	c, err := loader.Parse(containers[0].Args, loader.Env{Stderr: &stderr, Getenv: func(k string) string { return podEnv[k] }})
 	if err != nil {
