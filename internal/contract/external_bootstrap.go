@@ -1,0 +1,26 @@
+package contract
+
+// How `loader bootstrap --mode External` says that the run's database
+// already holds data (ReasonTargetNotEmpty): its own exit code, and a
+// termination message that begins with TargetNotEmptyPrefix, so the
+// controller can tell the refusal from any other failure of the bootstrap
+// Job by either.
+const (
+	// ExitTargetNotEmpty is the bootstrap's exit code when the run's
+	// database holds a collection other than this run's owner mark and
+	// FlagAllowExistingData was not given. Nothing was written.
+	ExitTargetNotEmpty = 3
+	// TargetNotEmptyPrefix begins the termination message of that exit;
+	// the rest names the database and up to a few of its collections.
+	TargetNotEmptyPrefix = "TargetNotEmpty: "
+)
+
+// `loader dropdatabase` (the cleanup of a run of mode External) exits 0
+// whether it dropped the database or kept it; its one line on stdout
+// begins with DropDatabaseDroppedPrefix or DropDatabaseKeptPrefix, the
+// latter followed by the reason (no owner mark, another run's mark, no
+// such database).
+const (
+	DropDatabaseDroppedPrefix = "dropped database "
+	DropDatabaseKeptPrefix    = "kept database "
+)
