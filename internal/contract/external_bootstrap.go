@@ -15,6 +15,11 @@ const (
 	TargetNotEmptyPrefix = "TargetNotEmpty: "
 )
 
+// CommandDropDatabase is the loader command of a run of mode External's
+// cleanup: `loader dropdatabase --namespace <db>.<coll> --owner
+// <namespace>/<name>/<uid>`, connecting with EnvURI.
+const CommandDropDatabase = "dropdatabase"
+
 // `loader dropdatabase` (the cleanup of a run of mode External) exits 0
 // whether it dropped the database or kept it; its one line on stdout
 // begins with DropDatabaseDroppedPrefix or DropDatabaseKeptPrefix, the

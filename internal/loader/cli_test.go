@@ -86,7 +86,7 @@ func TestMainUsageAndConfigurationErrors(t *testing.T) {
 		{"url: no host", nil, []string{"load", "-p", "mongodb.url=mongodb://"}, ExitUsage, "must have at least 1 host"},
 		{"url: password hidden", nil, []string{"load", "-p", "mongodb.url=mongodb://u:s3cret@h:1/?authMechanism=NOPE"}, ExitUsage,
 			`mongodb.url: invalid URL "mongodb://u:xxxxx@h:1/?authMechanism=NOPE": error parsing uri: invalid auth mechanism`},
-		{"bootstrap: bad mode", nil, []string{"bootstrap", "--mode", "replicated"}, ExitUsage, `--mode: "replicated": want sharded, standalone or replicaset`},
+		{"bootstrap: bad mode", nil, []string{"bootstrap", "--mode", "replicated"}, ExitUsage, `--mode: "replicated": want sharded, standalone, replicaset or external`},
 		{"bootstrap: replicaset without its set", nil, []string{"bootstrap", "--mode", "replicaset"}, ExitUsage, "--replica-set: want exactly one, got 0"},
 		{"bootstrap: replicaset with a mongos", nil, []string{"bootstrap", "--mode", "replicaset", "--replica-set", "rs0=a:1,b:1", "--mongos", "m:1"}, ExitUsage,
 			"not for --mode replicaset"},

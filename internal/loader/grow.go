@@ -105,6 +105,7 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
 	f.tel.register(fs)
+	f.tls.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writePropertyHelpFor(env.Stderr, GrowKnownProperties(), growGroups)
@@ -129,10 +130,13 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 	if gc.cfg, err = growth.FromProperties(p.Get); err != nil {
 		return nil, usageError{err}
 	}
-	if gc.conn, err = mongodb.ConfigFromProperties(p); err != nil {
-		return nil, usageError{err}
+	if gc.conn, err = connectionConfig(p, env); err != nil {
+		return nil, err
 	}
 	if gc.conn.Credential, err = adminCredential(env.Getenv); err != nil {
+		return nil, err
+	}
+	if err := f.tls.check(); err != nil {
 		return nil, err
 	}
 	if gc.table == "" {
@@ -171,6 +175,9 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 	defer dst.close()
+	if gc.conn.TLS, err = gc.flags.tls.load(); err != nil {
+		return fmt.Errorf("grow phase: %w", err)
+	}
 	client, err := mongodb.NewClient(ctx, gc.conn, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -53,6 +53,7 @@ type phaseFlags struct {
 	tel     telemetryFlags
 	// barrier is --start-barrier: the Job whose start barrier to wait at.
 	barrier string
+	tls     tlsFlags
 }
 
 // phaseCommand is a parsed `loader load|run`: its flags, its properties
@@ -86,6 +87,9 @@ func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand,
 	if err != nil {
 		return nil, err
 	}
+	if err := f.tls.check(); err != nil {
+		return nil, err
+	}
 	if tel == nil && f.tel.result != "" {
 		return nil, usagef("--telemetry-result needs --%s", contract.FlagTelemetryProcess)
 	}
@@ -109,6 +113,9 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 
+	if pr.cfg.TLS, err = pc.flags.tls.load(); err != nil {
+		return fmt.Errorf("%s phase: %w", phase, err)
+	}
 	client, err := mongodb.NewClient(ctx, pr.cfg, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -217,6 +224,7 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
 	f.tel.register(fs)
+	f.tls.register(fs)
 	fs.StringVar(&f.barrier, contract.FlagStartBarrier, "", "wait at the start barrier of Job `NAME` (a phase of several loaders): "+
 		"report ready in ConfigMap NAME-ready-<index>, start at the instant ConfigMap NAME-start holds")
 	if err := parseFlags(fs, args); err != nil {
@@ -473,8 +481,8 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
-	if pr.cfg, err = mongodb.ConfigFromProperties(p); err != nil {
-		return nil, usageError{err}
+	if pr.cfg, err = connectionConfig(p, env); err != nil {
+		return nil, err
 	}
 	if pr.cfg.Credential, err = adminCredential(env.Getenv); err != nil {
 		return nil, err
