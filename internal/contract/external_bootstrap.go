@@ -29,3 +29,10 @@ const (
 	DropDatabaseDroppedPrefix = "dropped database "
 	DropDatabaseKeptPrefix    = "kept database "
 )
+
+// FlagTelemetryExternal (bool) makes loader 0 of load, run and grow
+// sample the processes of an external cluster, which the controller does
+// not know: discovered through EnvMonitorURI (else EnvURI) by hello,
+// listShards and getShardMap, each then sampled alone. It replaces
+// FlagTelemetryProcess, which must not be given with it.
+const FlagTelemetryExternal = "telemetry-external"

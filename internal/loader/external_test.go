@@ -248,3 +248,50 @@ func TestExternalNoSecretInAnyOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalTelemetry: loader 0 discovers the external cluster's
+// processes through MONGOBENCH_MONITOR_URI and samples each alone; a
+// monitor credential the cluster refuses leaves the process recorded as
+// unavailable, with the reason, and the phase succeeds.
+func TestExternalTelemetry(t *testing.T) {
+	user := stubmongo.User{DB: "admin", Name: plantedURIUser, Password: plantedURIPassword}
+	srv := stubmongo.Start(t, stubmongo.RequireAuth(user))
+	uri := func(password string) string {
+		return "mongodb://" + plantedURIUser + ":" + password + "@" + srv.Addr() +
+			"/bench?authSource=admin&directConnection=true&heartbeatFrequencyMS=500"
+	}
+	for _, tc := range []struct {
+		name, monitor, want string
+	}{
+		{"monitor accepted", uri(plantedURIPassword), `"errors"`},
+		{"monitor refused", uri(plantedURIPassword + "-wrong"), "AuthenticationFailed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{contract.EnvURI: uri(plantedURIPassword), contract.EnvMonitorURI: tc.monitor}
+			code, stdout, stderr, msg := runMain(t, env, nil, "load", "-P", "workloada", "-p", "recordcount=200", "-threads", "2",
+				"--"+contract.FlagTelemetryExternal, "--telemetry-interval", "20ms", "--telemetry-result", filepath.Join(dir, "telemetry.json.gz"),
+				"--result", filepath.Join(dir, "result.json.gz"))
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s\n%s", code, msg, stderr)
+			}
+			tel := gunzipFile(t, filepath.Join(dir, "telemetry.json.gz"))
+			if !strings.Contains(stderr, "telemetry: 1 processes of the external cluster") || !strings.Contains(tel, `"pod":"`+srv.Addr()+`"`) {
+				t.Errorf("telemetry of %s not taken:\n%s\n%s", srv.Addr(), stderr, tel)
+			}
+			switch tc.name {
+			case "monitor accepted":
+				if strings.Contains(tel, `"errors"`) {
+					t.Errorf("samples failed:\n%s", tel)
+				}
+			default:
+				if !strings.Contains(tel, tc.want) {
+					t.Errorf("want %q in the telemetry:\n%s", tc.want, tel)
+				}
+			}
+			for what, out := range map[string]string{"stdout": stdout, "stderr": stderr, "the termination message": msg, "the telemetry": tel} {
+				checkNoURISecret(t, what, out)
+			}
+		})
+	}
+}

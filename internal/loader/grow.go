@@ -146,7 +146,7 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 		return nil, err
 	}
 	if gc.telemetry == nil && f.tel.result != "" {
-		return nil, usagef("--telemetry-result needs --%s", contract.FlagTelemetryProcess)
+		return nil, usagef("--telemetry-result needs --%s or --%s", contract.FlagTelemetryProcess, contract.FlagTelemetryExternal)
 	}
 	return gc, nil
 }
@@ -178,6 +178,9 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	if gc.conn.TLS, err = gc.flags.tls.load(); err != nil {
 		return fmt.Errorf("grow phase: %w", err)
 	}
+	if gc.telemetry != nil {
+		gc.telemetry.tls = gc.conn.TLS
+	}
 	client, err := mongodb.NewClient(ctx, gc.conn, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -193,7 +196,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	_, _ = fmt.Fprintf(env.Stderr, "%s: grow phase, %s\n", versionString(env), gc.describe())
 	planned := int(growth.Checkpoints(gc.cfg.TargetRecords, gc.cfg.CheckpointEvery))
 	var textErr error
-	sampler := startTelemetry(ctx, gc.telemetry, 0)
+	sampler := startTelemetry(ctx, gc.telemetry, 0, env)
 	// The loader's CPU over its part of the phase (a resumed phase's
 	// result holds the last pod's): a saturated loader makes the run
 	// invalid as in the YCSB phases.

@@ -91,7 +91,7 @@ func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand,
 		return nil, err
 	}
 	if tel == nil && f.tel.result != "" {
-		return nil, usagef("--telemetry-result needs --%s", contract.FlagTelemetryProcess)
+		return nil, usagef("--telemetry-result needs --%s or --%s", contract.FlagTelemetryProcess, contract.FlagTelemetryExternal)
 	}
 	for _, w := range pr.warnings() {
 		warn(env, w)
@@ -116,6 +116,9 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	if pr.cfg.TLS, err = pc.flags.tls.load(); err != nil {
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}
+	if pc.telemetry != nil {
+		pc.telemetry.tls = pr.cfg.TLS
+	}
 	client, err := mongodb.NewClient(ctx, pr.cfg, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -137,7 +140,7 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	// of what was measured; it stops right after the workload.
 	opts.OnMeasure = func(t time.Time) {
 		cpuStart = cpu.snapshot(t)
-		sampler = startTelemetry(ctx, pc.telemetry, pr.index)
+		sampler = startTelemetry(ctx, pc.telemetry, pr.index, env)
 	}
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
 	var cpuEnd cpuSnapshot
@@ -295,7 +298,7 @@ func openDestinations(f *phaseFlags, p *ycsb.Properties, env Env, index int) (*d
 		d.files = append(d.files, file)
 		d.resultFile = file
 	}
-	if f.tel.result != "" && len(f.tel.processes) > 0 && index == 0 {
+	if f.tel.result != "" && (len(f.tel.processes) > 0 || f.tel.external) && index == 0 {
 		file, err := os.Create(f.tel.result)
 		if err != nil {
 			d.close()
