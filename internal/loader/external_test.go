@@ -88,7 +88,27 @@ func TestExternalWireServer(t *testing.T) {
 		return strings.TrimSpace(stdout)
 	}
 
-	// A target that holds data: refused, nothing written.
+	w := wireRun{t: t, client: client, bootstrap: bootstrap, phase: phase, drop: drop, shopSurvives: shopSurvives}
+	w.existingTarget(target)
+	w.freshTarget(fresh)
+}
+
+// wireRun holds the steps of TestExternalWireServer.
+type wireRun struct {
+	t         *testing.T
+	client    *mongo.Client
+	bootstrap func(db string, extra ...string) (int, string, string, string)
+	phase     func(cmd, db string)
+	drop      func(db string) string
+	// shopSurvives fails the test unless the user's database is intact.
+	shopSurvives func(step string)
+}
+
+// existingTarget: a target that holds data is refused with nothing
+// written, then used as allowed, and never dropped.
+func (w wireRun) existingTarget(target string) {
+	t, client, bootstrap, phase, drop, shopSurvives := w.t, w.client, w.bootstrap, w.phase, w.drop, w.shopSurvives
+	t.Helper()
 	code, _, stderr, msg := bootstrap(target)
 	if code != contract.ExitTargetNotEmpty || !strings.HasPrefix(msg, contract.TargetNotEmptyPrefix) || !strings.Contains(msg, "customers") {
 		t.Fatalf("bootstrap of a database with data: exit %d, message %q\n%s", code, msg, stderr)
@@ -118,13 +138,19 @@ func TestExternalWireServer(t *testing.T) {
 	if got := collections(t, client, target); !slices.Contains(got, "customers") || !slices.Contains(got, "usertable") {
 		t.Errorf("%s holds %q after dropdatabase, want it untouched", target, got)
 	}
+}
 
-	// Empty: marked, used, dropped; a rerun of the bootstrap first.
+// freshTarget: an empty target is marked (a rerun of the bootstrap finds
+// its own mark), used and dropped.
+func (w wireRun) freshTarget(fresh string) {
+	t, client, bootstrap, phase, drop := w.t, w.client, w.bootstrap, w.phase, w.drop
+	t.Helper()
 	for range 2 {
-		if code, stdout, stderr, msg = bootstrap(fresh); code != ExitOK {
+		code, stdout, stderr, msg := bootstrap(fresh)
+		if code != ExitOK {
 			t.Fatalf("bootstrap of an empty database: exit %d: %s\n%s", code, msg, stderr)
 		}
-		if boot, err = results.DecodeBootstrap([]byte(strings.TrimSpace(stdout))); err != nil || !boot.External.Owned {
+		if boot, err := results.DecodeBootstrap([]byte(strings.TrimSpace(stdout))); err != nil || !boot.External.Owned {
 			t.Fatalf("bootstrap of an empty database: %+v, %v", boot.External, err)
 		}
 	}

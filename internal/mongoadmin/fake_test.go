@@ -867,6 +867,9 @@ func (f *fakeCluster) moveChunk(s *fakeServer, ns string, cmd bson.D) (bson.D, e
 // handleCollections answers listCollections, create and collMod; ok is
 // false for other commands.
 func (f *fakeCluster) handleCollections(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
+	if r, err, ok := f.handleDocuments(s, db, cmd); ok {
+		return r, err, true
+	}
 	raw := marshal(f.t, cmd)
 	switch cmd[0].Key {
 	case "listCollections":
@@ -901,6 +904,39 @@ func (f *fakeCluster) handleCollections(s *fakeServer, db string, cmd bson.D) (r
 			docs = append(docs, marshal(f.t, bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: opts}}))
 		}
 		return f.cursorReply(db+".$cmd.listCollections", docs), nil, true
+	case "create", "collMod":
+		ns := db + "." + cmd[0].Value.(string)
+		c, exists := s.colls[ns]
+		switch {
+		case cmd[0].Key == "create" && exists:
+			return nil, serverError(48, "NamespaceExists", "Collection "+ns+" already exists."), true
+		case cmd[0].Key == "collMod" && !exists:
+			return nil, serverError(26, "NamespaceNotFound", "ns does not exist: "+ns), true
+		case !exists:
+			c = &fakeColl{}
+			s.colls[ns] = c
+		}
+		if !s.dropValidator {
+			if v, ok := raw.Lookup("validator").DocumentOK(); ok {
+				c.validator = v
+			}
+			if v, ok := raw.Lookup("validationLevel").StringValueOK(); ok {
+				c.level = v
+			}
+			if v, ok := raw.Lookup("validationAction").StringValueOK(); ok {
+				c.action = v
+			}
+		}
+		return nil, nil, true
+	}
+	return nil, nil, false
+}
+
+// handleDocuments answers insert, find and dropDatabase on a database of
+// the user's (the owner mark of external.go); ok is false for others.
+func (f *fakeCluster) handleDocuments(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
+	raw := marshal(f.t, cmd)
+	switch cmd[0].Key {
 	case cmdInsert:
 		// Creates the collection as MongoDB does; a second _id is 11000
 		// DuplicateKey as a write error, which driver v2 returns from
@@ -942,30 +978,6 @@ func (f *fakeCluster) handleCollections(s *fakeServer, db string, cmd bson.D) (r
 			}
 		}
 		return bson.D{{Key: "dropped", Value: db}}, nil, true
-	case "create", "collMod":
-		ns := db + "." + cmd[0].Value.(string)
-		c, exists := s.colls[ns]
-		switch {
-		case cmd[0].Key == "create" && exists:
-			return nil, serverError(48, "NamespaceExists", "Collection "+ns+" already exists."), true
-		case cmd[0].Key == "collMod" && !exists:
-			return nil, serverError(26, "NamespaceNotFound", "ns does not exist: "+ns), true
-		case !exists:
-			c = &fakeColl{}
-			s.colls[ns] = c
-		}
-		if !s.dropValidator {
-			if v, ok := raw.Lookup("validator").DocumentOK(); ok {
-				c.validator = v
-			}
-			if v, ok := raw.Lookup("validationLevel").StringValueOK(); ok {
-				c.level = v
-			}
-			if v, ok := raw.Lookup("validationAction").StringValueOK(); ok {
-				c.action = v
-			}
-		}
-		return nil, nil, true
 	}
 	return nil, nil, false
 }
