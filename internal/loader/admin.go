@@ -61,6 +61,8 @@ type bootstrapArgs struct {
 	// keyfile is --keyfile: the path of the run's keyfile, read when the
 	// bootstrap runs; empty without access control.
 	keyfile string
+	// external is set for --mode External (external.go).
+	external *externalBootstrap
 }
 
 // topologyFlags are the flags of `loader bootstrap` that say what the
@@ -95,7 +97,7 @@ func (tf topologyFlags) topology(namespace string) (mongoadmin.Topology, error) 
 			return topo, usagef("--config-server, --shard, --mongos and --standalone are not for --mode replicaset")
 		}
 	default:
-		return topo, usagef("--mode: %q: want sharded, standalone or replicaset", tf.mode)
+		return topo, usagef("--mode: %q: want sharded, standalone, replicaset or external", tf.mode)
 	}
 	return topo, nil
 }
@@ -109,14 +111,11 @@ func (tf topologyFlags) sharded(topo mongoadmin.Topology) (mongoadmin.Topology, 
 		return topo, usagef("--replica-set is for --mode replicaset")
 	}
 	topo.ConfigServer, topo.Shards, topo.Mongos = tf.configServers[0], tf.shards, tf.mongos
-	switch strings.ToLower(tf.shardKey) {
-	case contract.FlagValue(mongoadmin.ShardKeyHashed):
-		topo.ShardKey = mongoadmin.ShardKeyHashed
-	case contract.FlagValue(mongoadmin.ShardKeyRanged):
-		topo.ShardKey = mongoadmin.ShardKeyRanged
-	default:
-		return topo, usagef("--shard-key: %q: want hashed or ranged", tf.shardKey)
+	key, err := parseShardKey(tf.shardKey)
+	if err != nil {
+		return topo, err
 	}
+	topo.ShardKey = key
 	if tf.standalone != "" {
 		return topo, usagef("--standalone is for --mode sharded")
 	}
@@ -131,10 +130,12 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 		files, props stringList
 		b            bootstrapArgs
 	)
-	fs := newFlagSet("bootstrap", "--mode sharded|standalone|replicaset [flags]", env)
+	eb := &externalBootstrap{}
+	fs := newFlagSet("bootstrap", "--mode sharded|standalone|replicaset|external [flags]", env)
 	fs.StringVar(&namespace, "namespace", mongoadmin.DefaultNamespace, "benchmark collection, `db.collection` (a MongoDB namespace)")
 	fs.DurationVar(&b.timeout, "timeout", mongoadmin.DefaultTimeout, "bound of the whole bootstrap, retries and the split points' computation included")
-	fs.StringVar(&tf.mode, "mode", "", "topology: `sharded`, standalone or replicaset")
+	fs.StringVar(&tf.mode, "mode", "", "topology: `sharded`, standalone or replicaset; or external, a cluster mongobench did not "+
+		"deploy, reached through "+contract.EnvURI+": detected, never provisioned")
 	fs.StringVar(&tf.shardKey, "shard-key", contract.FlagValue(mongoadmin.ShardKeyHashed),
 		"shard key of the collection (sharded): `hashed` ({_id: hashed}) or ranged ({_id: 1}, "+
 			"pre-split at the quantiles of the keys the Load phase inserts, one range per shard)")
@@ -150,12 +151,37 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 		"every connection authenticates as the cluster (__system, SCRAM-SHA-256), and once the collection exists the users "+
 		"of the environment are created: "+contract.EnvUsername+"/"+contract.EnvPassword+" (role root) and "+
 		contract.EnvMonitorUsername+"/"+contract.EnvMonitorPassword+" (role clusterMonitor, also on each shard)")
+	fs.StringVar(&eb.owner, contract.FlagOwner, "", "the run, `namespace/name/uid` (external): written as the owner mark ("+
+		contract.OwnerCollection+") into an empty database, which only then is the run's to drop")
+	fs.BoolVar(&eb.ext.AllowExistingData, contract.FlagAllowExistingData, false, "use a database that already holds collections "+
+		"(external); without it such a database fails the bootstrap with exit "+fmt.Sprint(contract.ExitTargetNotEmpty)+
+		" and nothing is written. It is then never dropped")
+	fs.BoolVar(&eb.ext.ShardCollection, contract.FlagShardCollection, true, "shard the collection when the external cluster is "+
+		"sharded (external), with --shard-key; the balancer is never touched")
+	eb.tls.register(fs)
 	b.sink.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	set := flagsSet(fs)
 
 	var err error
+	if strings.EqualFold(tf.mode, contract.ModeExternal) {
+		b.external = eb
+		if err := parseExternalBootstrap(&b, tf, set, namespace, env); err != nil {
+			return nil, err
+		}
+		if err := b.checkExternalLoadProps(files, props); err != nil {
+			return nil, err
+		}
+		if b.timeout <= 0 {
+			return nil, usagef("--timeout: %v must be positive", b.timeout)
+		}
+		return &b, nil
+	}
+	if err := externalFlagsOutsideExternal(set); err != nil {
+		return nil, err
+	}
 	if b.topo, err = tf.topology(namespace); err != nil {
 		return nil, err
 	}
@@ -206,6 +232,9 @@ func parseBootstrapArgs(args []string, env Env) (*bootstrapArgs, error) {
 // the result (results.Bootstrap) to stdout and, with --result-configmap, to ConfigMap NAME-0
 // (data key contract.BootstrapConfigMapKey).
 func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
+	if b.external != nil {
+		return runExternalBootstrap(ctx, b, env)
+	}
 	cm, err := b.sink.prepare(env, 0)
 	if err != nil {
 		return err
@@ -249,15 +278,7 @@ func runBootstrap(ctx context.Context, b *bootstrapArgs, env Env) error {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
 	logShardRanges(log, boot, keys, plan)
-	enc, err := results.EncodeBootstrap(boot)
-	if err != nil {
-		return fmt.Errorf("bootstrap: %w", err)
-	}
-	_, _ = fmt.Fprintf(env.Stdout, "%s\n", enc)
-	if cm != nil {
-		return cm.write(ctx, map[string]string{contract.BootstrapConfigMapKey: string(enc)}, nil)
-	}
-	return nil
+	return writeBootstrapResult(ctx, boot, cm, env)
 }
 
 // splitPoints computes where a ranged collection is cut into n ranges: the
@@ -312,6 +333,7 @@ type collModArgs struct {
 	timeout                       time.Duration
 	// credential is the admin user's, from the environment; nil without.
 	credential *options.Credential
+	tls        tlsFlags
 }
 
 // parseCollModArgs parses and checks `loader collmod`'s command line and
@@ -322,16 +344,27 @@ func parseCollModArgs(args []string, env Env) (*collModArgs, error) {
 		validatorJSON string
 	)
 	fs := newFlagSet("collmod", "--uri URI --validator JSON [flags]", env)
-	fs.StringVar(&a.uri, "uri", "", "MongoDB connection string (`URI`) of the entry point (mongos or mongod)")
+	fs.StringVar(&a.uri, "uri", "", "MongoDB connection string (`URI`) of the entry point (mongos or mongod); "+
+		"an external cluster's comes from "+contract.EnvURI+" instead")
 	fs.StringVar(&a.namespace, "namespace", mongoadmin.DefaultNamespace, "collection, `db.collection`")
 	fs.StringVar(&validatorJSON, "validator", "", "the validator as (extended) `JSON`, e.g. {\"$jsonSchema\": {...}}")
 	fs.StringVar(&a.level, "validation-level", "", "validationLevel: `off|strict|moderate` (empty: MongoDB's default, strict)")
 	fs.StringVar(&a.action, "validation-action", "", "validationAction: `error|warn` (empty: MongoDB's default, error)")
 	fs.DurationVar(&a.timeout, "timeout", 2*time.Minute, "bound of the whole operation, retries included")
+	a.tls.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	if a.uri == "" {
+	if err := a.tls.check(); err != nil {
+		return nil, err
+	}
+	switch uri := externalURI(env); {
+	case uri != "" && a.uri != "":
+		return nil, usagef("--uri and %s are both set: an external cluster's connection string comes from %s only",
+			contract.EnvURI, contract.EnvURI)
+	case uri != "":
+		a.uri = uri
+	case a.uri == "":
 		return nil, usagef("--uri is required")
 	}
 	if a.timeout <= 0 {
@@ -350,11 +383,12 @@ func parseCollModArgs(args []string, env Env) (*collModArgs, error) {
 // runCollMod runs a parsed `loader collmod`: mongoadmin.ApplyValidator. The
 // exit code is the outcome; there is no result.
 func runCollMod(ctx context.Context, a *collModArgs, env Env) error {
-	opts := mongoadmin.Options{Timeout: a.timeout, Logger: adminLogger(env)}
-	if a.credential != nil {
-		opts.Dial = mongoadmin.DialDriverWithCredential(*a.credential)
+	tlsCfg, err := a.tls.load()
+	if err != nil {
+		return fmt.Errorf("collmod: %w", err)
 	}
-	err := mongoadmin.ApplyValidator(ctx, a.uri, a.namespace, a.validator, a.level, a.action, opts)
+	opts := mongoadmin.Options{Timeout: a.timeout, Logger: adminLogger(env), Dial: mongoadmin.DialDriverWith(a.credential, tlsCfg)}
+	err = mongoadmin.ApplyValidator(ctx, a.uri, a.namespace, a.validator, a.level, a.action, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return signalExit(ctx, fmt.Errorf("collmod: %w", err))

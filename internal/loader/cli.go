@@ -42,6 +42,8 @@ Commands:
   grow       a Grow phase: grow a collection checkpoint by checkpoint, with queries at each
   bootstrap  make a standalone or sharded topology ready (replica sets, shards, collection)
   collmod    apply a validator to the benchmark collection
+  dropdatabase
+             drop an external cluster's run database, if it holds the run's owner mark
   version    print the version
 
 Run 'loader <command> -h' for a command's flags.
@@ -62,7 +64,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	var err error
 	switch cmd := args[0]; cmd {
-	case "load", "run", "bootstrap", "collmod", contract.CommandGrow:
+	case "load", "run", "bootstrap", "collmod", contract.CommandGrow, contract.CommandDropDatabase:
 		var c *Command
 		if c, err = Parse(args, env); err == nil {
 			err = c.run(ctx, env)
@@ -110,6 +112,7 @@ type Command struct {
 	grow      *growCommand
 	bootstrap *bootstrapArgs
 	collMod   *collModArgs
+	dropDB    *dropDatabaseArgs
 }
 
 // Parse parses and checks a loader command line (without the program name,
@@ -140,6 +143,8 @@ func Parse(args []string, env Env) (*Command, error) {
 		c.bootstrap, err = parseBootstrapArgs(rest, env)
 	case "collmod":
 		c.collMod, err = parseCollModArgs(rest, env)
+	case contract.CommandDropDatabase:
+		c.dropDB, err = parseDropDatabaseArgs(rest, env)
 	default:
 		err = usagef("unknown command %q", c.Name)
 	}
@@ -187,6 +192,8 @@ func (c *Command) run(ctx context.Context, env Env) error {
 		return runBootstrap(ctx, c.bootstrap, env)
 	case c.collMod != nil:
 		return runCollMod(ctx, c.collMod, env)
+	case c.dropDB != nil:
+		return runDropDatabase(ctx, c.dropDB, env)
 	}
 	return usagef("unknown command %q", c.Name)
 }

@@ -45,6 +45,7 @@ func runMain(t *testing.T, env map[string]string, newWriter func() (*k8sresult.W
 
 func TestMainUsageAndConfigurationErrors(t *testing.T) {
 	url := "mongodb.url=mongodb://127.0.0.1:1/x"
+	extEnv := map[string]string{contract.EnvURI: "mongodb://u:pw@127.0.0.1:1/x"}
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -86,7 +87,31 @@ func TestMainUsageAndConfigurationErrors(t *testing.T) {
 		{"url: no host", nil, []string{"load", "-p", "mongodb.url=mongodb://"}, ExitUsage, "must have at least 1 host"},
 		{"url: password hidden", nil, []string{"load", "-p", "mongodb.url=mongodb://u:s3cret@h:1/?authMechanism=NOPE"}, ExitUsage,
 			`mongodb.url: invalid URL "mongodb://u:xxxxx@h:1/?authMechanism=NOPE": error parsing uri: invalid auth mechanism`},
-		{"bootstrap: bad mode", nil, []string{"bootstrap", "--mode", "replicated"}, ExitUsage, `--mode: "replicated": want sharded, standalone or replicaset`},
+		{"external: no URI", nil, []string{"bootstrap", "--mode", "external", "--owner", "ns/run/uid"}, ExitUsage,
+			"--mode external connects with MONGOBENCH_URI, which is not set"},
+		{"external: no owner", extEnv, []string{"bootstrap", "--mode", "external"}, ExitUsage, "--owner is required with --mode external"},
+		{"external: bad owner", extEnv, []string{"bootstrap", "--mode", "external", "--owner", "ns/run"}, ExitUsage, "want <namespace>/<name>/<uid>"},
+		{"external: a deployed topology's flag", extEnv, []string{"bootstrap", "--mode", "external", "--owner", "ns/run/uid", "--standalone", "h:1"},
+			ExitUsage, "not for --mode external"},
+		{"external: keyfile", extEnv, []string{"bootstrap", "--mode", "external", "--owner", "ns/run/uid", "--keyfile", "/k"}, ExitUsage,
+			"--keyfile is not for --mode external"},
+		{"external: certificate without key", extEnv, []string{"bootstrap", "--mode", "external", "--owner", "ns/run/uid",
+			"--tls-cert-file", "/c"}, ExitUsage, "--tls-cert-file and --tls-key-file go together"},
+		{"external: -p of a hashed key", extEnv, []string{"bootstrap", "--mode", "external", "--owner", "ns/run/uid", "-p", "recordcount=9"},
+			ExitUsage, "are for --shard-key ranged"},
+		{"external flags outside external", nil, []string{"bootstrap", "--mode", "standalone", "--standalone", "h:1", "--allow-existing-data"},
+			ExitUsage, "--allow-existing-data is for --mode external"},
+		{"dropdatabase: no URI", nil, []string{"dropdatabase", "--namespace", "db.c", "--owner", "ns/run/uid"}, ExitUsage,
+			"dropdatabase connects with MONGOBENCH_URI"},
+		{"dropdatabase: no owner", extEnv, []string{"dropdatabase", "--namespace", "db.c"}, ExitUsage, "--owner: owner"},
+		{"dropdatabase: no namespace", extEnv, []string{"dropdatabase", "--owner", "ns/run/uid"}, ExitUsage, "want db.collection"},
+		{"collmod: --uri and MONGOBENCH_URI", extEnv, []string{"collmod", "--uri", "mongodb://h:1/", "--validator", "{}"}, ExitUsage,
+			"--uri and MONGOBENCH_URI are both set"},
+		{"telemetry: external and processes", extEnv, []string{"load", "--telemetry-external", "--telemetry-process", "standalone,p,h:1"},
+			ExitUsage, "--telemetry-external and --telemetry-process exclude each other"},
+		{"telemetry: external without URI", nil, []string{"load", "-p", url, "--telemetry-external"}, ExitUsage,
+			"--telemetry-external needs MONGOBENCH_MONITOR_URI or MONGOBENCH_URI"},
+		{"bootstrap: bad mode", nil, []string{"bootstrap", "--mode", "replicated"}, ExitUsage, `--mode: "replicated": want sharded, standalone, replicaset or external`},
 		{"bootstrap: replicaset without its set", nil, []string{"bootstrap", "--mode", "replicaset"}, ExitUsage, "--replica-set: want exactly one, got 0"},
 		{"bootstrap: replicaset with a mongos", nil, []string{"bootstrap", "--mode", "replicaset", "--replica-set", "rs0=a:1,b:1", "--mongos", "m:1"}, ExitUsage,
 			"not for --mode replicaset"},

@@ -21,6 +21,9 @@ import (
 //	       0), bootstrap or collMod failed
 //	2      usage: bad flags, properties (a malformed mongodb.url too) or
 //	       topology, found before any work
+//	3      bootstrap --mode external: the run's database holds data the
+//	       run did not create (contract.ExitTargetNotEmpty); nothing was
+//	       written
 //	128+n  stopped by signal n (143 SIGTERM, 130 SIGINT), after reporting the
 //	       partial result: the shell's convention
 //

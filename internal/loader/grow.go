@@ -105,6 +105,7 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
 	f.tel.register(fs)
+	f.tls.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writePropertyHelpFor(env.Stderr, GrowKnownProperties(), growGroups)
@@ -129,10 +130,13 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 	if gc.cfg, err = growth.FromProperties(p.Get); err != nil {
 		return nil, usageError{err}
 	}
-	if gc.conn, err = mongodb.ConfigFromProperties(p); err != nil {
-		return nil, usageError{err}
+	if gc.conn, err = connectionConfig(p, env); err != nil {
+		return nil, err
 	}
 	if gc.conn.Credential, err = adminCredential(env.Getenv); err != nil {
+		return nil, err
+	}
+	if err := f.tls.check(); err != nil {
 		return nil, err
 	}
 	if gc.table == "" {
@@ -142,7 +146,7 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 		return nil, err
 	}
 	if gc.telemetry == nil && f.tel.result != "" {
-		return nil, usagef("--telemetry-result needs --%s", contract.FlagTelemetryProcess)
+		return nil, usagef("--telemetry-result needs --%s or --%s", contract.FlagTelemetryProcess, contract.FlagTelemetryExternal)
 	}
 	return gc, nil
 }
@@ -171,6 +175,12 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 	defer dst.close()
+	if gc.conn.TLS, err = gc.flags.tls.load(); err != nil {
+		return fmt.Errorf("grow phase: %w", err)
+	}
+	if gc.telemetry != nil {
+		gc.telemetry.tls = gc.conn.TLS
+	}
 	client, err := mongodb.NewClient(ctx, gc.conn, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -186,7 +196,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	_, _ = fmt.Fprintf(env.Stderr, "%s: grow phase, %s\n", versionString(env), gc.describe())
 	planned := int(growth.Checkpoints(gc.cfg.TargetRecords, gc.cfg.CheckpointEvery))
 	var textErr error
-	sampler := startTelemetry(ctx, gc.telemetry, 0)
+	sampler := startTelemetry(ctx, gc.telemetry, 0, env)
 	// The loader's CPU over its part of the phase (a resumed phase's
 	// result holds the last pod's): a saturated loader makes the run
 	// invalid as in the YCSB phases.

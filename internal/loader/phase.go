@@ -53,6 +53,7 @@ type phaseFlags struct {
 	tel     telemetryFlags
 	// barrier is --start-barrier: the Job whose start barrier to wait at.
 	barrier string
+	tls     tlsFlags
 }
 
 // phaseCommand is a parsed `loader load|run`: its flags, its properties
@@ -86,8 +87,11 @@ func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand,
 	if err != nil {
 		return nil, err
 	}
+	if err := f.tls.check(); err != nil {
+		return nil, err
+	}
 	if tel == nil && f.tel.result != "" {
-		return nil, usagef("--telemetry-result needs --%s", contract.FlagTelemetryProcess)
+		return nil, usagef("--telemetry-result needs --%s or --%s", contract.FlagTelemetryProcess, contract.FlagTelemetryExternal)
 	}
 	for _, w := range pr.warnings() {
 		warn(env, w)
@@ -109,6 +113,12 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 
+	if pr.cfg.TLS, err = pc.flags.tls.load(); err != nil {
+		return fmt.Errorf("%s phase: %w", phase, err)
+	}
+	if pc.telemetry != nil {
+		pc.telemetry.tls = pr.cfg.TLS
+	}
 	client, err := mongodb.NewClient(ctx, pr.cfg, env.Stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -130,7 +140,7 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	// of what was measured; it stops right after the workload.
 	opts.OnMeasure = func(t time.Time) {
 		cpuStart = cpu.snapshot(t)
-		sampler = startTelemetry(ctx, pc.telemetry, pr.index)
+		sampler = startTelemetry(ctx, pc.telemetry, pr.index, env)
 	}
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
 	var cpuEnd cpuSnapshot
@@ -217,6 +227,7 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 		"- writes it to stdout and moves the text report to stderr")
 	f.sink.register(fs)
 	f.tel.register(fs)
+	f.tls.register(fs)
 	fs.StringVar(&f.barrier, contract.FlagStartBarrier, "", "wait at the start barrier of Job `NAME` (a phase of several loaders): "+
 		"report ready in ConfigMap NAME-ready-<index>, start at the instant ConfigMap NAME-start holds")
 	if err := parseFlags(fs, args); err != nil {
@@ -287,7 +298,7 @@ func openDestinations(f *phaseFlags, p *ycsb.Properties, env Env, index int) (*d
 		d.files = append(d.files, file)
 		d.resultFile = file
 	}
-	if f.tel.result != "" && len(f.tel.processes) > 0 && index == 0 {
+	if f.tel.result != "" && (len(f.tel.processes) > 0 || f.tel.external) && index == 0 {
 		file, err := os.Create(f.tel.result)
 		if err != nil {
 			d.close()
@@ -473,8 +484,8 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.percentiles, err = ycsb.PercentilesFromProperties(p); err != nil {
 		return nil, usageError{err}
 	}
-	if pr.cfg, err = mongodb.ConfigFromProperties(p); err != nil {
-		return nil, usageError{err}
+	if pr.cfg, err = connectionConfig(p, env); err != nil {
+		return nil, err
 	}
 	if pr.cfg.Credential, err = adminCredential(env.Getenv); err != nil {
 		return nil, err

@@ -2,14 +2,18 @@ package loader
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/mongotls"
 	"github.com/mongobench/mongobench/internal/telemetry"
 )
 
@@ -26,6 +30,7 @@ type telemetryFlags struct {
 	collection string
 	every      time.Duration
 	result     string
+	external   bool
 }
 
 func (f *telemetryFlags) register(fs *flag.FlagSet) {
@@ -38,6 +43,9 @@ func (f *telemetryFlags) register(fs *flag.FlagSet) {
 			"(mongos or the mongod)")
 	fs.DurationVar(&f.every, contract.FlagTelemetryCollectionEvery, 0,
 		"also take them every `interval` during the phase (0: only at the end)")
+	fs.BoolVar(&f.external, contract.FlagTelemetryExternal, false,
+		"sample every process of an external cluster, discovered through "+contract.EnvMonitorURI+" (else "+contract.EnvURI+
+			"): a replica set's members, or mongos, the shards' members and the config servers, each alone")
 	fs.StringVar(&f.result, "telemetry-result", "",
 		"write loader 0's telemetry report (gzip JSON, as the result ConfigMap's "+contract.TelemetryKey+") to `FILE`")
 }
@@ -56,11 +64,21 @@ type Telemetry struct {
 	// (contract.EnvMonitorUsername, contract.EnvMonitorPassword); nil
 	// without.
 	credential *options.Credential
+	// externalURI is the connection string the processes of an external
+	// cluster are discovered and sampled with (contract.EnvMonitorURI,
+	// else contract.EnvURI); "" for a topology mongobench deployed.
+	externalURI string
+	// tls is merged into externalURI's TLS settings (the phase's TLS
+	// files), set when the phase runs.
+	tls *tls.Config
 }
 
 // parse checks the flags, and reads the telemetry user from the
 // environment; nil when no process is given (telemetry off).
 func (f *telemetryFlags) parse(getenv func(string) string) (*Telemetry, error) {
+	if f.external {
+		return f.parseExternal(getenv)
+	}
 	if len(f.processes) == 0 {
 		if f.collection != "" || f.every != 0 {
 			return nil, usagef("--%s and --%s need --%s", contract.FlagTelemetryCollection, contract.FlagTelemetryCollectionEvery,
@@ -98,6 +116,31 @@ func (f *telemetryFlags) parse(getenv func(string) string) (*Telemetry, error) {
 	return t, nil
 }
 
+// parseExternal checks --telemetry-external: the processes come from the
+// cluster, so --telemetry-process must not be given, and the connection
+// string from the environment.
+func (f *telemetryFlags) parseExternal(getenv func(string) string) (*Telemetry, error) {
+	if len(f.processes) > 0 {
+		return nil, usagef("--%s and --%s exclude each other: an external cluster's processes are discovered",
+			contract.FlagTelemetryExternal, contract.FlagTelemetryProcess)
+	}
+	if f.collection != "" || f.every != 0 {
+		return nil, usagef("--%s and --%s are not for --%s", contract.FlagTelemetryCollection, contract.FlagTelemetryCollectionEvery,
+			contract.FlagTelemetryExternal)
+	}
+	if f.interval < 10*time.Millisecond {
+		return nil, usagef("--%s %s: must be at least 10ms", contract.FlagTelemetryInterval, f.interval)
+	}
+	uri := strings.TrimSpace(getenv(contract.EnvMonitorURI))
+	if uri == "" {
+		uri = strings.TrimSpace(getenv(contract.EnvURI))
+	}
+	if uri == "" {
+		return nil, usagef("--%s needs %s or %s", contract.FlagTelemetryExternal, contract.EnvMonitorURI, contract.EnvURI)
+	}
+	return &Telemetry{Interval: f.interval, externalURI: uri}, nil
+}
+
 // config is the Sampler's configuration: a client of its own per process,
 // connected to that process alone, with short timeouts.
 func (t *Telemetry) config() telemetry.Config {
@@ -133,11 +176,55 @@ func directURI(addr, db string) string {
 
 // startTelemetry starts sampling when this loader samples (index 0 and
 // telemetry asked for); nil otherwise.
-func startTelemetry(ctx context.Context, t *Telemetry, index int) *telemetry.Sampler {
+func startTelemetry(ctx context.Context, t *Telemetry, index int, env Env) *telemetry.Sampler {
 	if t == nil || index != 0 {
 		return nil
 	}
-	return telemetry.Start(ctx, t.config())
+	cfg := t.config()
+	if t.externalURI != "" {
+		cfg.Processes = externalProcesses(ctx, t, env)
+	}
+	return telemetry.Start(ctx, cfg)
+}
+
+// externalProcesses discovers an external cluster's processes through
+// the monitor string and returns one direct client configuration per
+// process. Discovery never fails the phase: when it cannot run (a
+// credential the cluster refuses, an unreachable entry point), the
+// string's own hosts are sampled, each then recording why it is
+// unavailable.
+func externalProcesses(ctx context.Context, t *Telemetry, env Env) []telemetry.Process {
+	base := options.Client().ApplyURI(t.externalURI)
+	mongotls.Apply(base, t.tls)
+	hosts := []telemetry.DiscoveredHost{}
+	client, err := mongo.Connect(options.Client().ApplyURI(t.externalURI).SetAppName("mongobench-telemetry").
+		SetServerSelectionTimeout(telemetryTimeout).SetConnectTimeout(telemetryTimeout).SetTLSConfig(base.TLSConfig))
+	if err == nil {
+		var d telemetry.Discovery
+		d, err = telemetry.Discover(ctx, telemetry.ClientRunner(client), base.Hosts, telemetryTimeout)
+		hosts = d.Hosts
+		for _, u := range d.Unavailable {
+			warn(env, "telemetry: "+u)
+		}
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetryTimeout)
+		_ = client.Disconnect(dctx)
+		cancel()
+	}
+	if err != nil {
+		// The driver's errors name hosts, never the string's user
+		// information (see mongoadmin.scrubUserInfo for its parse errors).
+		warn(env, fmt.Sprintf("telemetry: cannot discover the cluster's processes (%v): sampling the connection string's hosts", err))
+		hosts = hosts[:0]
+		for _, h := range base.Hosts {
+			hosts = append(hosts, telemetry.DiscoveredHost{Role: telemetry.RoleStandalone, Host: h})
+		}
+	}
+	procs := make([]telemetry.Process, 0, len(hosts))
+	for _, h := range hosts {
+		procs = append(procs, telemetry.Process{Role: h.Role, Pod: h.Host, Options: telemetry.DirectOptions(base, h.Host, telemetryTimeout)})
+	}
+	_, _ = fmt.Fprintf(env.Stderr, "telemetry: %d processes of the external cluster\n", len(procs))
+	return procs
 }
 
 // stopTelemetry stops the sampler and encodes its payload within

@@ -14,7 +14,7 @@ import (
 func (r *runner) chunksPerShard(ctx context.Context, mongos string, uuid bson.RawValue) (map[string]int, error) {
 	counts := map[string]int{}
 	err := r.retry(ctx, "count chunks", func(ctx context.Context) error {
-		docs, err := r.cursorAll(ctx, DirectURI(mongos), configDB, chunkCountCommand(uuid))
+		docs, err := r.cursorAll(ctx, r.endpoint(mongos), configDB, chunkCountCommand(uuid))
 		if err != nil {
 			return err
 		}

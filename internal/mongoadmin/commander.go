@@ -2,13 +2,17 @@ package mongoadmin
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/mongobench/mongobench/internal/mongotls"
 )
 
 // Commander sends commands to one server (a mongod or a mongos). It is all
@@ -70,7 +74,19 @@ func DialDriverWithCredential(cred options.Credential) Dialer {
 	return func(uri string) (Commander, error) { return dialDriver(uri, &cred) }
 }
 
+// DialDriverWith is DialDriver with a credential (nil: none beyond the
+// URI's) and a TLS configuration merged into the URI's
+// (mongotls.Apply; nil: the URI's alone), for an external cluster whose
+// Secrets hold a CA or a client certificate.
+func DialDriverWith(cred *options.Credential, tlsCfg *tls.Config) Dialer {
+	return func(uri string) (Commander, error) { return dialDriverTLS(uri, cred, tlsCfg) }
+}
+
 func dialDriver(uri string, cred *options.Credential) (Commander, error) {
+	return dialDriverTLS(uri, cred, nil)
+}
+
+func dialDriverTLS(uri string, cred *options.Credential, tlsCfg *tls.Config) (Commander, error) {
 	opts := options.Client().
 		SetAppName("mongobench-admin").
 		SetConnectTimeout(driverConnectTimeout).
@@ -79,9 +95,12 @@ func dialDriver(uri string, cred *options.Credential) (Commander, error) {
 	if cred != nil {
 		opts.SetAuth(*cred)
 	}
-	client, err := mongo.Connect(opts) // v2: no I/O, no context
+	mongotls.Apply(opts, tlsCfg)
+	// v2: no I/O, no context; but a mongodb+srv:// string is resolved
+	// here (ApplyURI).
+	client, err := mongo.Connect(opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", redactURI(uri), err)
+		return nil, fmt.Errorf("connect %s: %s", redactURI(uri), scrubUserInfo(err.Error(), uri))
 	}
 	return driverCommander{client: client}, nil
 }
@@ -138,4 +157,37 @@ func redactURI(uri string) string {
 		hosts = hosts[i+1:]
 	}
 	return hosts
+}
+
+// scrubUserInfo keeps a driver's parse error from showing the connection
+// string's user information: the connstring parser quotes option values
+// and hosts, and for a user name or password that does not unescape it
+// wraps url.PathUnescape's error, which quotes the offending "%xx"
+// (x/mongo/driver/connstring/connstring.go: "invalid password: %w").
+// Such a message is replaced whole; the user name and password, escaped
+// or not, are replaced wherever else they appear.
+func scrubUserInfo(msg, uri string) string {
+	if strings.Contains(msg, "invalid password") || strings.Contains(msg, "invalid username") {
+		return "the connection string's user information does not unescape (not shown)"
+	}
+	_, rest, ok := strings.Cut(uri, "://")
+	if !ok {
+		return msg
+	}
+	hosts, _, _ := strings.Cut(rest, "/")
+	at := strings.LastIndex(hosts, "@")
+	if at < 0 {
+		return msg
+	}
+	user, password, _ := strings.Cut(hosts[:at], ":")
+	for _, s := range []string{password, user} {
+		if s == "" {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, s, "xxxxx")
+		if u, err := url.PathUnescape(s); err == nil && u != "" {
+			msg = strings.ReplaceAll(msg, u, "xxxxx")
+		}
+	}
+	return msg
 }

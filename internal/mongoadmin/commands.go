@@ -1,6 +1,10 @@
 package mongoadmin
 
-import "go.mongodb.org/mongo-driver/v2/bson"
+import (
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/mongobench/mongobench/internal/contract"
+)
 
 // Every command this package sends is built here, so the whole protocol can
 // be read in one place; the tests compare these documents with what the fake
@@ -33,6 +37,8 @@ const (
 	cmdCreate          = "create"
 	cmdCollMod         = "collMod"
 	cmdCreateUser      = "createUser"
+	cmdInsert          = "insert"
+	cmdDropDatabase    = "dropDatabase"
 	// cmdUsersInfo changes nothing; users.go sends it before createUser.
 	cmdUsersInfo = "usersInfo"
 )
@@ -163,4 +169,34 @@ func withValidation(cmd bson.D, v *validation) bson.D {
 		bson.E{Key: "validationLevel", Value: v.level},
 		bson.E{Key: "validationAction", Value: v.action},
 	)
+}
+
+// listCollectionNamesCommand lists every collection and view of a database
+// by name and type only, which takes no collection locks (MongoDB manual,
+// listCollections: nameOnly).
+func listCollectionNamesCommand() bson.D {
+	return bson.D{{Key: "listCollections", Value: int32(1)}, {Key: "nameOnly", Value: true}}
+}
+
+// ownerMarkFind reads the owner mark of a run's database.
+func ownerMarkFind() bson.D {
+	return bson.D{{Key: "find", Value: contract.OwnerCollection}, {Key: "filter", Value: bson.D{{Key: idField, Value: ownerMarkID}}}}
+}
+
+// ownerMarkInsert writes the owner mark, {_id: "owner", run, uid}
+// (contract.OwnerCollection). No writeConcern is sent: the server's
+// default applies, { w: "majority" } on a replica set since 5.0 (MongoDB
+// manual, "Default MongoDB Read Concerns/Write Concerns"), so the mark
+// survives a failover. A second insert of the same _id fails with 11000
+// DuplicateKey, which makes two bootstraps racing for one database agree.
+func ownerMarkInsert(o Owner) bson.D {
+	return bson.D{{Key: cmdInsert, Value: contract.OwnerCollection}, {Key: "documents", Value: bson.A{
+		bson.D{{Key: idField, Value: ownerMarkID}, {Key: "run", Value: o.Run}, {Key: "uid", Value: o.UID}},
+	}}}
+}
+
+// dropDatabaseCommand drops the database it is sent to, and nothing else
+// (MongoDB manual, dropDatabase: "drops the current database").
+func dropDatabaseCommand() bson.D {
+	return bson.D{{Key: cmdDropDatabase, Value: int32(1)}}
 }

@@ -27,7 +27,7 @@ func (r *runner) serverEnvironment(ctx context.Context, bi buildInfo, dataHost s
 	env := &results.ServerEnvironment{Version: bi.version, GitVersion: bi.gitVersion, Allocator: bi.allocator, OpenSSL: bi.openssl}
 	for _, h := range hosts {
 		pe := results.ProcessEnvironment{Host: h}
-		uri := DirectURI(h)
+		uri := r.endpoint(h)
 		if reply, err := r.run(ctx, uri, adminDB, simpleCommand("getCmdLineOpts")); err != nil {
 			pe.Unavailable = append(pe.Unavailable, "getCmdLineOpts: "+describe(err))
 		} else if parsed, ok := reply.Lookup("parsed").DocumentOK(); ok {

@@ -115,6 +115,9 @@ type fakeServer struct {
 	// dropValidator makes create and collMod accept a validator and keep
 	// none, as mongo-java-server does.
 	dropValidator bool
+	// hello, when set, is the server's answer to hello: an external
+	// cluster's entry point (external_test.go).
+	hello bson.D
 }
 
 // before60 tells whether the server is older than MongoDB 6.0 (its
@@ -223,6 +226,8 @@ func (s *fakeServer) setChunks(ns string, shards []string, points ...string) {
 type fakeColl struct {
 	validator     bson.Raw
 	level, action string
+	// docs are the documents inserted (the owner mark), by _id.
+	docs map[string]bson.Raw
 }
 
 func newFake(t *testing.T) *fakeCluster {
@@ -328,7 +333,7 @@ func (f *fakeCluster) mutating() []string {
 	for _, c := range f.calls {
 		switch c.cmd[0].Key {
 		case cmdReplSetInitiate, cmdAddShard, cmdBalancerStop, cmdEnableSharding, cmdShardCollection, cmdSplit, cmdMoveRange, cmdMoveChunk, cmdCreate, cmdCollMod,
-			cmdCreateUser:
+			cmdCreateUser, cmdInsert, cmdDropDatabase:
 			out = append(out, c.String())
 		}
 	}
@@ -478,6 +483,10 @@ func (f *fakeCluster) handle(s *fakeServer, db string, cmd bson.D) (bson.D, erro
 		return bson.D{{Key: "featureCompatibilityVersion", Value: bson.D{{Key: "version", Value: "8.0"}}}}, nil
 	case "getMore":
 		return f.getMore(cmd)
+	case "hello":
+		if s.hello != nil {
+			return s.hello, nil
+		}
 	case cmdUsersInfo, cmdCreateUser:
 		return f.handleUsers(s, db, cmd)
 	}
@@ -858,11 +867,29 @@ func (f *fakeCluster) moveChunk(s *fakeServer, ns string, cmd bson.D) (bson.D, e
 // handleCollections answers listCollections, create and collMod; ok is
 // false for other commands.
 func (f *fakeCluster) handleCollections(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
+	if r, err, ok := f.handleDocuments(s, db, cmd); ok {
+		return r, err, true
+	}
 	raw := marshal(f.t, cmd)
 	switch cmd[0].Key {
 	case "listCollections":
-		name, _ := raw.Lookup("filter", "name").StringValueOK()
+		name, filtered := raw.Lookup("filter", "name").StringValueOK()
 		var docs []bson.Raw
+		if !filtered {
+			// Every collection of db, by name (nameOnly: true), in name
+			// order as the tests want it deterministic.
+			var names []string
+			for ns := range s.colls {
+				if d, c, _ := strings.Cut(ns, "."); d == db {
+					names = append(names, c)
+				}
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				docs = append(docs, marshal(f.t, bson.D{{Key: "name", Value: n}, {Key: "type", Value: "collection"}}))
+			}
+			return f.cursorReply(db+".$cmd.listCollections", docs), nil, true
+		}
 		if c, ok := s.colls[db+"."+name]; ok {
 			opts := bson.D{}
 			if c.validator != nil {
@@ -901,6 +928,56 @@ func (f *fakeCluster) handleCollections(s *fakeServer, db string, cmd bson.D) (r
 			}
 		}
 		return nil, nil, true
+	}
+	return nil, nil, false
+}
+
+// handleDocuments answers insert, find and dropDatabase on a database of
+// the user's (the owner mark of external.go); ok is false for others.
+func (f *fakeCluster) handleDocuments(s *fakeServer, db string, cmd bson.D) (reply bson.D, err error, ok bool) {
+	raw := marshal(f.t, cmd)
+	switch cmd[0].Key {
+	case cmdInsert:
+		// Creates the collection as MongoDB does; a second _id is 11000
+		// DuplicateKey as a write error, which driver v2 returns from
+		// RunCommand as a WriteException (mongo/database.go
+		// processWriteError).
+		ns := db + "." + cmd[0].Value.(string)
+		c, ok := s.colls[ns]
+		if !ok {
+			c = &fakeColl{}
+			s.colls[ns] = c
+		}
+		if c.docs == nil {
+			c.docs = map[string]bson.Raw{}
+		}
+		vals, _ := raw.Lookup("documents").Array().Values()
+		for _, v := range vals {
+			d := v.Document()
+			id := d.Lookup("_id").StringValue()
+			if _, dup := c.docs[id]; dup {
+				return nil, mongo.WriteException{WriteErrors: []mongo.WriteError{{Code: 11000, Message: "E11000 duplicate key error collection: " + ns}}}, true
+			}
+			c.docs[id] = d
+		}
+		return bson.D{{Key: "n", Value: int32(len(vals))}}, nil, true
+	case "find":
+		ns := db + "." + cmd[0].Value.(string)
+		var docs []bson.Raw
+		if c, ok := s.colls[ns]; ok {
+			id, _ := raw.Lookup("filter", "_id").StringValueOK()
+			if d, ok := c.docs[id]; ok {
+				docs = append(docs, d)
+			}
+		}
+		return f.cursorReply(ns, docs), nil, true
+	case cmdDropDatabase:
+		for ns := range s.colls {
+			if d, _, _ := strings.Cut(ns, "."); d == db {
+				delete(s.colls, ns)
+			}
+		}
+		return bson.D{{Key: "dropped", Value: db}}, nil, true
 	}
 	return nil, nil, false
 }

@@ -186,7 +186,7 @@ func (l chunkLayout) String() string {
 
 // readChunks reads the collection's chunks once (callers retry).
 func (r *runner) readChunks(ctx context.Context, mongos string, uuid bson.RawValue) (chunkLayout, error) {
-	docs, err := r.cursorAll(ctx, DirectURI(mongos), configDB, findChunksCommand(uuid))
+	docs, err := r.cursorAll(ctx, r.endpoint(mongos), configDB, findChunksCommand(uuid))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,12 @@ type runner struct {
 	log      *slog.Logger
 	deadline time.Time
 	conns    map[string]Commander
+	// endpoints maps a name the steps use for a server (a host:port of a
+	// topology mongobench deployed) to the connection string that reaches
+	// it, for the servers not reached by DirectURI: an external cluster's
+	// entry point, named by its hosts and reached through the user's
+	// connection string (external.go). See endpoint.
+	endpoints map[string]string
 	// legacyMoves is set once the server answered moveRange with 59
 	// CommandNotFound (before 6.0): later moves use moveChunk at once.
 	legacyMoves bool
@@ -27,10 +33,11 @@ type runner struct {
 func newRunner(ctx context.Context, opts Options) (*runner, context.Context, context.CancelFunc) {
 	opts = opts.withDefaults()
 	r := &runner{
-		opts:     opts,
-		log:      opts.Logger,
-		deadline: opts.clock.Now().Add(opts.Timeout),
-		conns:    map[string]Commander{},
+		opts:      opts,
+		log:       opts.Logger,
+		deadline:  opts.clock.Now().Add(opts.Timeout),
+		conns:     map[string]Commander{},
+		endpoints: map[string]string{},
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	return r, ctx, cancel
@@ -88,7 +95,17 @@ func boundedCall[T any](ctx context.Context, r *runner, uri string, cmd bson.D, 
 
 // runAdmin runs an admin command on a host:port of the topology.
 func (r *runner) runAdmin(ctx context.Context, host string, cmd bson.D) (bson.Raw, error) {
-	return r.run(ctx, DirectURI(host), adminDB, cmd)
+	return r.run(ctx, r.endpoint(host), adminDB, cmd)
+}
+
+// endpoint is the connection string of a server the steps name by host:
+// DirectURI(host) for the processes of a topology mongobench deployed, the
+// user's connection string for an external cluster's entry point.
+func (r *runner) endpoint(host string) string {
+	if uri, ok := r.endpoints[host]; ok {
+		return uri
+	}
+	return DirectURI(host)
 }
 
 // retry runs op until it returns nil or a permanent error, retrying
@@ -159,6 +176,7 @@ type helloReply struct {
 	SetName           string   `bson:"setName"`
 	Hosts             []string `bson:"hosts"`
 	Msg               string   `bson:"msg"` // "isdbgrid" on a mongos
+	Primary           string   `bson:"primary"`
 	// IsReplicaSet is set by a member started with --replSet that has no
 	// config yet.
 	IsReplicaSet bool `bson:"isreplicaset"`

@@ -72,7 +72,7 @@ func (r *runner) listShards(ctx context.Context, mongos string) ([]shardInfo, er
 func (r *runner) waitMongos(ctx context.Context, mongos string) ([]shardInfo, error) {
 	var shards []shardInfo
 	err := r.retry(ctx, "wait for mongos "+mongos, func(ctx context.Context) error {
-		h, err := r.hello(ctx, DirectURI(mongos))
+		h, err := r.hello(ctx, r.endpoint(mongos))
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ type collectionInfo struct {
 // shardedCollection returns ns's entry in config.collections, or nil when ns
 // is not sharded.
 func (r *runner) shardedCollection(ctx context.Context, mongos, ns string) (*collectionInfo, error) {
-	docs, err := r.cursorAll(ctx, DirectURI(mongos), configDB, findCollectionEntryCommand(ns))
+	docs, err := r.cursorAll(ctx, r.endpoint(mongos), configDB, findCollectionEntryCommand(ns))
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,11 @@ import (
 // Version 2 added splitPoints and each shard's range (a ranged shard key);
 // version 3 the server environment. DecodeBootstrap still reads versions 1
 // and 2, which lack them. Fields added since (the environment's storage
-// engine and version, the members of a replica set) are optional within
-// version 3: an older result lacks them, an older decoder ignores them.
+// engine and version, the members of a replica set, the external target)
+// are optional within version 3: an older result lacks them, an older
+// decoder ignores them. External stays within version 3 too: only a run of
+// mode External produces it, and a controller that predates External
+// never starts such a run, so no decoder that ignores it ever reads one.
 const BootstrapFormatVersion = 3
 
 // oldestBootstrapFormatVersion is the oldest version DecodeBootstrap reads.
@@ -50,7 +53,55 @@ type Bootstrap struct {
 	// order, with the state the bootstrap saw last (one PRIMARY, the
 	// others SECONDARY).
 	Members []MemberState `json:"members,omitempty"`
+	// External is what the bootstrap found on a cluster mongobench did not
+	// deploy (mode External); nil for a topology it deployed.
+	External *ExternalTarget `json:"external,omitempty"`
 }
+
+// What `loader bootstrap --mode External` detected behind the connection
+// string (ExternalTarget.Detected).
+const (
+	DetectedStandalone = "standalone"
+	DetectedReplicaSet = "replicaSet"
+	DetectedSharded    = "sharded"
+)
+
+// ExternalTarget is a cluster mongobench did not deploy, as the bootstrap
+// saw it through the user's connection string. It never holds the
+// connection string, nor anything of its user information or options:
+// only host names, which the cluster itself reports.
+type ExternalTarget struct {
+	// Detected is DetectedStandalone, DetectedReplicaSet or
+	// DetectedSharded: hello's msg "isdbgrid" is a mongos, a setName a
+	// replica set member, neither a standalone.
+	Detected string `json:"detected"`
+	// Hosts are the connection string's hosts (host:port,...), or the SRV
+	// name of a mongodb+srv:// one.
+	Hosts string `json:"hosts"`
+	// ReplicaSet is hello's setName (DetectedReplicaSet).
+	ReplicaSet string `json:"replicaSet,omitempty"`
+	// Members are hello's hosts, the set's data-bearing members that can
+	// become primary (DetectedReplicaSet), and Primary its primary.
+	Members []string `json:"members,omitempty"`
+	Primary string   `json:"primary,omitempty"`
+	// Database is the run's database, the only one the run writes to.
+	Database string `json:"database"`
+	// Owned is true when the database holds this run's owner mark
+	// (contract.OwnerCollection): the bootstrap found it empty and wrote
+	// the mark, or found its own mark on a rerun. Only an owned database
+	// is ever dropped.
+	Owned bool `json:"owned"`
+	// ExistingCollections are the collections the database already held
+	// (allowExistingData), the owner mark excluded; at most
+	// MaxExistingCollections.
+	ExistingCollections []string `json:"existingCollections,omitempty"`
+	// Notes say what the bootstrap deliberately left alone on the user's
+	// cluster, e.g. the balancer.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// MaxExistingCollections bounds ExternalTarget.ExistingCollections.
+const MaxExistingCollections = 20
 
 // MemberState is one replica-set member as replSetGetStatus reported it.
 type MemberState struct {
@@ -149,6 +200,14 @@ func DecodeBootstrap(b []byte) (*Bootstrap, error) {
 	for i, p := range r.SplitPoints {
 		if i > 0 && p <= r.SplitPoints[i-1] {
 			return nil, fmt.Errorf("bootstrap report: split points %q and %q are not in increasing order", r.SplitPoints[i-1], p)
+		}
+	}
+	if r.External != nil {
+		switch r.External.Detected {
+		case DetectedStandalone, DetectedReplicaSet, DetectedSharded:
+		default:
+			return nil, fmt.Errorf("bootstrap report: external target detected as %q, want %s, %s or %s",
+				r.External.Detected, DetectedStandalone, DetectedReplicaSet, DetectedSharded)
 		}
 	}
 	if len(r.SplitPoints) > 0 && !r.Sharded {

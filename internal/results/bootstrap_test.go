@@ -61,6 +61,7 @@ func TestDecodeBootstrapRejects(t *testing.T) {
 		{`{"version":2,"serverVersion":"8.0.4","sharded":true,"shards":[{"name":"s"}],"splitPoints":["user5","user4"]}`, "not in increasing order"},
 		{`{"version":2,"serverVersion":"8.0.4","splitPoints":["user5"]}`, "not sharded"},
 		{`{"version":2,`, "parse bootstrap report"},
+		{`{"version":3,"serverVersion":"8.0.4","external":{"detected":"cluster"}}`, `external target detected as "cluster"`},
 	} {
 		if _, err := DecodeBootstrap([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeBootstrap(%s) = %v, want an error with %q", tc.json, err, tc.want)
@@ -79,5 +80,28 @@ func TestDecodeBootstrapWithoutBuildVersion(t *testing.T) {
 	}
 	if r.Server == nil || r.Server.Version != "" || r.Server.GitVersion != "6a56d4b1ee5ce7e4d3d1db3e8d23b9a3e0dc8e23" {
 		t.Errorf("decoded server environment %+v", r.Server)
+	}
+}
+
+// TestBootstrapExternalRoundTrip: an external target's facts survive the
+// encoding, and a result without them decodes with External nil.
+func TestBootstrapExternalRoundTrip(t *testing.T) {
+	in := &Bootstrap{ServerVersion: "8.0.4", Namespace: "bench_1.usertable",
+		External: &ExternalTarget{Detected: DetectedReplicaSet, Hosts: "a:27017,b:27017", ReplicaSet: "rs0",
+			Members: []string{"a:27017", "b:27017"}, Primary: "a:27017", Database: "bench_1", Owned: true,
+			ExistingCollections: []string{"keep"}, Notes: []string{"balancer left as found"}}}
+	b, err := EncodeBootstrap(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"version":3`) || !strings.Contains(string(b), `"external":{"detected":"replicaSet","hosts":"a:27017,b:27017"`) {
+		t.Errorf("encoded %s", b)
+	}
+	out, err := DecodeBootstrap(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Errorf("decoded %+v, want %+v", out, in)
 	}
 }

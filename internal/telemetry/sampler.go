@@ -48,6 +48,11 @@ type Process struct {
 	// When nil, the Sampler connects to URI itself and disconnects at Stop.
 	Client *mongo.Client
 	URI    string
+	// Options, when Client is nil and URI empty, are the client options
+	// the Sampler connects with (an external cluster's host:
+	// DirectOptions), credential included: Config.Credential does not
+	// apply to them.
+	Options *options.ClientOptions
 }
 
 // CollectionTarget is the benchmark collection, whose storage statistics
@@ -151,7 +156,11 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 	s := &Sampler{cfg: cfg, start: time.Now(), cancel: cancel}
 	for _, p := range cfg.Processes {
 		ps := &processSampler{proc: p, builder: NewSeriesBuilder(s.start, cfg.Interval)}
-		ps.client, ps.owned, ps.err = connect(p.Pod, p.Client, p.URI, cfg.Credential)
+		if p.Client == nil && p.URI == "" && p.Options != nil {
+			ps.client, ps.owned, ps.err = connectOptions(p.Pod, p.Options)
+		} else {
+			ps.client, ps.owned, ps.err = connect(p.Pod, p.Client, p.URI, cfg.Credential)
+		}
 		s.procs = append(s.procs, ps)
 		s.wg.Go(func() { ps.run(ctx, cfg.Interval, cfg.Timeout) })
 	}
@@ -204,6 +213,15 @@ func connect(name string, client *mongo.Client, uri string, cred *options.Creden
 	if cred != nil {
 		opts.SetAuth(*cred)
 	}
+	c, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, false, fmt.Errorf("connect to %s: %w", name, err)
+	}
+	return c, true, nil
+}
+
+// connectOptions connects with opts; the Sampler owns the client.
+func connectOptions(name string, opts *options.ClientOptions) (*mongo.Client, bool, error) {
 	c, err := mongo.Connect(opts)
 	if err != nil {
 		return nil, false, fmt.Errorf("connect to %s: %w", name, err)

@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/mongotls"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -68,6 +69,7 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		// After ApplyURI: it replaces a credential of the URL.
 		opts.SetAuth(*cfg.Credential)
 	}
+	mongotls.Apply(opts, cfg.TLS)
 	if n := cfg.PoolConnections(opts.MaxPoolSize); n > 0 && !urlOptionKeys(cfg.URL)["minpoolsize"] {
 		// The connections HoldConnections opens stay open; a bigger
 		// minPoolSize would have the driver open more, 10 every 10 s,
@@ -76,7 +78,7 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 	}
 	client, err := mongo.Connect(opts) // v2: validates the URL, no I/O yet
 	if err != nil {
-		return nil, fmt.Errorf("mongodb.url %s: %w", redactURL(cfg.URL), err)
+		return nil, fmt.Errorf("%s %s: %s", cfg.Source(), cfg.Shown(), hideUser(hidePassword(err.Error(), cfg.URL), cfg.URL))
 	}
 	c := &Client{
 		cfg:         cfg,
@@ -113,7 +115,7 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		as = " as " + cfg.Credential.Username
 	}
 	_, _ = fmt.Fprintf(log, "mongodb: connected with %s%s (database %s, batchsize %d, upsert %t, retryWrites %t, operation timeout %v)\n",
-		redactURL(cfg.URL), as, cfg.Database, cfg.BatchSize, cfg.Upsert, *opts.RetryWrites, cfg.OperationTimeout)
+		cfg.Shown(), as, cfg.Database, cfg.BatchSize, cfg.Upsert, *opts.RetryWrites, cfg.OperationTimeout)
 	return c, nil
 }
 
@@ -144,7 +146,7 @@ func (c *Client) checkAccess(ctx context.Context) error {
 	if c.cfg.Credential != nil {
 		as = "as " + c.cfg.Credential.Username
 	}
-	return fmt.Errorf("MongoDB at %s (%s) refuses the loader, connected %s: %w", urlHosts(c.cfg.URL), contract.PropMongoDBURL, as, err)
+	return fmt.Errorf("MongoDB at %s (%s) refuses the loader, connected %s: %w", urlHosts(c.cfg.URL), c.cfg.Source(), as, err)
 }
 
 // connectError explains a failed first ping: where the loader tried
@@ -154,7 +156,7 @@ func (c *Client) checkAccess(ctx context.Context) error {
 // (serverSelectionTimeoutMS, from the URL or the driver's default); the
 // shorter one ends the wait.
 func connectError(cfg Config, serverSelection *time.Duration, waited time.Duration, err error) error {
-	where := fmt.Sprintf("MongoDB at %s (%s)", urlHosts(cfg.URL), contract.PropMongoDBURL)
+	where := fmt.Sprintf("MongoDB at %s (%s)", urlHosts(cfg.URL), cfg.Source())
 	waited = roundWait(waited)
 	if !mongo.IsTimeout(err) {
 		// Refused by the server (authentication, TLS, ...): the wait is
@@ -167,10 +169,10 @@ func connectError(cfg Config, serverSelection *time.Duration, waited time.Durati
 	op := cfg.OperationTimeout
 	opDesc := fmt.Sprintf("%s (%v)", PropOperationTimeout, op)
 	sst := driverDefaultServerSelectionTimeout
-	sstDesc := fmt.Sprintf("serverSelectionTimeoutMS in %s (default %v)", contract.PropMongoDBURL, sst)
+	sstDesc := fmt.Sprintf("serverSelectionTimeoutMS in %s (default %v)", cfg.Source(), sst)
 	if serverSelection != nil && *serverSelection > 0 {
 		sst = *serverSelection
-		sstDesc = fmt.Sprintf("serverSelectionTimeoutMS in %s (%v)", contract.PropMongoDBURL, sst)
+		sstDesc = fmt.Sprintf("serverSelectionTimeoutMS in %s (%v)", cfg.Source(), sst)
 	}
 	setBy := opDesc + " and " + sstDesc // equal: only raising both waits longer
 	switch {

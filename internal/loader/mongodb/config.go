@@ -1,6 +1,7 @@
 package mongodb
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -72,6 +73,15 @@ type Config struct {
 	// from the properties: the loader reads it from the environment
 	// (contract.EnvUsername, contract.EnvPassword).
 	Credential *options.Credential
+	// URLFromEnvironment is set when URL is the connection string of an
+	// external cluster, read from contract.EnvURI (ConfigFromURI): a
+	// secret as a whole, of which messages and the log show only the hosts
+	// (Shown).
+	URLFromEnvironment bool
+	// TLS, when set, is merged into the URL's TLS settings
+	// (mongotls.Apply): the CA and client certificate files of an external
+	// cluster's Secrets.
+	TLS *tls.Config
 	// Threads, when set, is the number of threads the pool serves:
 	// NewClient keeps min(Threads, maxPoolSize) connections open
 	// (minPoolSize) unless the URL sets minPoolSize, and HoldConnections
@@ -84,7 +94,43 @@ type Config struct {
 // mongodb.readPreference value is an error: a typo would otherwise change
 // what is measured without anyone noticing.
 func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
-	c := Config{URL: p.String(contract.PropMongoDBURL, DefaultURL)}
+	return configFrom(p, Config{URL: p.String(contract.PropMongoDBURL, DefaultURL)})
+}
+
+// ConfigFromURI reads the binding's properties as ConfigFromProperties
+// does, with uri, the connection string of contract.EnvURI, in place of
+// mongodb.url, which must then not be given: two connection strings would
+// leave it to a rule which one is benchmarked. uri is never shown: Shown
+// gives its hosts.
+func ConfigFromURI(p *ycsb.Properties, uri string) (Config, error) {
+	if p.Has(contract.PropMongoDBURL) {
+		return Config{}, fmt.Errorf("%s and %s are both set: the connection string of an external cluster comes from %s only",
+			contract.PropMongoDBURL, contract.EnvURI, contract.EnvURI)
+	}
+	return configFrom(p, Config{URL: uri, URLFromEnvironment: true})
+}
+
+// Shown is the connection string as messages and the log show it: with
+// its password hidden, or, from the environment, its hosts only (for
+// mongodb+srv://, the name looked up) and where it came from.
+func (c Config) Shown() string { return shownURL(c.URL, c.URLFromEnvironment) }
+
+func shownURL(u string, fromEnvironment bool) string {
+	if fromEnvironment {
+		return urlHosts(u) + " (" + contract.EnvURI + ")"
+	}
+	return redactURL(u)
+}
+
+// Source names where the connection string came from, for messages.
+func (c Config) Source() string {
+	if c.URLFromEnvironment {
+		return contract.EnvURI
+	}
+	return contract.PropMongoDBURL
+}
+
+func configFrom(p *ycsb.Properties, c Config) (Config, error) {
 	var errs []error
 	var err error
 	if c.BatchSize, err = p.Int(contract.PropBatchSize, 1); err != nil {
@@ -100,9 +146,13 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 	}
 	if !strings.HasPrefix(c.URL, "mongodb://") && !strings.HasPrefix(c.URL, "mongodb+srv://") {
 		// YCSB's check and message.
+		shown := c.Shown()
+		if c.URLFromEnvironment {
+			shown = "(not shown)"
+		}
 		errs = append(errs, fmt.Errorf("%s: invalid URL %q: must be of the form "+
 			"'mongodb://<host1>:<port1>,<host2>:<port2>/database?options' or 'mongodb+srv://<host>/database?options'",
-			contract.PropMongoDBURL, redactURL(c.URL)))
+			c.Source(), shown))
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("mongodb properties: %w", errors.Join(errs...))
@@ -118,11 +168,11 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 			c.URL = addURLOption(c.URL, o.key, o.value)
 		}
 	}
-	if err := checkURL(c.URL); err != nil {
-		return c, fmt.Errorf("%s: %w", contract.PropMongoDBURL, err)
+	if err := checkURL(c.URL, c.URLFromEnvironment); err != nil {
+		return c, fmt.Errorf("%s: %w", c.Source(), err)
 	}
-	if c.Database, err = urlDatabase(c.URL); err != nil {
-		return c, fmt.Errorf("%s: %w", contract.PropMongoDBURL, err)
+	if c.Database, err = urlDatabase(c.URL, c.URLFromEnvironment); err != nil {
+		return c, fmt.Errorf("%s: %w", c.Source(), err)
 	}
 	if c.Database == "" || c.Database == "admin" {
 		c.Database = DefaultDatabase
@@ -133,10 +183,16 @@ func ConfigFromProperties(p *ycsb.Properties) (Config, error) {
 // checkURL rejects, before anything connects, a connection string that the
 // driver would reject when connecting (its own parser decides), and hosts
 // without a name (":27017", which the driver accepts and dials as this
-// machine). Messages show the URL with its password hidden.
-func checkURL(u string) error {
+// machine). Messages show the URL with its password hidden, or only its
+// hosts when it comes from the environment (and the driver's message with
+// the user information hidden too).
+func checkURL(u string, fromEnvironment bool) error {
 	invalid := func(format string, args ...any) error {
-		return fmt.Errorf("invalid URL %q: %s", redactURL(u), hidePassword(fmt.Sprintf(format, args...), u))
+		msg := hidePassword(fmt.Sprintf(format, args...), u)
+		if fromEnvironment {
+			msg = hideUser(msg, u)
+		}
+		return fmt.Errorf("invalid URL %q: %s", shownURL(u, fromEnvironment), msg)
 	}
 	// Hosts first: the driver's messages for them do not name the host.
 	for _, h := range strings.Split(urlHosts(u), ",") {
@@ -196,6 +252,28 @@ func hidePassword(msg, u string) string {
 	}
 	msg = strings.ReplaceAll(msg, pw, "xxxxx")
 	if unescaped, err := url.PathUnescape(pw); err == nil && unescaped != "" {
+		msg = strings.ReplaceAll(msg, unescaped, "xxxxx")
+	}
+	return msg
+}
+
+// hideUser replaces the connection string's user name in msg.
+func hideUser(msg, u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return msg
+	}
+	rest := u[i+len("://"):]
+	at := userInfoEnd(rest)
+	if at < 0 {
+		return msg
+	}
+	user, _, _ := strings.Cut(rest[:at], ":")
+	if user == "" {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, user, "xxxxx")
+	if unescaped, err := url.PathUnescape(user); err == nil && unescaped != "" {
 		msg = strings.ReplaceAll(msg, unescaped, "xxxxx")
 	}
 	return msg
@@ -315,11 +393,11 @@ func addURLOption(u, key, value string) string {
 }
 
 // urlDatabase returns the database named in the connection string's path.
-func urlDatabase(u string) (string, error) {
+func urlDatabase(u string, fromEnvironment bool) (string, error) {
 	_, path, _, _ := splitURL(u)
 	db, err := url.PathUnescape(path)
 	if err != nil {
-		return "", fmt.Errorf("database name in %q: %w", redactURL(u), err)
+		return "", fmt.Errorf("database name in %q: %w", shownURL(u, fromEnvironment), err)
 	}
 	return db, nil
 }
