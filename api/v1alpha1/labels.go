@@ -46,6 +46,9 @@ const (
 	ComponentLoader    = "loader"
 	ComponentBootstrap = "bootstrap"
 	ComponentValidator = "validator"
+	// ComponentDropDatabase labels the Job that drops an External run's
+	// own database at cleanup.
+	ComponentDropDatabase = "dropdatabase"
 	ComponentNetwork   = "network"
 	ComponentRBAC      = "rbac"
 	// ComponentAuth labels the Secrets of a run with security.auth: its
