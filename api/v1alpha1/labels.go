@@ -49,8 +49,8 @@ const (
 	// ComponentDropDatabase labels the Job that drops an External run's
 	// own database at cleanup.
 	ComponentDropDatabase = "dropdatabase"
-	ComponentNetwork   = "network"
-	ComponentRBAC      = "rbac"
+	ComponentNetwork      = "network"
+	ComponentRBAC         = "rbac"
 	// ComponentAuth labels the Secrets of a run with security.auth: its
 	// keyfile and its users' passwords.
 	ComponentAuth = "auth"
