@@ -316,3 +316,24 @@ func TestExternalTargetNotEmpty(t *testing.T) {
 		t.Error("a phase started on a database that holds data")
 	}
 }
+
+// TestExternalWaitsForALateSecret: within --secret-wait a missing Secret
+// is waited for, and said so in TopologyReady; once it exists (checked
+// again without any watch on Secrets), the run goes on.
+func TestExternalWaitsForALateSecret(t *testing.T) {
+	k := newCluster(t)
+	limits := testLimits
+	limits.SecretWait = time.Minute
+	startManager(t, &counters{}, limits)
+	run := k.create(externalRun("late"))
+	k.waitRun("late", "waiting for the Secret", func(r *benchv1.BenchmarkRun) bool {
+		c := cond(r, benchv1.ConditionTopologyReady)
+		return c != nil && c.Reason == string(benchv1.ReasonSecretNotFound) && strings.Contains(c.Message, "Secret late-uri (key uri) does not exist;") &&
+			strings.HasSuffix(c.Message, "; waiting up to 1m0s for it")
+	})
+	if k.exists(&batchv1.Job{}, topology.BootstrapJobName(run)) || k.run("late").Status.Phase == benchv1.RunFailed {
+		t.Fatal("the run went on, or failed, without its Secret")
+	}
+	k.externalSecrets("late", "pw-"+rand.String(24))
+	k.job(topology.BootstrapJobName(run))
+}
