@@ -54,7 +54,7 @@ func TestExternalDatabase(t *testing.T) {
 // choices; the phases name the run's database and spec.driver's options;
 // TLS files are mounted read-only and named by their flags; nothing is
 // placed relative to database pods that do not exist.
-func TestExternalJobs(t *testing.T) {
+func TestExternalJobs(t *testing.T) { //nolint:gocyclo // every Job of every case, checked field by field
 	tlsRun := external("tls")
 	tlsRun.Spec.Topology.External.TLS = &benchv1.ExternalTLSSpec{CASecretRef: &benchv1.SecretKeyRef{Name: "ca", Key: "ca.crt"},
 		ClientCertSecretRef: &benchv1.SecretRef{Name: "client"}}
