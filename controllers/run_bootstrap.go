@@ -70,6 +70,9 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 			run.Status.Environment.MongoDB = mongoDBEnvironment(rep.Server)
 		}
 		recordMemberStates(t, rep.Members)
+		if topology.External(run) {
+			recordExternalMembers(t, rep.Members)
+		}
 		t.Chunks = nil
 		for _, sh := range rep.Shards {
 			t.Chunks = append(t.Chunks, benchv1.ShardChunks{Shard: sh.Name, Chunks: int32(sh.Chunks)})

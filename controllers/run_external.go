@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -149,4 +150,22 @@ func (r *BenchmarkRunReconciler) dropDatabase(ctx context.Context, s *runState) 
 		return true, nil
 	}
 	return jobCondition(job, batchv1.JobComplete) != nil, nil
+}
+
+// recordExternalMembers writes what the bootstrap found of an External
+// cluster into status.topology.processes: each replica-set member it
+// reported (a replica set's, or each shard's and the config server's as
+// far as the loader discovers them), by host:port, with its state. The
+// run has no pod of its own, so Pod (the list's key) is the host:port
+// too, and Ready means the member was PRIMARY or SECONDARY. A standalone or a cluster whose members were
+// not reported leaves the list empty: status.topology.serverVersion and
+// status.environment.mongodb still say what was reached. This is where a
+// richer detection result (the detected mode, mongos hosts) is to be
+// recorded once results.Bootstrap carries it.
+func recordExternalMembers(t *benchv1.TopologyStatus, members []results.MemberState) {
+	t.Processes = nil
+	for _, m := range members {
+		t.Processes = append(t.Processes, benchv1.ProcessStatus{Role: benchv1.RoleMember, Pod: m.Host, Address: m.Host, ReplicaSet: m.ReplicaSet,
+			State: m.State, Ready: m.State == "PRIMARY" || m.State == "SECONDARY"})
+	}
 }

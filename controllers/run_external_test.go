@@ -16,8 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/controllers"
 	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/report"
+	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -147,6 +149,9 @@ func TestExternalLifecycle(t *testing.T) { //nolint:gocyclo // one run's whole l
 	done := k.waitLifecycle("ext", benchv1.RunSucceeded)
 	if c := cond(done, benchv1.ConditionTopologyReady); c == nil || !strings.Contains(c.Message, "external cluster reached, MongoDB 8.0.4") {
 		t.Errorf("TopologyReady %+v", c)
+	}
+	if ps := done.Status.Topology.Processes; len(ps) != 2 || ps[0].Address != "db-0.example.net:27017" || ps[0].State != "PRIMARY" || !ps[1].Ready {
+		t.Errorf("status.topology.processes %+v, want the two members the bootstrap detected", ps)
 	}
 	if env := done.Status.Environment; env == nil || env.Node == nil || env.Node.Name != "external" || env.Fingerprint == "" ||
 		env.MongoDB == nil || env.MongoDB.Version != "8.0.4" {
@@ -336,4 +341,26 @@ func TestExternalWaitsForALateSecret(t *testing.T) {
 	}
 	k.externalSecrets("late", "pw-"+rand.String(24))
 	k.job(topology.BootstrapJobName(run))
+}
+
+// TestRecordExternalMembers: the members an External bootstrap reports
+// become status.topology.processes, by address and state; none leaves
+// the list empty.
+func TestRecordExternalMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		members []results.MemberState
+		want    []benchv1.ProcessStatus
+	}{
+		{"standalone", nil, nil},
+		{"replica set", []results.MemberState{{ReplicaSet: "rs0", Host: "db-0:27017", State: "PRIMARY"}, {ReplicaSet: "rs0", Host: "db-1:27017", State: "RECOVERING"}},
+			[]benchv1.ProcessStatus{{Role: benchv1.RoleMember, Pod: "db-0:27017", Address: "db-0:27017", ReplicaSet: "rs0", State: "PRIMARY", Ready: true},
+				{Role: benchv1.RoleMember, Pod: "db-1:27017", Address: "db-1:27017", ReplicaSet: "rs0", State: "RECOVERING"}}},
+	} {
+		st := &benchv1.TopologyStatus{Processes: []benchv1.ProcessStatus{{Role: benchv1.RoleStandalone, Pod: "stale"}}}
+		controllers.RecordExternalMembers(st, tc.members)
+		if fmt.Sprint(st.Processes) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: processes %+v, want %+v", tc.name, st.Processes, tc.want)
+		}
+	}
 }
