@@ -52,6 +52,8 @@ func main() {
 		"How far ahead of the moment every loader of a phase is ready their common start is set.")
 	flag.DurationVar(&limits.StartBarrier, "start-barrier-timeout", limits.StartBarrier,
 		"Fail a phase whose loaders wait this long at its start barrier for the others.")
+	flag.DurationVar(&limits.SecretWait, "secret-wait", limits.SecretWait,
+		"How long an External run waits for a Secret it names to exist before it fails with SecretNotFound.")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()

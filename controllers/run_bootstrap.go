@@ -45,6 +45,11 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 			s.eventf(benchv1.ReasonBootstrapping, "started Job %s to initiate replica sets, add shards and shard the collection", topology.BootstrapJobName(run))
 			return false, nil
 		}
+		if msg, refused := targetNotEmpty(s.jobPods(job)); refused {
+			s.fail(benchv1.ReasonTargetNotEmpty, "database %s already holds collections, and external.allowExistingData is false; nothing was written: %s",
+				topology.ExternalDatabase(run), msg)
+			return false, nil
+		}
 		if !r.jobDone(s, job, benchv1.ReasonBootstrapFailed, "bootstrap", true) {
 			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonBootstrapping, msg+"; bootstrap Job running")
 			return false, nil
@@ -65,6 +70,9 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 			run.Status.Environment.MongoDB = mongoDBEnvironment(rep.Server)
 		}
 		recordMemberStates(t, rep.Members)
+		if topology.External(run) {
+			recordExternalMembers(t, rep.Members)
+		}
 		t.Chunks = nil
 		for _, sh := range rep.Shards {
 			t.Chunks = append(t.Chunks, benchv1.ShardChunks{Shard: sh.Name, Chunks: int32(sh.Chunks)})
@@ -74,6 +82,12 @@ func (r *BenchmarkRunReconciler) bootstrap(ctx context.Context, s *runState) (bo
 	if !all && !started {
 		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonWaitingForPods, msg)
 		return false, nil
+	}
+	if topology.External(run) {
+		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionTrue, benchv1.ReasonReady,
+			fmt.Sprintf("external cluster reached, MongoDB %s; the run uses database %s", run.Status.Topology.ServerVersion, topology.ExternalDatabase(run)))
+		s.eventf(benchv1.EventTopologyReady, "external cluster reached, MongoDB %s", run.Status.Topology.ServerVersion)
+		return true, nil
 	}
 	s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionTrue, benchv1.ReasonReady,
 		fmt.Sprintf("%d MongoDB processes ready on %s, MongoDB %s", len(procs), placedOn(run), run.Status.Topology.ServerVersion))

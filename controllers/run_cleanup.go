@@ -29,6 +29,11 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 			return nil
 		}
 	}
+	if topology.External(run) {
+		if done, err := r.dropDatabase(ctx, s); err != nil || !done {
+			return err
+		}
+	}
 	var objs []client.Object
 	for _, p := range s.pods {
 		if p.Labels[benchv1.LabelDatabase] == "true" {
@@ -36,7 +41,12 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *runState) error
 		}
 	}
 	for _, j := range s.jobs {
-		objs = append(objs, j)
+		// The drop's Job stays, evidence of what cleanup did to the
+		// user's cluster (and, gone, it would be run again); it goes with
+		// the run.
+		if j.Name != topology.DropDatabaseJobName(run) {
+			objs = append(objs, j)
+		}
 	}
 	for _, c := range s.configMaps {
 		if !kept(run, c) {

@@ -99,6 +99,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		r.recordEnvironment,    // what the numbers come from
 		r.runPhases, r.succeed, // spec.phases and the merged results
 	}
+	if topology.External(run) {
+		steps = r.externalSteps()
+	}
 	for _, st := range steps {
 		proceed, err := st(ctx, s)
 		if err != nil {
@@ -133,6 +136,9 @@ func (r *BenchmarkRunReconciler) start(_ context.Context, s *runState) (bool, er
 		now := metav1.NewTime(s.now)
 		st.StartTime = &now
 		s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonProvisioning, "creating the MongoDB pods")
+		if topology.External(s.run) {
+			s.setCondition(benchv1.ConditionTopologyReady, metav1.ConditionFalse, benchv1.ReasonProvisioning, "checking the external cluster's Secrets")
+		}
 		s.setCondition(benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonRunning, "the run has not finished")
 		s.setCondition(benchv1.ConditionFailed, metav1.ConditionFalse, benchv1.ReasonRunning, "the run has not failed")
 	}

@@ -57,6 +57,10 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, s *runSt
 		env.MongoDB = run.Status.Environment.MongoDB // recorded by the bootstrap
 	}
 	var node *corev1.Node
+	if topology.External(run) {
+		// The servers run on machines the run knows nothing of.
+		env.Node = &benchv1.NodeEnvironment{Name: externalNode}
+	}
 	if run.Status.NodeName != "" {
 		n := &corev1.Node{}
 		err := r.APIReader.Get(ctx, client.ObjectKey{Name: run.Status.NodeName}, n)
@@ -217,7 +221,7 @@ type securityFingerprint struct {
 // fingerprint hashes what must match for two runs to be comparable.
 func fingerprint(run *benchv1.BenchmarkRun, env *benchv1.EnvironmentStatus) (string, error) {
 	f := fingerprintFields{
-		Topology:      run.Spec.Topology,
+		Topology:      fingerprintTopology(run),
 		Driver:        run.Spec.Driver,
 		Loaders:       max(run.Spec.Loaders, 1),
 		LoaderPlace:   run.Spec.Placement.LoaderPlacement,

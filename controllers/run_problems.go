@@ -40,6 +40,10 @@ type Limits struct {
 	// StartBarrier is how long loaders may wait at a phase's start
 	// barrier for the others before the phase fails.
 	StartBarrier time.Duration
+	// SecretWait is how long an External run waits for a Secret (or a
+	// key) it names to exist before it fails with SecretNotFound; 0
+	// fails at once.
+	SecretWait time.Duration
 }
 
 // DefaultLimits are the manager's defaults (flags override them).
@@ -51,6 +55,7 @@ var DefaultLimits = Limits{
 	PhaseGrace:        5 * time.Minute,
 	StartLead:         2 * time.Second,
 	StartBarrier:      10 * time.Minute,
+	SecretWait:        time.Minute,
 }
 
 // problem is the verdict on a pod: fatal names why the run must fail; wait

@@ -34,11 +34,12 @@ func (r *BenchmarkRunReconciler) ensureIdentity(ctx context.Context, s *runState
 	if rb := topology.JobRoleBinding(run); s.roleBindings[rb.Name] == nil {
 		objs = append(objs, rb)
 	}
-	if np := topology.NetworkPolicy(run); topology.NetworkPolicyEnabled(run) && s.networkPolicies[np.Name] == nil {
+	// An External run has no database pod to fence or to name.
+	if np := topology.NetworkPolicy(run); topology.NetworkPolicyEnabled(run) && !topology.External(run) && s.networkPolicies[np.Name] == nil {
 		objs = append(objs, np)
 	}
 	for _, svc := range []*corev1.Service{topology.HeadlessService(run), topology.EntryService(run)} {
-		if s.services[svc.Name] == nil {
+		if s.services[svc.Name] == nil && !topology.External(run) {
 			objs = append(objs, svc)
 		}
 	}

@@ -434,6 +434,9 @@ func describeNodes(nodes []benchv1.RoleNode) string {
 // placedOn says where the run's database pods are, for messages: "node
 // a", or for a Spread run "nodes a (shard), b (…)".
 func placedOn(run *benchv1.BenchmarkRun) string {
+	if topology.External(run) {
+		return "an external cluster"
+	}
 	if topology.Spread(run) {
 		return describeNodes(run.Status.Nodes)
 	}

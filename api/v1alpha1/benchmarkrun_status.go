@@ -155,7 +155,8 @@ const (
 type ProcessStatus struct {
 	// Role is standalone, configsvr, shard, mongos or member.
 	Role ProcessRole `json:"role"`
-	// Pod running the process.
+	// Pod running the process; for an External run, which has no pod of
+	// its own, the member's host:port (the list's key).
 	Pod string `json:"pod"`
 	// Address is the stable host:port of the process.
 	Address string `json:"address"`

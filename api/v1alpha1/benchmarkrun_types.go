@@ -55,7 +55,11 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.warmup) || !has(p.warmup.operations) || p.warmup.operations >= self.loaders)",message="warmup.operations is the total over all loaders: it must be at least loaders, so that every loader warms up"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || self.compare.metrics.all(m, m.metric != 'intendedP99' || self.phases.exists(p, p.name == m.phase && (has(p.measurement) && has(p.measurement.interval) ? p.measurement.interval : (has(self.measurement.interval) ? self.measurement.interval : 'op')) != 'op'))",message="an intendedP99 metric needs its phase measured with measurement.interval intended or both"
 // +kubebuilder:validation:XValidation:rule="!has(self.compare) || !has(self.compare.baseline.sweepRef) || (has(self.compare.baseline.sweepRef.cell) && size(self.compare.baseline.sweepRef.cell) > 0)",message="a run's compare.baseline.sweepRef must name a cell"
-// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'ReplicaSet' ? (has(self.topology.members) ? self.topology.members : 3) : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) ? self.topology.shardMembers : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? (has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'each shard (topology.shardMembers)' : 'each shard (a one-member replica set)') : self.topology.mode == 'ReplicaSet' ? 'the replica set (topology.members)' : 'a standalone') + ' has: use ' + (self.topology.mode == 'ReplicaSet' ? 'at most topology.members, or majority' : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'at most topology.shardMembers, or majority' : '0, 1 or majority') + '; the server would fail every write (Not enough data-bearing nodes)'"
+// +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.writeConcern) || self.topology.mode == 'External' || !self.driver.writeConcern.matches('^[0-9]{1,2}$') || int(self.driver.writeConcern) <= (self.topology.mode == 'ReplicaSet' ? (has(self.topology.members) ? self.topology.members : 3) : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) ? self.topology.shardMembers : 1)",messageExpression="'driver.writeConcern ' + self.driver.writeConcern + ' asks for more members than ' + (self.topology.mode == 'Sharded' ? (has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'each shard (topology.shardMembers)' : 'each shard (a one-member replica set)') : self.topology.mode == 'ReplicaSet' ? 'the replica set (topology.members)' : 'a standalone') + ' has: use ' + (self.topology.mode == 'ReplicaSet' ? 'at most topology.members, or majority' : self.topology.mode == 'Sharded' && has(self.topology.shardMembers) && self.topology.shardMembers > 1 ? 'at most topology.shardMembers, or majority' : '0, 1 or majority') + '; the server would fail every write (Not enough data-bearing nodes)'"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || !has(self.security) || !has(self.security.auth) || !self.security.auth",message="security.auth turns on access control in the MongoDB mongobench deploys: with mode External the cluster's own users apply (put the credentials in external.uriSecretRef's connection string)"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || !has(self.placement.layout) || self.placement.layout == 'SameNode'",message="placement.layout Spread places the database pods mongobench deploys: with mode External there are none"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || !has(self.placement.loaderPlacement) || self.placement.loaderPlacement != 'SameNode'",message="placement.loaderPlacement SameNode puts the loaders on the node of the database pods mongobench deploys: with mode External there are none; use PreferOtherNode or AnyNode"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || (!has(self.placement.nodeName) && (!has(self.placement.nodeSelector) || size(self.placement.nodeSelector) == 0))",message="placement.nodeName and nodeSelector choose the node of the database pods mongobench deploys: with mode External there are none (loaderPlacement AnyNode places the loaders anywhere)"
 // +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.readConcern) || self.driver.readConcern != 'snapshot' || self.topology.mode != 'Standalone'",message="driver.readConcern snapshot needs a replica set: a standalone mongod refuses it (node needs to be a replica set member to use readConcern: snapshot); use ReplicaSet, Sharded, or local or majority"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
@@ -179,7 +183,7 @@ type TelemetrySpec struct {
 }
 
 // TopologyMode is the shape of the deployment under test.
-// +kubebuilder:validation:Enum=Standalone;Sharded;ReplicaSet
+// +kubebuilder:validation:Enum=Standalone;Sharded;ReplicaSet;External
 // +kubebuilder:validation:MaxLength=10
 type TopologyMode string
 
@@ -195,6 +199,10 @@ const (
 	// With members: 1 it is a standalone with an oplog: the like-with-like
 	// baseline of the one-member shards of Sharded.
 	TopologyReplicaSet TopologyMode = "ReplicaSet"
+	// TopologyExternal is a MongoDB that mongobench did not deploy (an
+	// operator's, or a hosted one), reached through the connection string
+	// in topology.external.uriSecretRef: the run provisions nothing.
+	TopologyExternal TopologyMode = "External"
 )
 
 // ShardKey is the shard key of the benchmark collection, always on _id.
@@ -229,7 +237,9 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="self.mode != 'Sharded' || has(self.shards)",message="shards is required when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shards)",message="shards can only be set when mode is Sharded"
-// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || !has(self.shardKey)",message="shardKey can only be set when mode is Sharded"
+// +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || self.mode == 'External' || !has(self.shardKey)",message="shardKey can only be set when mode is Sharded or External"
+// +kubebuilder:validation:XValidation:rule="(self.mode == 'External') == has(self.external)",message="external is required when mode is External, and only allowed then"
+// +kubebuilder:validation:XValidation:rule="self.mode != 'External' || !has(self.env)",message="env sets the environment of the MongoDB containers mongobench deploys: with mode External there are none"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.mongosResources) && !has(self.configServerResources))",message="mongosResources and configServerResources can only be set when mode is Sharded"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'ReplicaSet' || !has(self.members)",message="members can only be set when mode is ReplicaSet"
 // +kubebuilder:validation:XValidation:rule="self.mode == 'Sharded' || (!has(self.shardMembers) && !has(self.configServerMembers))",message="shardMembers and configServerMembers can only be set when mode is Sharded"
@@ -344,9 +354,105 @@ type TopologySpec struct {
 	OplogSizeMB int32 `json:"oplogSizeMB,omitempty"`
 
 	// ShardKey of the benchmark collection, on _id: Hashed spreads inserts
-	// over all shards, Ranged keeps key order. Sharded only; default Hashed.
+	// over all shards, Ranged keeps key order. Sharded, or External when
+	// the cluster it reaches is sharded and external.shardCollection is
+	// true; default Hashed.
 	// +optional
 	ShardKey ShardKey `json:"shardKey,omitempty"`
+
+	// External is the MongoDB you already run (mode External only): where
+	// its connection string is, and how the run may use it. The run
+	// deploys nothing, so image, wiredTigerCacheSizeGB, oplogSizeMB,
+	// storage and resources (whose defaults the API server fills in) are
+	// ignored.
+	// +optional
+	External *ExternalSpec `json:"external,omitempty"`
+}
+
+// SecretKeyRef names a key of a Secret in the run's namespace.
+type SecretKeyRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in the Secret's data.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
+}
+
+// SecretRef names a Secret in the run's namespace.
+type SecretRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// ExternalSpec is a MongoDB that mongobench did not deploy. Credentials
+// stay in the user's Secrets: every Job reads them from there (environment
+// or mounted files), and they never appear in the run's status, events,
+// Job arguments, diagnostics or reports.
+type ExternalSpec struct {
+	// URISecretRef is the key of a Secret holding the connection string
+	// (mongodb:// or mongodb+srv://, with credentials) every Job connects
+	// with, e.g. the MongoDB Community operator's
+	// <resource>-<db>-<user> Secret, key connectionString.standard.
+	URISecretRef SecretKeyRef `json:"uriSecretRef"`
+
+	// MonitorURISecretRef is the connection string telemetry samples the
+	// servers with, for a user with role clusterMonitor. Without it
+	// telemetry uses uriSecretRef's.
+	// +optional
+	MonitorURISecretRef *SecretKeyRef `json:"monitorURISecretRef,omitempty"`
+
+	// TLS files the Jobs connect with, mounted read-only from Secrets.
+	// +optional
+	TLS *ExternalTLSSpec `json:"tls,omitempty"`
+
+	// Database is the run's own database: the only one it writes to, and
+	// the one cleanup drops (only when the run created it). Default
+	// mongobench_<run name> (dots as underscores, at most 63 characters).
+	// Letters, digits, _ and - only: a subset of what MongoDB's naming
+	// restrictions allow on every platform (docs/manual/reference/limits,
+	// "Naming Restrictions": not empty, fewer than 64 characters, none of
+	// / \ . space " $ * < > : | ? or the null character on Windows, the
+	// strictest list), and safe in a Kubernetes label and a Job argument.
+	// admin, local and config are MongoDB's own databases.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]+$`
+	// +kubebuilder:validation:XValidation:rule="!(self.lowerAscii() in ['admin', 'local', 'config'])",message="database must not be admin, local or config: they are MongoDB's own"
+	// +optional
+	Database string `json:"database,omitempty"`
+
+	// AllowExistingData lets the run use a database that already holds
+	// collections (default false: such a run fails with TargetNotEmpty
+	// before it writes anything). Cleanup never drops a database the run
+	// did not create, whatever this says.
+	// +kubebuilder:default=false
+	// +optional
+	AllowExistingData bool `json:"allowExistingData,omitempty"`
+
+	// ShardCollection shards the benchmark collection (on topology.shardKey,
+	// default Hashed) when the cluster is sharded (default true). The
+	// balancer and everything else cluster-wide are left as they are.
+	// +kubebuilder:default=true
+	// +optional
+	ShardCollection *bool `json:"shardCollection,omitempty"`
+}
+
+// ExternalTLSSpec is the TLS material of an External cluster.
+type ExternalTLSSpec struct {
+	// CASecretRef is a Secret key holding the PEM CA certificates the
+	// servers' certificates chain to. A CA the MongoDB Community operator
+	// keeps in a ConfigMap must be copied into a Secret (docs).
+	// +optional
+	CASecretRef *SecretKeyRef `json:"caSecretRef,omitempty"`
+	// ClientCertSecretRef is a kubernetes.io/tls Secret (tls.crt, tls.key)
+	// for clusters that require a client certificate.
+	// +optional
+	ClientCertSecretRef *SecretRef `json:"clientCertSecretRef,omitempty"`
 }
 
 // StorageSpec is the data volume of each data-bearing mongod.

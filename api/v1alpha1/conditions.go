@@ -112,6 +112,14 @@ const (
 	// ReasonBootstrapFailed: the bootstrap Job (replica sets, shards,
 	// collection) failed or reported an unusable result.
 	ReasonBootstrapFailed Reason = "BootstrapFailed"
+	// ReasonSecretNotFound: a Secret, or a key of it, that
+	// topology.external names does not exist; the message names the
+	// Secret and the key, never a value.
+	ReasonSecretNotFound Reason = "SecretNotFound"
+	// ReasonTargetNotEmpty: the External run's database already holds
+	// collections and external.allowExistingData is false; nothing was
+	// written.
+	ReasonTargetNotEmpty Reason = "TargetNotEmpty"
 	// ReasonValidatorFailed: the Job applying spec.collection failed.
 	ReasonValidatorFailed Reason = "ValidatorFailed"
 	// ReasonPhaseFailed: a phase's loader Job failed, could not run, or
@@ -191,7 +199,7 @@ const (
 func FailureReasons() []Reason {
 	return []Reason{
 		ReasonNodeNotFound, ReasonInsufficientResources, ReasonTopologyFailed, ReasonTopologyLost, ReasonTimeout,
-		ReasonBootstrapFailed, ReasonValidatorFailed, ReasonPhaseFailed, ReasonResultInvalid,
+		ReasonBootstrapFailed, ReasonSecretNotFound, ReasonTargetNotEmpty, ReasonValidatorFailed, ReasonPhaseFailed, ReasonResultInvalid,
 	}
 }
 

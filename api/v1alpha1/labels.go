@@ -46,8 +46,11 @@ const (
 	ComponentLoader    = "loader"
 	ComponentBootstrap = "bootstrap"
 	ComponentValidator = "validator"
-	ComponentNetwork   = "network"
-	ComponentRBAC      = "rbac"
+	// ComponentDropDatabase labels the Job that drops an External run's
+	// own database at cleanup.
+	ComponentDropDatabase = "dropdatabase"
+	ComponentNetwork      = "network"
+	ComponentRBAC         = "rbac"
 	// ComponentAuth labels the Secrets of a run with security.auth: its
 	// keyfile and its users' passwords.
 	ComponentAuth = "auth"

@@ -89,7 +89,9 @@ func GrowProperties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, cluster
 	if g.Seed != nil {
 		add(contract.PropGrowthSeed, *g.Seed)
 	}
-	add(contract.PropMongoDBURL, MongoURL(run, clusterDomain))
+	for _, kv := range connectionProperties(run, clusterDomain) {
+		add(kv[0], kv[1])
+	}
 	add(contract.PropLoaderCount, 1)
 	return out
 }

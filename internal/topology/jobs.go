@@ -26,6 +26,13 @@ const LoaderUID = 65532
 // range per shard), and report (design rule: the manager never talks to
 // MongoDB itself).
 func BootstrapJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
+	if External(run) {
+		name := BootstrapJobName(run)
+		args := append(externalBootstrapArgs(run, cfg), resultArgs(run, name)...)
+		j := job(run, name, benchv1.ComponentBootstrap, "", 1, cfg.BootstrapTimeout+5*time.Minute, container("bootstrap", args, cfg, nil), nil)
+		withExternalConnection(run, j, false)
+		return j
+	}
 	args := []string{"bootstrap", "--namespace", Namespace, "--timeout", cfg.BootstrapTimeout.String()}
 	ps := Processes(run)
 	switch run.Spec.Topology.Mode {
@@ -108,14 +115,23 @@ func loadKeyArgs(run *benchv1.BenchmarkRun, clusterDomain string) []string {
 // ValidatorJob applies spec.collection (collMod) after the Load phase.
 func ValidatorJob(run *benchv1.BenchmarkRun, cfg Config) *batchv1.Job {
 	c := run.Spec.Collection
-	args := []string{"collmod", "--uri", MongoURL(run, cfg.ClusterDomain), "--namespace", Namespace,
+	args := []string{"collmod"}
+	if !External(run) {
+		// An External run's validator connects with contract.EnvURI.
+		args = append(args, "--uri", MongoURL(run, cfg.ClusterDomain))
+	}
+	args = append(args, "--namespace", RunNamespace(run),
 		"--validator", string(c.Validator.Raw), "--validation-level", c.ValidationLevel, "--validation-action", c.ValidationAction,
-		"--timeout", "2m"}
+		"--timeout", "2m")
 	ct := container("validator", args, cfg, nil)
 	if AuthEnabled(run) {
 		ct.Env = append(ct.Env, userEnv(run)...)
 	}
-	return job(run, ValidatorJobName(run), benchv1.ComponentValidator, "", 1, 10*time.Minute, ct, nil)
+	j := job(run, ValidatorJobName(run), benchv1.ComponentValidator, "", 1, 10*time.Minute, ct, nil)
+	if External(run) {
+		withExternalConnection(run, j, false)
+	}
+	return j
 }
 
 // PhaseJob runs one phase with spec.loaders loader pods: an Indexed Job
@@ -141,6 +157,11 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	}
 	loaders := max(run.Spec.Loaders, 1)
 	j := job(run, name, benchv1.ComponentLoader, phase.Name, loaders, deadline, c, loaderAffinity(run))
+	if External(run) {
+		// Loader 0 samples with the monitor URI when the phase has
+		// telemetry; like the auth pair, every pod gets it.
+		withExternalConnection(run, j, len(telemetry) > 0)
+	}
 	if phase.Type == benchv1.PhaseGrow {
 		// A Grow phase can last days and resumes from the database: a
 		// loader pod that is disrupted (evicted, preempted, its node
@@ -268,6 +289,12 @@ func TelemetryArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterD
 		return nil
 	}
 	args := []string{"--" + contract.FlagTelemetryInterval, TelemetryInterval(run).String()}
+	if External(run) {
+		// The processes of an External cluster are the ones the loader
+		// discovers through the URI (contract.EnvMonitorURI, else
+		// EnvURI): the controller knows no address to give it.
+		return args
+	}
 	for _, p := range Processes(run) {
 		tp := contract.TelemetryProcess{Role: string(p.Role), Pod: p.Name, Address: Address(run, p, clusterDomain)}
 		args = append(args, "--"+contract.FlagTelemetryProcess, contract.EncodeTelemetryProcess(tp))
@@ -391,7 +418,9 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		// run's (see internal/ycsb/keyspace.go).
 		add(contract.PropLoaderInsertKeyOffset, fmt.Sprint(int64(k)<<InsertKeyRangeBits))
 	}
-	add(contract.PropMongoDBURL, MongoURL(run, clusterDomain))
+	for _, kv := range connectionProperties(run, clusterDomain) {
+		add(kv[0], kv[1])
+	}
 	add(contract.PropLoaderCount, fmt.Sprint(max(run.Spec.Loaders, 1)))
 	add(contract.PropStatusInterval, "10")
 	return out
@@ -495,6 +524,31 @@ func overlay(base, o benchv1.WorkloadParameters) benchv1.WorkloadParameters {
 // readConcernLevel is only written when spec.driver.readConcern is set:
 // unset, the driver sends no read concern (the server's default).
 func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
+	q := driverOptions(run)
+	hosts := EntryAddress(run, clusterDomain)
+	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
+		hosts = strings.Join(memberAddresses(run, clusterDomain), ",")
+		q = append(q, "replicaSet="+ReplicaSetName)
+	}
+	return fmt.Sprintf("mongodb://%s/%s?%s", hosts, Database, strings.Join(q, "&"))
+}
+
+// connectionProperties say where the loaders connect: mongodb.url for the
+// MongoDB mongobench deploys; for an External run, whose connection string
+// the loader reads from contract.EnvURI, the run's database and
+// spec.driver's options, which the loader adds to that URI.
+func connectionProperties(run *benchv1.BenchmarkRun, clusterDomain string) [][2]string {
+	if External(run) {
+		return [][2]string{
+			{contract.PropExternalDatabase, ExternalDatabase(run)},
+			{contract.PropExternalURIOptions, strings.Join(driverOptions(run), "&")},
+		}
+	}
+	return [][2]string{{contract.PropMongoDBURL, MongoURL(run, clusterDomain)}}
+}
+
+// driverOptions are spec.driver as connection string options.
+func driverOptions(run *benchv1.BenchmarkRun) []string {
 	d := run.Spec.Driver
 	q := []string{"w=" + orDefault(d.WriteConcern, "1")}
 	if d.Journal != nil {
@@ -511,13 +565,7 @@ func MongoURL(run *benchv1.BenchmarkRun, clusterDomain string) string {
 	if d.MaxPoolSize != nil {
 		q = append(q, fmt.Sprintf("maxPoolSize=%d", *d.MaxPoolSize))
 	}
-	q = append(q, fmt.Sprintf("retryWrites=%t", d.RetryWrites))
-	hosts := EntryAddress(run, clusterDomain)
-	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
-		hosts = strings.Join(memberAddresses(run, clusterDomain), ",")
-		q = append(q, "replicaSet="+ReplicaSetName)
-	}
-	return fmt.Sprintf("mongodb://%s/%s?%s", hosts, Database, strings.Join(q, "&"))
+	return append(q, fmt.Sprintf("retryWrites=%t", d.RetryWrites))
 }
 
 func orDefault(s, def string) string {
@@ -603,6 +651,11 @@ func job(run *benchv1.BenchmarkRun, name, component, phase string, completions i
 
 // loaderAffinity places loaders relative to the database pods.
 func loaderAffinity(run *benchv1.BenchmarkRun) *corev1.Affinity {
+	if External(run) {
+		// No database pod to avoid or to join (the API refuses
+		// loaderPlacement SameNode with External).
+		return nil
+	}
 	term := corev1.PodAffinityTerm{
 		LabelSelector: &metav1.LabelSelector{MatchLabels: DatabaseSelector(run)},
 		TopologyKey:   HostnameLabel,

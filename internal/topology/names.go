@@ -46,6 +46,10 @@ type Process struct {
 // is the anchor: it is scheduled freely (subject to placement) and every
 // other process follows it to its node.
 func Processes(run *benchv1.BenchmarkRun) []Process {
+	if External(run) {
+		// Nothing is deployed: the cluster under test is the user's.
+		return nil
+	}
 	if run.Spec.Topology.Mode == benchv1.TopologyReplicaSet {
 		return replicaSetProcesses(run)
 	}

@@ -137,6 +137,12 @@ func Pod(run *benchv1.BenchmarkRun, p Process, np NodePlacement, cfg Config) *co
 // Exclusive reports whether a run keeps other benchmarks off its node
 // (placement.exclusive, default true).
 func Exclusive(run *benchv1.BenchmarkRun) bool {
+	if External(run) {
+		// No database pod of its own to keep a node for: the cluster
+		// under test is the user's, and sharing it is the user's call
+		// (a sweep's parallelism: 1).
+		return false
+	}
 	return run.Spec.Placement.Exclusive == nil || *run.Spec.Placement.Exclusive
 }
 
