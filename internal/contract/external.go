@@ -53,14 +53,6 @@ const OwnerCollection = "mongobench.owner"
 // (mongoadmin's and the API's spelling, FlagValue-compared like the others).
 const ModeExternal = "External"
 
-// ExitTargetNotEmpty is the exit code of `loader bootstrap --mode
-// External` when the run's database already holds collections (other than
-// this run's own OwnerCollection mark) and --allow-existing-data is not
-// given: nothing was written. The controller reads it from the bootstrap
-// pod's terminated state and fails the run with reason TargetNotEmpty
-// instead of BootstrapFailed. Distinct from 1 (any error) and 2 (usage).
-const ExitTargetNotEmpty = 3
-
 // The run's database and the driver options of spec.driver, for Jobs that
 // connect with EnvURI: the user's connection string keeps its hosts,
 // credentials and TLS options, and the loader adds these to it.

@@ -64,6 +64,9 @@ func TestJobsWriteWhatTheControllerReads(t *testing.T) {
 		{"sharded-ranged", benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](3), ShardKey: benchv1.ShardKeyRanged}},
 		{"standalone-auth", benchv1.TopologySpec{Mode: benchv1.TopologyStandalone}},
 		{"sharded-auth", benchv1.TopologySpec{Mode: benchv1.TopologySharded, Shards: ptr.To[int32](2), ShardKey: benchv1.ShardKeyHashed}},
+		{"external", benchv1.TopologySpec{Mode: benchv1.TopologyExternal, ShardKey: benchv1.ShardKeyHashed,
+			External: &benchv1.ExternalSpec{URISecretRef: benchv1.SecretKeyRef{Name: externalSecret, Key: "connectionString.standard"},
+				MonitorURISecretRef: &benchv1.SecretKeyRef{Name: externalSecret, Key: "monitor"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := contractRun(tc.name, tc.topo)
@@ -166,6 +169,9 @@ func checkResultContract(t *testing.T, run *benchv1.BenchmarkRun, job *batchv1.J
 	}
 }
 
+// externalSecret is the user's Secret in the External case.
+const externalSecret = "my-cluster"
+
 // parseJob parses the container arguments of job as the loader in the pod
 // with completion index i would, and checks they draw no warning.
 func parseJob(t *testing.T, job *batchv1.Job, index int) *loader.Command {
@@ -184,6 +190,11 @@ func parseJob(t *testing.T, job *batchv1.Job, index int) *loader.Command {
 	for _, sec := range []*corev1.Secret{topology.KeyfileSecret(owner, []byte("a2V5ZmlsZQ==")),
 		topology.AdminSecret(owner, []byte("admin-password"), []byte("monitor-password"))} {
 		authSecretData[sec.Name] = sec.Data
+	}
+	// The user's Secret of an External run's cluster.
+	authSecretData[externalSecret] = map[string][]byte{
+		"connectionString.standard": []byte("mongodb://bench:s3cret@db-0.example:27017,db-1.example:27017/admin?replicaSet=rs0"),
+		"monitor":                   []byte("mongodb://monitor:s3cret@db-0.example:27017/admin?replicaSet=rs0"),
 	}
 	for _, e := range containers[0].Env {
 		if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {

@@ -287,4 +287,6 @@ func ExampleKnownProperties() {
 	// batchsize=1
 	// mongodb.upsert=false
 	// mongodb.operationtimeout=30s
+	// mongobench.database=
+	// mongobench.urioptions=
 }

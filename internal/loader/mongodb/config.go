@@ -162,10 +162,16 @@ func configFrom(p *ycsb.Properties, c Config) (Config, error) {
 	if err != nil {
 		return c, fmt.Errorf("mongodb properties: %w", err)
 	}
+	external, err := externalURIOptions(p, c.URLFromEnvironment)
+	if err != nil {
+		return c, fmt.Errorf("mongodb properties: %w", err)
+	}
+	opts = append(external, opts...)
 	present := urlOptionKeys(c.URL)
 	for _, o := range opts {
 		if !present[strings.ToLower(o.key)] {
 			c.URL = addURLOption(c.URL, o.key, o.value)
+			present[strings.ToLower(o.key)] = true
 		}
 	}
 	if err := checkURL(c.URL, c.URLFromEnvironment); err != nil {
@@ -177,7 +183,44 @@ func configFrom(p *ycsb.Properties, c Config) (Config, error) {
 	if c.Database == "" || c.Database == "admin" {
 		c.Database = DefaultDatabase
 	}
+	if db := p.String(contract.PropExternalDatabase, ""); db != "" {
+		if !c.URLFromEnvironment {
+			return c, fmt.Errorf("mongodb properties: %s is for a connection string from %s, not %s",
+				contract.PropExternalDatabase, contract.EnvURI, contract.PropMongoDBURL)
+		}
+		// The run's own database: the user's connection string names, if
+		// anything, the database its user authenticates against.
+		c.Database = db
+	}
 	return c, nil
+}
+
+// externalURIOptions are contract.PropExternalURIOptions: spec.driver's
+// options (key=value joined by &) that the controller would have put on
+// mongodb.url, added to the user's connection string where it does not set
+// them already (the user's choice wins, as for the legacy properties).
+func externalURIOptions(p *ycsb.Properties, fromEnvironment bool) ([]urlOption, error) {
+	raw := p.String(contract.PropExternalURIOptions, "")
+	if raw == "" {
+		return nil, nil
+	}
+	if !fromEnvironment {
+		return nil, fmt.Errorf("%s is for a connection string from %s, not %s",
+			contract.PropExternalURIOptions, contract.EnvURI, contract.PropMongoDBURL)
+	}
+	var out []urlOption
+	for _, kv := range strings.Split(raw, "&") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s: %q is not key=value", contract.PropExternalURIOptions, kv)
+		}
+		uv, err := url.QueryUnescape(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q: %w", contract.PropExternalURIOptions, kv, err)
+		}
+		out = append(out, urlOption{key: k, value: uv})
+	}
+	return out, nil
 }
 
 // checkURL rejects, before anything connects, a connection string that the

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -141,5 +142,49 @@ func TestRedactURL(t *testing.T) {
 		if got := redactURL(in); got != want {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestConfigFromURIExternalProperties: the controller's two properties of
+// an External run give the run's own database and spec.driver's options,
+// which the user's connection string's own options override.
+func TestConfigFromURIExternalProperties(t *testing.T) {
+	p, err := ycsb.LoadProperties(nil, []string{
+		contract.PropExternalDatabase + "=mongobench_nightly",
+		contract.PropExternalURIOptions + "=w=majority&readPreference=primary&retryWrites=false",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ConfigFromURI(p, "mongodb://u:pw@db-0.example:27017/admin?readPreference=secondary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Database != "mongobench_nightly" {
+		t.Errorf("database %q, want the run's mongobench_nightly", c.Database)
+	}
+	keys := urlOptionKeys(c.URL)
+	for _, k := range []string{"w", "readpreference", "retrywrites"} {
+		if !keys[k] {
+			t.Errorf("URL options %v lack %s", keys, k)
+		}
+	}
+	if !strings.Contains(c.URL, "readPreference=secondary") || strings.Contains(c.URL, "readPreference=primary") {
+		t.Errorf("the user's readPreference must win: %s", c.Shown())
+	}
+	// Not with mongodb.url: the controller never sends them there.
+	q, err := ycsb.LoadProperties(nil, []string{contract.PropMongoDBURL + "=mongodb://h:27017/ycsb", contract.PropExternalDatabase + "=x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ConfigFromProperties(q); err == nil || !strings.Contains(err.Error(), contract.PropExternalDatabase) {
+		t.Errorf("%s with mongodb.url: %v, want an error naming it", contract.PropExternalDatabase, err)
+	}
+	bad, err := ycsb.LoadProperties(nil, []string{contract.PropExternalURIOptions + "=novalue"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ConfigFromURI(bad, "mongodb://h:27017/"); err == nil {
+		t.Error("a malformed option list was accepted")
 	}
 }

@@ -29,6 +29,10 @@ func KnownProperties() []ycsb.Property {
 		{Name: PropUpsert, Default: "false", Group: Group, Meaning: "insert with replaceOne(upsert), so a load may overwrite records"},
 		{Name: PropOperationTimeout, Default: DefaultOperationTimeout.String(), Group: Group,
 			Meaning: "bound of every driver call and of connecting (ours); a duration or seconds"},
+		{Name: contract.PropExternalDatabase, Group: Group,
+			Meaning: "with the connection string from " + contract.EnvURI + ": the run's database, instead of the string's path"},
+		{Name: contract.PropExternalURIOptions, Group: Group,
+			Meaning: "with the connection string from " + contract.EnvURI + ": options (key=value&...) added where the string does not set them"},
 		{Name: propWaitQueueMultiple, Group: Group, Meaning: "the Java driver's wait queue limit per connection",
 			Ignored: "the Go driver has no wait queue limit"},
 	}
