@@ -185,8 +185,11 @@ func ownerMarkFind() bson.D {
 
 // ownerMarkInsert writes the owner mark, {_id: "owner", run, uid}
 // (contract.OwnerCollection). No writeConcern is sent: the server's
-// default applies, { w: "majority" } on a replica set since 5.0 (MongoDB
-// manual, "Default MongoDB Read Concerns/Write Concerns"), so the mark
+// default applies, { w: "majority" } on a replica set since 5.0 unless
+// arbiters leave too few data-bearing voters, then { w: 1 } (MongoDB
+// manual, "Default MongoDB Read Concerns/Write Concerns",
+// https://mongodb.com/docs/manual/reference/mongodb-defaults/; a cluster
+// wide default set with setDefaultRWConcern wins), so the mark normally
 // survives a failover. A second insert of the same _id fails with 11000
 // DuplicateKey, which makes two bootstraps racing for one database agree.
 func ownerMarkInsert(o Owner) bson.D {
