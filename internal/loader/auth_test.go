@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/mongobench/mongobench/internal/contract"
@@ -360,27 +358,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		{"collmod, no credentials", nil, ExitFailure, "server error 13 (Unauthorized)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var created bson.Raw
-			srv := stubmongo.Start(t, stubmongo.RequireAuth(stubAdmin),
-				stubmongo.Handle("create", func(body bson.Raw) bson.D {
-					mu.Lock()
-					defer mu.Unlock()
-					created = body
-					return bson.D{{Key: "ok", Value: 1}}
-				}),
-				stubmongo.Handle("listCollections", func(bson.Raw) bson.D {
-					mu.Lock()
-					defer mu.Unlock()
-					batch := bson.A{}
-					if created != nil {
-						batch = append(batch, bson.D{{Key: "name", Value: "usertable"}, {Key: "options", Value: bson.D{
-							{Key: "validator", Value: created.Lookup("validator")}, {Key: "validationLevel", Value: created.Lookup("validationLevel")},
-							{Key: "validationAction", Value: created.Lookup("validationAction")}}}})
-					}
-					return bson.D{{Key: "cursor", Value: bson.D{{Key: "firstBatch", Value: batch}, {Key: "id", Value: int64(0)},
-						{Key: "ns", Value: "ycsb.$cmd.listCollections"}}}, {Key: "ok", Value: 1}}
-				}))
+			srv := stubmongo.Start(t, stubmongo.RequireAuth(stubAdmin), stubmongo.RemembersCollection())
 			code, stdout, stderr, msg := runMain(t, tc.env, nil, "collmod", "--uri", srv.URI()+"&heartbeatFrequencyMS=500", "--validator", `{"$jsonSchema":{"bsonType":"object"}}`,
 				"--timeout", "20s")
 			if code != tc.wantCode {

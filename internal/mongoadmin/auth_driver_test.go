@@ -5,7 +5,6 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -133,28 +132,7 @@ func TestDriverApplyValidatorWithCredential(t *testing.T) {
 		{"no credentials", DialDriver, "listCollections on 127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var created bson.Raw
-			srv := stubmongo.Start(t, stubmongo.RequireAuth(admin),
-				stubmongo.Handle("create", func(body bson.Raw) bson.D {
-					mu.Lock()
-					defer mu.Unlock()
-					created = body
-					return bson.D{{Key: "ok", Value: 1}}
-				}),
-				stubmongo.Handle("listCollections", func(bson.Raw) bson.D {
-					mu.Lock()
-					defer mu.Unlock()
-					batch := bson.A{}
-					if created != nil {
-						batch = append(batch, bson.D{{Key: "name", Value: "usertable"}, {Key: "type", Value: "collection"},
-							{Key: "options", Value: bson.D{{Key: "validator", Value: created.Lookup("validator")},
-								{Key: "validationLevel", Value: created.Lookup("validationLevel")},
-								{Key: "validationAction", Value: created.Lookup("validationAction")}}}})
-					}
-					return bson.D{{Key: "cursor", Value: bson.D{{Key: "firstBatch", Value: batch}, {Key: "id", Value: int64(0)},
-						{Key: "ns", Value: "ycsb.$cmd.listCollections"}}}, {Key: "ok", Value: 1}}
-				}))
+			srv := stubmongo.Start(t, stubmongo.RequireAuth(admin), stubmongo.RemembersCollection())
 			var log bytes.Buffer
 			// A short heartbeat: a client closed right after its first
 			// command waits out its monitor's held hello otherwise (the

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	goldenfile "github.com/mongobench/mongobench/internal/testutil/golden"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -32,19 +32,7 @@ func sampleRun() *benchv1.BenchmarkRun {
 // golden compares got with testdata/name (rewritten with -update).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n%s\nwant:\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update, "go test ./internal/plugin -update")
 }
 
 func TestResultsGolden(t *testing.T) {

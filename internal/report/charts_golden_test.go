@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	goldenfile "github.com/mongobench/mongobench/internal/testutil/golden"
 )
 
 // docsChart is the chart the docs show (docs/reports.md): the connections
@@ -25,22 +25,7 @@ const docsChart = "../../docs/img/connections-throughput.svg"
 // package), or rewrites it with -update, like golden.
 func goldenAt(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from what the report draws (go test ./internal/report -update rewrites it; review the diff)", path)
-	}
+	goldenfile.Check(t, path, got, *update, "go test ./internal/report -update")
 }
 
 // renderSpec draws a chart spec, failing the test on an error.

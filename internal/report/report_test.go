@@ -7,7 +7,6 @@ import (
 	"flag"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -27,20 +26,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/report -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./internal/report -update rewrites it; review the diff):\n%s", name, got)
-	}
+	goldenAt(t, filepath.Join("testdata", name), got)
 }
 
 func sweepStudy(t *testing.T, name string) *Study {

@@ -3,7 +3,6 @@ package topology
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	goldenfile "github.com/mongobench/mongobench/internal/testutil/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -84,23 +84,7 @@ func marshalAll(t *testing.T, objs []any) []byte {
 // -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/topology -run TestGolden -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test ./internal/topology -run TestGolden -update rewrites it; review the diff):\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got, *update, "go test ./internal/topology -run TestGolden -update")
 }
 
 // TestGoldenPodsAndJobs: the database pods and Jobs of runs of every

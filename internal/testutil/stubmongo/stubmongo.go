@@ -143,6 +143,37 @@ func Handle(name string, fn func(body bson.Raw) bson.D) Option {
 	}
 }
 
+// RemembersCollection makes create and listCollections agree, as for a
+// validator's collMod: create keeps the collection's validator,
+// validationLevel and validationAction, and listCollections then lists
+// "usertable" with them ({name, type: "collection", options}: the
+// listCollections reply, MongoDB manual) in a cursor of one batch.
+func RemembersCollection() Option {
+	var mu sync.Mutex
+	var created bson.Raw
+	return func(s *Server) {
+		Handle("create", func(body bson.Raw) bson.D {
+			mu.Lock()
+			defer mu.Unlock()
+			created = body
+			return bson.D{{Key: "ok", Value: 1}}
+		})(s)
+		Handle("listCollections", func(bson.Raw) bson.D {
+			mu.Lock()
+			defer mu.Unlock()
+			batch := bson.A{}
+			if created != nil {
+				batch = append(batch, bson.D{{Key: "name", Value: "usertable"}, {Key: "type", Value: "collection"},
+					{Key: "options", Value: bson.D{{Key: "validator", Value: created.Lookup("validator")},
+						{Key: "validationLevel", Value: created.Lookup("validationLevel")},
+						{Key: "validationAction", Value: created.Lookup("validationAction")}}}})
+			}
+			return bson.D{{Key: "cursor", Value: bson.D{{Key: "firstBatch", Value: batch}, {Key: "id", Value: int64(0)},
+				{Key: "ns", Value: "ycsb.$cmd.listCollections"}}}, {Key: "ok", Value: 1}}
+		})(s)
+	}
+}
+
 // Record keeps a copy of every OP_MSG command body received (Commands).
 // It costs an allocation per command: not for benchmarks.
 func Record() Option { return func(s *Server) { s.record = true } }
