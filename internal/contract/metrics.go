@@ -18,6 +18,11 @@ const (
 	// FlagMetricsAddr is the loader flag (without its dashes) of the
 	// address /metrics is served on, e.g. ":9400"; empty serves nothing.
 	FlagMetricsAddr = "metrics-addr"
+	// FlagMetricsRun and FlagMetricsPhase are the loader flags of the
+	// run's name and the phase's (lower-case) name in the metrics'
+	// labels; the namespace label is the pod's (POD_NAMESPACE).
+	FlagMetricsRun   = "metrics-run"
+	FlagMetricsPhase = "metrics-phase"
 )
 
 // Label names of the live metrics.
@@ -158,4 +163,31 @@ const (
 	MetricSweepCellsDone = "mongobench_benchmarksweep_cells_done"
 	// MetricLabelSweep names a sweep.
 	MetricLabelSweep = "sweep"
+)
+
+// What a Grow phase's loader exports of its latest checkpoint, beside the
+// loader's labels (it has no YCSB operations: MetricLoaderOperations and
+// the latency histograms are absent).
+const (
+	// MetricGrowCheckpoints is the checkpoints taken so far (gauge), and
+	// MetricGrowPlannedCheckpoints how many the phase takes (gauge).
+	MetricGrowCheckpoints        = "mongobench_grow_checkpoints"
+	MetricGrowPlannedCheckpoints = "mongobench_grow_planned_checkpoints"
+	// MetricGrowRecords is the records in the collection at the latest
+	// checkpoint (gauge).
+	MetricGrowRecords = "mongobench_grow_records"
+	// MetricGrowInsertRate is the insert rate of the latest checkpoint's
+	// span (gauge, records per second).
+	MetricGrowInsertRate = "mongobench_grow_insert_records_per_second"
+	// MetricGrowInsertP99 is that span's insert p99 (gauge, seconds).
+	MetricGrowInsertP99 = "mongobench_grow_insert_p99_latency_seconds"
+	// MetricGrowQueryP99 is each query's p99 at the latest checkpoint by
+	// MetricLabelQuery (gauge, seconds).
+	MetricGrowQueryP99 = "mongobench_grow_query_p99_latency_seconds"
+	// MetricGrowCollectionBytes is the collection's size at the latest
+	// checkpoint by MetricLabelKind: data (size), storage (storageSize),
+	// index (totalIndexSize) (gauge, bytes).
+	MetricGrowCollectionBytes = "mongobench_grow_collection_bytes"
+	// MetricLabelQuery names a Grow phase's query (spec.growth.queries[]).
+	MetricLabelQuery = "query"
 )

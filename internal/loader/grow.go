@@ -106,6 +106,7 @@ func parseGrowCommand(args []string, env Env) (*growCommand, error) {
 	f.sink.register(fs)
 	f.tel.register(fs)
 	f.tls.register(fs)
+	f.metrics.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writePropertyHelpFor(env.Stderr, GrowKnownProperties(), growGroups)
@@ -175,6 +176,11 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 	defer dst.close()
+	live, err := gc.flags.metrics.start(0, env)
+	if err != nil {
+		return fmt.Errorf("grow phase: %w", err)
+	}
+	defer live.close()
 	if gc.conn.TLS, err = gc.flags.tls.load(); err != nil {
 		return fmt.Errorf("grow phase: %w", err)
 	}
@@ -196,7 +202,8 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	_, _ = fmt.Fprintf(env.Stderr, "%s: grow phase, %s\n", versionString(env), gc.describe())
 	planned := int(growth.Checkpoints(gc.cfg.TargetRecords, gc.cfg.CheckpointEvery))
 	var textErr error
-	sampler := startTelemetry(ctx, gc.telemetry, 0, env)
+	sampler := startTelemetry(ctx, gc.telemetry, 0, env, live)
+	live.growPlanned(planned)
 	// The loader's CPU over its part of the phase (a resumed phase's
 	// result holds the last pod's): a saturated loader makes the run
 	// invalid as in the YCSB phases.
@@ -205,12 +212,14 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 	res, runErr := growth.Run(ctx, gc.cfg, store, growth.Options{
 		Hostname: hostname(env), Log: env.Stderr, StopGrace: StopGrace,
 		OnCheckpoint: func(row *results.GrowthCheckpoint, earlier bool) {
+			live.checkpoint(row)
 			if err := growth.WriteCheckpoint(dst.text, row, planned, earlier); err != nil && textErr == nil {
 				textErr = err
 			}
 		},
 	})
 	cpuEnd := cpu.snapshot(time.Now())
+	live.finish(0)
 	tel := stopTelemetry(sampler, env)
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
 	_ = client.Close(cctx) // the results are in; a failed disconnect changes nothing

@@ -54,6 +54,7 @@ type phaseFlags struct {
 	// barrier is --start-barrier: the Job whose start barrier to wait at.
 	barrier string
 	tls     tlsFlags
+	metrics metricsFlags
 }
 
 // phaseCommand is a parsed `loader load|run`: its flags, its properties
@@ -112,6 +113,11 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
+	live, err := pc.flags.metrics.start(pr.index, env)
+	if err != nil {
+		return fmt.Errorf("%s phase: %w", phase, err)
+	}
+	defer live.close()
 
 	if pr.cfg.TLS, err = pc.flags.tls.load(); err != nil {
 		return fmt.Errorf("%s phase: %w", phase, err)
@@ -140,11 +146,13 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	// of what was measured; it stops right after the workload.
 	opts.OnMeasure = func(t time.Time) {
 		cpuStart = cpu.snapshot(t)
-		sampler = startTelemetry(ctx, pc.telemetry, pr.index, env)
+		sampler = startTelemetry(ctx, pc.telemetry, pr.index, env, live)
 	}
+	live.observe(&opts, pr.workload)
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
 	var cpuEnd cpuSnapshot
 	if res != nil {
+		live.finish(res.FailedBufferedInserts)
 		// Before the telemetry's final statistics and encoding, which
 		// are no part of the window.
 		cpuEnd = cpu.snapshot(res.End)
@@ -228,6 +236,7 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 	f.sink.register(fs)
 	f.tel.register(fs)
 	f.tls.register(fs)
+	f.metrics.register(fs)
 	fs.StringVar(&f.barrier, contract.FlagStartBarrier, "", "wait at the start barrier of Job `NAME` (a phase of several loaders): "+
 		"report ready in ConfigMap NAME-ready-<index>, start at the instant ConfigMap NAME-start holds")
 	if err := parseFlags(fs, args); err != nil {

@@ -176,11 +176,12 @@ func directURI(addr, db string) string {
 
 // startTelemetry starts sampling when this loader samples (index 0 and
 // telemetry asked for); nil otherwise.
-func startTelemetry(ctx context.Context, t *Telemetry, index int, env Env) *telemetry.Sampler {
+func startTelemetry(ctx context.Context, t *Telemetry, index int, env Env, live *liveMetrics) *telemetry.Sampler {
 	if t == nil || index != 0 {
 		return nil
 	}
 	cfg := t.config()
+	live.sampled(&cfg)
 	if t.externalURI != "" {
 		cfg.Processes = externalProcesses(ctx, t, env)
 	}

@@ -78,6 +78,29 @@ func (h *Histogram) Merge(o *Histogram) {
 	h.h.Merge(o.h)
 }
 
+// Bucket is a range of values HdrHistogram does not tell apart, [From, To]
+// µs, and how many samples fell in it.
+type Bucket struct {
+	From, To, Count int64
+}
+
+// Buckets lists the buckets that hold samples, in increasing order: the
+// histogram's whole content at its precision (3 significant digits: To is
+// at most 0.1% above From). It allocates; report and scrape time, not a hot
+// path.
+func (h *Histogram) Buckets() []Bucket {
+	if h.Count() == 0 {
+		return nil
+	}
+	var out []Bucket
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			out = append(out, Bucket{From: b.From, To: b.To, Count: b.Count})
+		}
+	}
+	return out
+}
+
 // Reset removes all samples.
 func (h *Histogram) Reset() { h.h.Reset() }
 

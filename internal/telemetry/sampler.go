@@ -84,6 +84,11 @@ type Config struct {
 	// from a URI (the driver's SetAuth, after the URI); clients given are
 	// used as they are.
 	Credential *options.Credential
+	// OnSample, when set, is handed each sample as it is taken (the
+	// loader's live metrics), from the process's sampling goroutine:
+	// concurrently for several processes. The sample is the caller's
+	// only for the call.
+	OnSample func(Process, *Sample)
 }
 
 // Payload is what a Sampler gathered over a phase.
@@ -155,7 +160,7 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Sampler{cfg: cfg, start: time.Now(), cancel: cancel}
 	for _, p := range cfg.Processes {
-		ps := &processSampler{proc: p, builder: NewSeriesBuilder(s.start, cfg.Interval)}
+		ps := &processSampler{proc: p, builder: NewSeriesBuilder(s.start, cfg.Interval), onSample: cfg.OnSample}
 		if p.Client == nil && p.URI == "" && p.Options != nil {
 			ps.client, ps.owned, ps.err = connectOptions(p.Pod, p.Options)
 		} else {
@@ -257,7 +262,8 @@ type processSampler struct {
 	err     error // the last error
 	// denied is set once the process refused the credential or the
 	// command (accessDenied): sampling it stops there.
-	denied bool
+	denied   bool
+	onSample func(Process, *Sample)
 }
 
 func (p *processSampler) run(ctx context.Context, interval, timeout time.Duration) {
@@ -314,6 +320,9 @@ func (p *processSampler) sample(ctx context.Context, timeout time.Duration) {
 		}
 	}
 	p.builder.Add(&s)
+	if p.onSample != nil {
+		p.onSample(p.proc, &s)
+	}
 }
 
 func (p *processSampler) payload() ProcessPayload {

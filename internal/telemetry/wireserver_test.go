@@ -166,7 +166,13 @@ func TestSamplerLastSampleAfterCancel(t *testing.T) {
 	client, answered := monitoredClient(t, srv.URI())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := Start(ctx, Config{Interval: time.Hour, Processes: []Process{{Role: "standalone", Pod: "mongod", Client: client}}})
+	var handed []Sample // OnSample's, on the one process's goroutine; read after Stop
+	s := Start(ctx, Config{Interval: time.Hour, Processes: []Process{{Role: "standalone", Pod: "mongod", Client: client}},
+		OnSample: func(p Process, s *Sample) {
+			if p.Pod == "mongod" {
+				handed = append(handed, *s)
+			}
+		}})
 	t.Cleanup(func() { s.Stop() })
 	answered.waitFor(t, "serverStatus", 1)
 	cancel()
@@ -180,5 +186,9 @@ func TestSamplerLastSampleAfterCancel(t *testing.T) {
 	}
 	if g := p.Series.Gauge(GaugeConnections); g.N != 2 {
 		t.Errorf("connections %+v", g)
+	}
+	// OnSample (the loader's live metrics) was handed each sample.
+	if len(handed) != 2 || !handed[1].Gauges[GaugeConnections].Valid || !handed[0].Time.Before(handed[1].Time) {
+		t.Errorf("OnSample got %d samples: %+v", len(handed), handed)
 	}
 }

@@ -72,6 +72,9 @@ type RunOptions struct {
 	// OnMeasure, when set, is called once when the measured window
 	// starts (at the start, or when the warm-up ends), with its instant.
 	OnMeasure func(time.Time)
+	// Observer, when set, sees the measurements once per second as they
+	// are collected (see Observer).
+	Observer Observer
 }
 
 // RunOptionsFromProperties reads YCSB's client properties: threadcount (1),
@@ -353,6 +356,7 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 		c.workers = append(c.workers, &worker{db: dbs[i], ts: ts, rec: recorders[i], opcount: share})
 	}
 	c.col = newCollector(recorders, warm, seriesInterval, opts.Interval)
+	c.col.observer = opts.Observer
 
 	opsCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelOps()

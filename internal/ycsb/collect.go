@@ -89,6 +89,11 @@ type collector struct {
 	exists [numOps][numKinds]bool
 
 	series *results.SeriesBuilder
+
+	// observer, when set, sees every collection (RunOptions.Observer);
+	// observation is reused between calls.
+	observer    Observer
+	observation Observation
 }
 
 func newCollector(recorders, warm []*Recorder, base time.Duration, mode MeasurementInterval) *collector {
@@ -109,6 +114,7 @@ func (c *collector) collectWarm() {
 		r.drain(c, &c.warmPeriod)
 	}
 	c.markExisting(&c.warmPeriod)
+	c.observe(&c.warmPeriod, true)
 	c.warmPeriod.addTo(&c.status)
 	c.warmPeriod.addTo(&c.warmTotal)
 	c.warmPeriod.reset()
@@ -157,6 +163,7 @@ func (c *collector) collect(d time.Duration) {
 		point.Ops = append(point.Ops, po)
 	}
 	c.series.Add(point)
+	c.observe(&c.interval, false)
 	c.interval.addTo(&c.status)
 	c.interval.addTo(&c.total)
 	c.interval.reset()
