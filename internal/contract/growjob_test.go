@@ -46,6 +46,7 @@ func TestGrowJobRunsWhatTheSpecSays(t *testing.T) { //nolint:gocyclo // every fi
 			}
 			checkResultContract(t, run, topology.BootstrapJob(run, jobsConfig))
 			job := topology.PhaseJob(run, &run.Spec.Phases[0], time.Hour, jobsConfig)
+			checkMetricsContract(t, run, job)
 			checkResultContract(t, run, job)
 			g := parseJob(t, job, 0).Grow()
 			if g == nil {

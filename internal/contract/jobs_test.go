@@ -82,6 +82,9 @@ func TestJobsWriteWhatTheControllerReads(t *testing.T) {
 			for _, job := range withResults {
 				checkResultContract(t, run, job)
 			}
+			for _, job := range withResults[1:] {
+				checkMetricsContract(t, run, job)
+			}
 			// With auth, every Job connects as the admin user: the loader
 			// reads it from contract.EnvUsername and EnvPassword
 			// (contract.Credential); the bootstrap's --keyfile would not
@@ -126,6 +129,30 @@ func TestTopologyEnumsSpelledAlike(t *testing.T) {
 
 // checkResultContract checks, for every completion index of job, that the
 // loader would write the ConfigMap the controller reads.
+// checkMetricsContract: a phase's loaders serve /metrics on the port the
+// pod declares under contract.MetricsPortName (the PodMonitor and `top`
+// find it by that name), labelled with the run and the phase as the Job's
+// phase label spells it (what `top` and the dashboard select on).
+func checkMetricsContract(t *testing.T, run *benchv1.BenchmarkRun, job *batchv1.Job) {
+	t.Helper()
+	ct := job.Spec.Template.Spec.Containers[0]
+	var port int32
+	for _, p := range ct.Ports {
+		if p.Name == contract.MetricsPortName {
+			port = p.ContainerPort
+		}
+	}
+	if port != contract.MetricsPort {
+		t.Errorf("%s: container port %q is %d, want %d (ports %+v)", job.Name, contract.MetricsPortName, port, contract.MetricsPort, ct.Ports)
+	}
+	m := parseJob(t, job, 0).Metrics()
+	want := loader.MetricsEndpoint{Addr: fmt.Sprintf(":%d", contract.MetricsPort), Run: run.Name,
+		Phase: job.Spec.Template.Labels[benchv1.LabelPhase]}
+	if m != want || want.Phase == "" {
+		t.Errorf("%s: the loader serves metrics %+v, want %+v", job.Name, m, want)
+	}
+}
+
 func checkResultContract(t *testing.T, run *benchv1.BenchmarkRun, job *batchv1.Job) {
 	t.Helper()
 	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion || job.Spec.Completions == nil {

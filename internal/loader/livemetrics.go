@@ -110,3 +110,24 @@ func (l *liveMetrics) checkpoint(c *results.GrowthCheckpoint) {
 		l.exp.GrowCheckpoint(c)
 	}
 }
+
+// MetricsEndpoint is what a load, run or grow command's metrics flags ask
+// for: the address to serve on ("" for none) and the run and phase labels.
+type MetricsEndpoint struct {
+	Addr, Run, Phase string
+}
+
+// Metrics returns the command's metrics flags; zero for the commands that
+// serve none.
+func (c *Command) Metrics() MetricsEndpoint {
+	var f *metricsFlags
+	switch {
+	case c.grow != nil:
+		f = &c.grow.flags.metrics
+	case c.phase != nil:
+		f = &c.phase.flags.metrics
+	default:
+		return MetricsEndpoint{}
+	}
+	return MetricsEndpoint{Addr: f.addr, Run: f.run, Phase: f.phase}
+}

@@ -142,10 +142,12 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	telemetry := TelemetryArgs(run, phase, cfg.ClusterDomain)
 	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), telemetry...)
 	args = append(args, resultArgs(run, name)...)
+	args = append(args, metricsArgs(run, phase)...)
 	if StartBarrier(run, phase) {
 		args = append(args, "--"+contract.FlagStartBarrier, name)
 	}
 	c := container("loader", args, cfg, run.Spec.LoaderResources)
+	c.Ports = []corev1.ContainerPort{{Name: contract.MetricsPortName, ContainerPort: contract.MetricsPort, Protocol: corev1.ProtocolTCP}}
 	if AuthEnabled(run) {
 		c.Env = append(c.Env, userEnv(run)...)
 		// Loader 0 samples the servers as the monitor user when the
@@ -587,6 +589,17 @@ func resultArgs(run *benchv1.BenchmarkRun, jobName string) []string {
 		"--" + contract.FlagResultConfigMap, contract.ResultConfigMapPrefix(jobName),
 		"--" + contract.FlagResultOwner, contract.EncodeOwner(owner),
 		"--" + contract.FlagResultLabels, contract.EncodeLabels(labels),
+	}
+}
+
+// metricsArgs make every loader serve its live metrics on the named port
+// contract.MetricsPortName, labelled with the run and the phase (as the
+// Job's phase label spells it); the namespace label is the pod's.
+func metricsArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) []string {
+	return []string{
+		"--" + contract.FlagMetricsAddr, fmt.Sprintf(":%d", contract.MetricsPort),
+		"--" + contract.FlagMetricsRun, run.Name,
+		"--" + contract.FlagMetricsPhase, PhaseLabelValue(phase.Name),
 	}
 }
 
