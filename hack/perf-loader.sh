@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Client CPU per operation of the loader on every CoreWorkload (load, a-f),
 # against the floor (the bare driver loop) and go-ycsb v1.0.1; the cost of
-# each loader feature (intended latency, warm-up, telemetry); and the
+# each loader feature (intended latency, warm-up, telemetry, live metrics); and the
 # loader's memory after 100k vs 1M operations. Everything runs against
 # internal/testutil/stubmongo, a wire-protocol server that answers at almost
 # no cost, in a child process on its own CPU, so that the client's rusage is
@@ -54,7 +54,7 @@ export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 ROUNDS=${ROUNDS:-5}
 OPS=${OPS:-100000}
 WORKLOADS=${WORKLOADS:-"load a b c d e f"}
-FEATURES="intended warmup telemetry"
+FEATURES="intended warmup telemetry metrics"
 GOYCSB=${GOYCSB:-1}
 GC=${GC:-default}
 MEM_OPS=${MEM_OPS-"100000 1000000"}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/mongobench/mongobench/internal/loader/metrics"
 	"github.com/mongobench/mongobench/internal/telemetry"
 	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
 	"github.com/mongobench/mongobench/internal/ycsb"
@@ -60,6 +62,10 @@ type perfWorkload struct {
 	feature bool
 	// telemetry: loader 0's telemetry sampler runs during the phase.
 	telemetry bool
+	// metrics: the live /metrics exporter observes the phase and is
+	// scraped every second (15 times as often as a default Prometheus
+	// scrape; the scraper's own CPU counts, in this process).
+	metrics bool
 }
 
 // serverOps is the number of YCSB operations the stub server's counters
@@ -95,6 +101,7 @@ var perfWorkloads = []perfWorkload{
 	{name: "a-warmup", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true,
 		kv: []string{"warmupoperations=" + strconv.Itoa(10*perfThreads)}},
 	{name: "a-telemetry", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true, telemetry: true},
+	{name: "a-metrics", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true, metrics: true},
 }
 
 func BenchmarkCPU(b *testing.B) {
@@ -178,6 +185,42 @@ func perfTelemetry(uri string) telemetry.Config {
 	return cfg
 }
 
+// perfMetrics serves the loader's live metrics for the phase, as
+// internal/loader does with --metrics-addr, and scrapes them every second
+// until stopped.
+func perfMetrics(opts *ycsb.RunOptions, w *ycsb.Workload) (stop func(), err error) {
+	exp := metrics.New(metrics.Identity{Namespace: "bench", Run: "perf", Phase: "run"})
+	exp.SetPlan(metrics.Plan{Threads: opts.ThreadsFor(w), Operations: w.OperationCount(opts.Phase)})
+	srv, err := metrics.Serve("127.0.0.1:0", exp)
+	if err != nil {
+		return nil, err
+	}
+	opts.Observer = exp
+	done, scraped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(scraped)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if resp, err := http.Get("http://" + srv.Addr().String() + "/metrics"); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-scraped
+		opts.Observer = nil
+		_ = srv.Close(time.Second)
+	}, nil
+}
+
 func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	// As the loader binary does (cmd/loader); a no-op when GOGC is set.
 	defer ConfigureLoaderGC(os.Getenv)()
@@ -214,6 +257,13 @@ func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 		if wl.telemetry {
 			s := telemetry.Start(ctx, perfTelemetry(child.URI()))
 			defer s.Stop()
+		}
+		if wl.metrics {
+			stop, err := perfMetrics(&opts, w)
+			if err != nil {
+				return 0, err
+			}
+			defer stop()
 		}
 		res, err := ycsb.Run(ctx, w, c.Factory(), opts)
 		if err != nil {
