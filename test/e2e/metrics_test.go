@@ -6,9 +6,8 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"time"
-
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	dto "github.com/prometheus/client_model/go"
