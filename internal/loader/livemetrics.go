@@ -46,7 +46,7 @@ func (m *metricsFlags) start(index int, env Env) (*liveMetrics, error) {
 	exp := metrics.New(metrics.Identity{Namespace: env.Getenv("POD_NAMESPACE"), Run: m.run, Phase: m.phase, Loader: index})
 	srv, err := metrics.Serve(m.addr, exp)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--%s: %w", contract.FlagMetricsAddr, err)
 	}
 	_, _ = fmt.Fprintf(env.Stderr, "metrics: serving http://%s%s\n", srv.Addr(), contract.MetricsPath)
 	return &liveMetrics{exp: exp, srv: srv}, nil

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -84,11 +85,11 @@ func histogramMetric(desc *prometheus.Desc, h *results.Histogram, created time.T
 	nm, err := prometheus.NewConstNativeHistogram(desc, count, sum, native, nil, zero, nativeSchema,
 		prometheus.DefNativeHistogramZeroThreshold, created, labelValues...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("native histogram: %w", err)
 	}
 	cm, err := prometheus.NewConstHistogramWithCreatedTimestamp(desc, count, sum, classic, created, labelValues...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("classic histogram: %w", err)
 	}
 	return &bothHistogram{native: nm, classic: cm}, nil
 }
@@ -108,10 +109,10 @@ func (b *bothHistogram) Desc() *prometheus.Desc { return b.native.Desc() }
 func (b *bothHistogram) Write(out *dto.Metric) error {
 	var n, c dto.Metric
 	if err := b.native.Write(&n); err != nil {
-		return err
+		return fmt.Errorf("native buckets: %w", err)
 	}
 	if err := b.classic.Write(&c); err != nil {
-		return err
+		return fmt.Errorf("classic buckets: %w", err)
 	}
 	nh := n.Histogram
 	out.Label = n.Label

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -235,7 +236,7 @@ mongobench_grow_collection_bytes{kind="storage",loader="2",namespace="bench",pha
 	var found bool
 	for {
 		var mf dto.MetricFamily
-		if err := dec.Decode(&mf); err == io.EOF {
+		if err := dec.Decode(&mf); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
 			t.Fatal(err)
