@@ -197,8 +197,8 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	return names
 }
 
-// promql is one PromQL expression of the dashboard and where it is.
-type promql struct {
+// promExpr is one PromQL expression of the dashboard and where it is.
+type promExpr struct {
 	where string
 	expr  string
 	// variables are the dashboard variables the expression must filter
@@ -220,9 +220,9 @@ var labelValues = regexp.MustCompile(`^label_values\((.+), *([a-zA-Z_][a-zA-Z0-9
 // expressions returns every PromQL expression of the dashboard: each
 // panel's targets, and the selectors of the variables' label_values
 // queries.
-func expressions(t *testing.T, d dashboard.Dashboard) []promql {
+func expressions(t *testing.T, d dashboard.Dashboard) []promExpr {
 	t.Helper()
-	var out []promql
+	var out []promExpr
 	var panels []dashboard.Panel
 	for _, p := range d.Panels {
 		if p.Panel != nil {
@@ -248,7 +248,7 @@ func expressions(t *testing.T, d dashboard.Dashboard) []promql {
 			if q.Datasource == nil || q.Datasource.Uid == nil || *q.Datasource.Uid != "${"+varDatasource+"}" {
 				t.Errorf("panel %q query %s does not use the data source variable", deref(p.Title), deref(q.RefId))
 			}
-			out = append(out, promql{
+			out = append(out, promExpr{
 				where:   "panel " + deref(p.Title) + " query " + deref(q.RefId),
 				expr:    q.Expr,
 				filters: []*labels.Matcher{byNamespace, byRun, byPhase},
@@ -281,7 +281,7 @@ func expressions(t *testing.T, d dashboard.Dashboard) []promql {
 		case varPhase:
 			filters = []*labels.Matcher{byNamespace, byRun}
 		}
-		out = append(out, promql{where: "variable " + v.Name, expr: m[1], filters: filters})
+		out = append(out, promExpr{where: "variable " + v.Name, expr: m[1], filters: filters})
 	}
 	if want := []string{varDatasource, varNamespace, varRun, varPhase}; !slices.Equal(names, want) {
 		t.Errorf("variables %v, want %v", names, want)
@@ -305,7 +305,7 @@ var grafanaDurations = strings.NewReplacer("$__rate_interval", "1m", "$__interva
 // metric not exported, a selector that ignores one of the dashboard's
 // variables, classic buckets not summed by le. It also counts the
 // selectors it saw.
-func check(p parser.Parser, exported map[string]bool, e promql) (problems []string, selectors int) {
+func check(p parser.Parser, exported map[string]bool, e promExpr) (problems []string, selectors int) {
 	src := grafanaDurations.Replace(e.expr)
 	if strings.Contains(src, "$__") {
 		return []string{"a Grafana variable this test does not know"}, 0
@@ -394,12 +394,12 @@ func TestPromQLCheckFindsMistakes(t *testing.T) {
 		"no name":        `{namespace="$namespace", run="$run", phase=~"$phase"}`,
 		"unknown $__":    `rate(mongobench_loader_threads{namespace="$namespace", run="$run", phase=~"$phase"}[$__auto])`,
 	} {
-		if problems, _ := check(p, exported, promql{where: name, expr: expr, filters: all}); len(problems) == 0 {
+		if problems, _ := check(p, exported, promExpr{where: name, expr: expr, filters: all}); len(problems) == 0 {
 			t.Errorf("%s: %s passes the checks", name, expr)
 		}
 	}
 	good := `histogram_quantile(0.99, sum by (le, operation) (rate(mongobench_loader_operation_latency_seconds_bucket{namespace="$namespace", run="$run", phase=~"$phase"}[$__rate_interval])))`
-	if problems, _ := check(p, exported, promql{where: "good", expr: good, filters: all}); len(problems) != 0 {
+	if problems, _ := check(p, exported, promExpr{where: "good", expr: good, filters: all}); len(problems) != 0 {
 		t.Errorf("a correct query fails the checks: %v", problems)
 	}
 }

@@ -16,5 +16,8 @@
 // this command generates, that it reads back through the SDK's strict
 // decoder, and that every PromQL expression parses with Prometheus' own
 // parser and selects only exported metrics, filtered by the dashboard's
-// variables.
+// variables; and, evaluated by Prometheus' engine (promqltest) over series
+// shaped as the contract describes them, that every panel query answers
+// with the labels its legend names, the latency panels whether Prometheus
+// keeps the classic buckets, the native histogram or both.
 package main
