@@ -189,15 +189,26 @@ func variables() []cog.Builder[dashboard.VariableModel] {
 	}
 }
 
+// Dashboard is the classic dashboard JSON model (schemaVersion 42), which
+// the SDK marks deprecated in favour of dashboardv2: that one is the spec
+// of Grafana 12's dashboard.grafana.app/v2 API resources (elements and
+// layouts), which Grafana's file provisioning, and so the dashboard
+// sidecar, does not read; every Grafana the sidecar feeds loads the classic
+// model.
+type Dashboard = dashboard.Dashboard //nolint:staticcheck // SA1019: the classic model is what provisioning reads, see above.
+
 // Build returns the dashboard.
-func Build() (dashboard.Dashboard, error) {
+func Build() (Dashboard, error) {
 	ok := labelResult + `="` + resultOK + `"`
 	failed := labelResult + `="` + resultError + `"`
 	phaseOp := []string{labelPhase, labelOperation}
 
+	//nolint:staticcheck // SA1019: the classic model, see Dashboard.
 	b := dashboard.NewDashboardBuilder(dashboardTitle).
 		Uid(dashboardUID).
-		Description("A mongobench BenchmarkRun while it runs: what its YCSB loaders measure, and the MongoDB server telemetry its loader 0 samples. Needs the chart's PodMonitor (metrics.podMonitor.enabled). The run's status and reports remain the record: a phase shorter than a few scrape intervals may not show here.").
+		Description("A mongobench BenchmarkRun while it runs: what its YCSB loaders measure, "+
+			"and the MongoDB server telemetry its loader 0 samples. Needs the chart's PodMonitor (metrics.podMonitor.enabled). "+
+			"The run's status and reports remain the record: a phase shorter than a few scrape intervals may not show here.").
 		Tags([]string{"mongobench", "mongodb", "benchmark"}).
 		Editable().
 		Tooltip(dashboard.DashboardCursorSyncCrosshair).
@@ -229,7 +240,8 @@ func Build() (dashboard.Dashboard, error) {
 
 	b.WithPanel(graph(4, "Loaders and threads",
 		"Per phase: the loaders serving metrics, their client threads (mongobench_loader_threads), "+
-			"how many have finished their warm-up (mongobench_loader_measuring) and how many have finished (mongobench_loader_finished; a finished loader serves its final values until its pod exits).",
+			"how many have finished their warm-up (mongobench_loader_measuring) and how many have finished "+
+			"(mongobench_loader_finished; a finished loader serves its final values until its pod exits).",
 		"short", quarter).
 		Decimals(0).
 		WithTarget(query("A", by("count", loaderSelector(loaderThreads), labelPhase), legend(labelPhase)+" loaders")).
@@ -250,7 +262,8 @@ func Build() (dashboard.Dashboard, error) {
 	b.WithRow(dashboard.NewRowBuilder("MongoDB server (sampled by loader 0)").Id(10))
 
 	b.WithPanel(graph(11, "Server operations",
-		"Operations per second the MongoDB processes executed, by process and type (serverStatus opcounters, mongobench_server_operations_total). Loader 0 samples them while a phase measures.",
+		"Operations per second the MongoDB processes executed, by process and type "+
+			"(serverStatus opcounters, mongobench_server_operations_total). Loader 0 samples them while a phase measures.",
 		"ops", halfWidth).
 		WithTarget(query("A", by("sum", rate(loaderSelector(serverOperations)), labelProcess, labelType), legend(labelProcess, labelType))))
 
@@ -263,14 +276,16 @@ func Build() (dashboard.Dashboard, error) {
 		WithTarget(query("A", by("max", loaderSelector(serverConnections), labelProcess), legend(labelProcess))))
 
 	b.WithPanel(graph(13, "WiredTiger cache",
-		"Bytes in the WiredTiger cache (used) and its dirty bytes, as a fraction of the configured cache size, per process (mongobench_server_cache_used_ratio, mongobench_server_cache_dirty_ratio).",
+		"Bytes in the WiredTiger cache (used) and its dirty bytes, as a fraction of the configured cache size, per process "+
+			"(mongobench_server_cache_used_ratio, mongobench_server_cache_dirty_ratio).",
 		"percentunit", quarter).
 		Max(1).
 		WithTarget(query("A", by("max", loaderSelector(serverCacheUsed), labelProcess), legend(labelProcess)+" used")).
 		WithTarget(query("B", by("max", loaderSelector(serverCacheDirty), labelProcess), legend(labelProcess)+" dirty")))
 
 	b.WithPanel(graph(14, "Queues and tickets",
-		"Operations queued for the global lock (readers, writers; mongobench_server_queued_operations) and execution tickets in use (read, write; mongobench_server_tickets_out), per process.",
+		"Operations queued for the global lock (readers, writers; mongobench_server_queued_operations) "+
+			"and execution tickets in use (read, write; mongobench_server_tickets_out), per process.",
 		"short", halfWidth).
 		Decimals(0).
 		WithTarget(query("A", by("max", loaderSelector(serverQueued), labelProcess, labelKind), legend(labelProcess)+" queued "+legend(labelKind))).
@@ -283,7 +298,7 @@ func Build() (dashboard.Dashboard, error) {
 
 	d, err := b.Build()
 	if err != nil {
-		return dashboard.Dashboard{}, fmt.Errorf("build the dashboard: %w", err)
+		return Dashboard{}, fmt.Errorf("build the dashboard: %w", err)
 	}
 	return d, nil
 }

@@ -58,11 +58,11 @@ func TestGeneratedJSONIsUpToDate(t *testing.T) {
 // cannot be used: its generated code returns its empty cog.BuildErrors as
 // a non-nil error, which PanelOrRowPanel takes for a failure, so every
 // panel is silently dropped.)
-func decode(raw []byte) (dashboard.Dashboard, error) {
+func decode(raw []byte) (Dashboard, error) {
 	// The panel options and queries decode into their plugins' types only
 	// once the plugins are registered (the SDK's README).
 	plugins.RegisterDefaultPlugins()
-	var d dashboard.Dashboard
+	var d Dashboard
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return d, fmt.Errorf("decode: %w", err)
 	}
@@ -220,7 +220,7 @@ var labelValues = regexp.MustCompile(`^label_values\((.+), *([a-zA-Z_][a-zA-Z0-9
 // expressions returns every PromQL expression of the dashboard: each
 // panel's targets, and the selectors of the variables' label_values
 // queries.
-func expressions(t *testing.T, d dashboard.Dashboard) []promExpr {
+func expressions(t *testing.T, d Dashboard) []promExpr {
 	t.Helper()
 	var out []promExpr
 	var panels []dashboard.Panel

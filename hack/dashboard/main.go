@@ -21,8 +21,10 @@ func run(out string) error {
 		return err
 	}
 	if out == "" {
-		_, err = os.Stdout.Write(b)
-		return err
+		if _, err := os.Stdout.Write(b); err != nil {
+			return fmt.Errorf("write the dashboard to stdout: %w", err)
+		}
+		return nil
 	}
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", out, err)
