@@ -16,6 +16,9 @@ KIND_VERSION ?= v0.33.0
 CRD_REF_DOCS_VERSION ?= v0.3.0
 K8S_VERSION ?= 1.36.3
 ETCD_VERSION ?= v3.6.16
+# The PodMonitor and ServiceMonitor CRDs test-chart installs (their YAML
+# from this Go module, through the module proxy).
+PROMETHEUS_OPERATOR_VERSION ?= v0.85.0
 
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
@@ -67,6 +70,11 @@ verify-generated: manifests generate docs ## Fail if generated files (CRDs, RBAC
 		echo "Generated files are out of date; run 'make manifests generate docs' and commit:"; \
 		git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); exit 1; fi
 
+.PHONY: dashboard
+dashboard: ## Regenerate the chart's Grafana dashboard (hack/dashboard) and its list of exported metrics (from internal/contract).
+	go test -count=1 ./internal/contract -run '^TestMetricNamesFile$$' -update
+	cd hack/dashboard && go run . -o ../../charts/mongobench/dashboards/mongobench.json
+
 .PHONY: fmt
 fmt: ## Run gofmt.
 	gofmt -l -w $$(git ls-files '*.go')
@@ -75,22 +83,29 @@ fmt: ## Run gofmt.
 vet: ## Run go vet (including the build-tagged kind e2e suite, so it always compiles).
 	go vet ./...
 	go vet -tags e2e ./test/e2e/...
+	@# hack/dashboard is its own module (grafana-foundation-sdk and
+	@# Prometheus stay out of mongobench's go.mod): ./... does not reach it.
+	cd hack/dashboard && go vet ./...
 
 .PHONY: envtest
 envtest: ## Provide the envtest binaries (etcd, kube-apiserver, kubectl) in bin/k8s, building them offline if needed.
 	@K8S_VERSION=$(K8S_VERSION) ETCD_VERSION=$(ETCD_VERSION) ./hack/envtest-assets.sh >/dev/null
 
 .PHONY: test
-test: verify-generated vet envtest test-go test-chart ## Everything CI checks: generated files, vet, unit, wire-server and envtest suites, the Helm chart.
+test: verify-generated vet envtest test-go test-dashboard test-chart ## Everything CI checks: generated files, vet, unit, wire-server and envtest suites, the dashboard, the Helm chart.
 
 .PHONY: test-go
 test-go: envtest ## Go tests: unit, wire-server (mongo-java-server) and envtest suites.
 	@if [ -n "$$(gofmt -l $$(git ls-files '*.go'))" ]; then echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; fi
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) ./hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./...
 
+.PHONY: test-dashboard
+test-dashboard: ## The Grafana dashboard's tests (hack/dashboard, its own Go module): up to date, valid, every PromQL expression parsed by Prometheus.
+	cd hack/dashboard && go test $(GO_TEST_FLAGS) ./...
+
 .PHONY: test-chart
-test-chart: envtest helm kustomize ## helm lint/template, then helm install (and kustomize) into a real kube-apiserver.
-	K8S_VERSION=$(K8S_VERSION) ./hack/test-chart.sh
+test-chart: envtest helm kustomize ## helm lint/template, then helm install (and kustomize, the prometheus-operator CRDs) into a real kube-apiserver.
+	K8S_VERSION=$(K8S_VERSION) PROMETHEUS_OPERATOR_VERSION=$(PROMETHEUS_OPERATOR_VERSION) ./hack/test-chart.sh
 
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint.
@@ -99,6 +114,7 @@ lint: golangci-lint ## Run golangci-lint.
 	@# checkouts of the same files (worktrees, earlier clones), which it then
 	@# cannot filter (generated files) once those paths are gone.
 	GOLANGCI_LINT_CACHE=$(BIN)/golangci-lint-cache $(GOLANGCI_LINT) run ./...
+	cd hack/dashboard && GOLANGCI_LINT_CACHE=$(BIN)/golangci-lint-cache $(GOLANGCI_LINT) run ./...
 
 ##@ Build
 

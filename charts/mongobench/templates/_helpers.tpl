@@ -25,6 +25,18 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 
+{{/* Standard labels of the chart's objects that are not the manager's
+(the loaders' PodMonitor, the dashboard), with their own component.
+Call with (dict "root" $ "component" "dashboard"). */}}
+{{- define "mongobench.componentLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "mongobench.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- end }}
+
 {{/* Selector labels of the manager's pods. */}}
 {{- define "mongobench.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "mongobench.name" . }}
