@@ -66,6 +66,10 @@ var loaderFlags = map[string]struct {
 	"--" + contract.FlagTelemetryProcess:         {"", true},
 	"--" + contract.FlagTelemetryCollection:      {"", true},
 	"--" + contract.FlagTelemetryCollectionEvery: {"", true},
+	// Live metrics (internal/contract): no YCSB property.
+	"--" + contract.FlagMetricsAddr:  {"", true},
+	"--" + contract.FlagMetricsRun:   {"", true},
+	"--" + contract.FlagMetricsPhase: {"", true},
 }
 
 // TestReservedPropertiesAreWhatMongobenchPasses compares the rule's key list

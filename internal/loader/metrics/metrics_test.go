@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -326,6 +328,54 @@ func TestProcessLabel(t *testing.T) {
 		"[2001:db8::1]:27018": "2001:db8::1", "10.0.0.7:27017": "10.0.0.7"} {
 		if got := ProcessLabel(in); got != want {
 			t.Errorf("ProcessLabel(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestScrapeNamesAreTheDashboards: the names a live scrape of a loader
+// carries (text format: histograms as _bucket, _sum and _count) are
+// exactly the loader, server and Grow names of
+// charts/mongobench/dashboards/metric-names.txt, the list the dashboard's
+// PromQL is checked against (hack/dashboard): a metric renamed here and
+// not there fails this test or that one.
+func TestScrapeNamesAreTheDashboards(t *testing.T) {
+	srv, err := Serve("127.0.0.1:0", fullExporter())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Close(time.Second) }()
+	text := get(t, "http://"+srv.Addr().String()+contract.MetricsPath, "text/plain")
+	scraped := map[string]bool{}
+	for _, line := range strings.Split(string(text), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, _, _ := strings.Cut(line, "{")
+		name, _, _ = strings.Cut(name, " ")
+		scraped[name] = true
+	}
+	file, err := os.ReadFile(filepath.Join("..", "..", "..", "charts", "mongobench", "dashboards", "metric-names.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, name := range strings.Fields(string(file)) {
+		for _, prefix := range []string{"mongobench_loader_", "mongobench_server_", "mongobench_grow_"} {
+			if strings.HasPrefix(name, prefix) {
+				listed[name] = true
+			}
+		}
+	}
+	for name := range scraped {
+		if !listed[name] {
+			t.Errorf("the loader exports %s, which metric-names.txt does not list", name)
+		}
+	}
+	for name := range listed {
+		// A histogram's family name is listed for native-histogram
+		// queries; the text format shows its series only.
+		if !scraped[name] && !scraped[name+"_count"] {
+			t.Errorf("metric-names.txt lists %s, which a loader's scrape lacks", name)
 		}
 	}
 }
