@@ -30,6 +30,10 @@ type options struct {
 	// wrapWatch, when set, wraps wait's list-watch; tests use it to expire
 	// and drop watches. Nil in production.
 	wrapWatch func(cache.ListerWatcher) cache.ListerWatcher
+	// pause, when set, replaces top's wait between frames; tests use it
+	// to advance a fake clock and change what the loaders serve. Nil in
+	// production.
+	pause func(ctx context.Context, d time.Duration) error
 }
 
 func newOptions(streams genericiooptions.IOStreams) *options {
@@ -96,7 +100,7 @@ sweeps/NAME); a bare NAME means a run.`,
 	root.Flags().Bool("version", false, "print the plugin's version")
 	o.flags.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%w", err) })
-	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o), newReportCommand(o))
+	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o), newReportCommand(o), newTopCommand(o))
 	return root
 }
 
