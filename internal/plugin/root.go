@@ -74,10 +74,11 @@ func run(ctx context.Context, args []string, o *options) ExitCode {
 func newRootCommand(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-mongobench",
-		Short: "Wait for mongobench BenchmarkRuns and BenchmarkSweeps, read their results and telemetry, report on them",
+		Short: "Wait for mongobench BenchmarkRuns and BenchmarkSweeps, watch them live, read their results and telemetry, report on them",
 		Long: `kubectl mongobench waits for mongobench BenchmarkRuns and BenchmarkSweeps,
-prints their results and server telemetry, and writes reports of them
-(Markdown, CSV, JSON, or a self-contained HTML page with charts).
+shows them live while they run, prints their results and server telemetry,
+and writes reports of them (Markdown, CSV, JSON, or a self-contained HTML
+page with charts).
 
 Install it by putting the kubectl-mongobench binary on your PATH; kubectl
 then runs it as "kubectl mongobench". It uses your kubeconfig like kubectl

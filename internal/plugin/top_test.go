@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -477,4 +479,67 @@ func TestTopSweep(t *testing.T) {
 		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, inv.stdout, inv.stderr)
 	}
 	golden(t, "top-sweep.txt", []byte(inv.stdout.String()))
+}
+
+// The frame docs/plugin.md shows is one top printed: the third of
+// top-run.txt.
+func TestDocShowsARealTopFrame(t *testing.T) {
+	doc, err := os.ReadFile(pluginDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## top\n")
+	if !ok {
+		t.Fatalf("%s has no section top", pluginDoc)
+	}
+	_, block, ok := strings.Cut(section, "```text\n")
+	if !ok {
+		t.Fatalf("%s: section top shows no frame", pluginDoc)
+	}
+	shown, _, _ := strings.Cut(block, "```")
+	run, err := os.ReadFile(filepath.Join("testdata", "top-run.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []string
+	for _, f := range strings.Split(string(run), "\nrun/demo  ") {
+		frames = append(frames, strings.TrimPrefix(f, "run/demo  "))
+	}
+	if len(frames) < 3 || shown != "run/demo  "+frames[2] {
+		t.Errorf("%s shows a frame that is not the third of testdata/top-run.txt; copy it from there:\n%s", pluginDoc, shown)
+	}
+}
+
+// Before its loaders run, a run has no live numbers, and says so; Ctrl-C
+// ends top with no verdict and where the run was.
+func TestTopWithoutLoadersUntilInterrupted(t *testing.T) {
+	c := newClient(t)
+	ns := createNamespace(t, c, "top-idle-")
+	run := createRun(t, c, ns, "demo")
+	setStatus(t, c, run, benchv1.BenchmarkRunStatus{Phase: benchv1.RunProvisioning})
+	paused := make(chan struct{}, 1)
+	wait := func(o *options) {
+		o.pause = func(ctx context.Context, _ time.Duration) error {
+			paused <- struct{}{}
+			<-ctx.Done()
+			return ctx.Err()
+		}
+	}
+	inv := start(t, adminKubeconfig(t), []string{"top", "run/demo", "-n", ns}, wait)
+	select {
+	case <-paused:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no pause after the first frame\nstdout:\n%s\nstderr:\n%s", inv.stdout, inv.stderr)
+	}
+	inv.interrupt()
+	if code := inv.exit(t, time.Minute); code != ExitNoVerdict {
+		t.Fatalf("exit code %d, want %d", code, ExitNoVerdict)
+	}
+	if out := inv.stdout.String(); !strings.HasSuffix(out, "no live numbers: no loader pod is running\n") ||
+		!strings.HasPrefix(out, "run/demo  phase=Provisioning current=-  at ") {
+		t.Errorf("frame:\n%s", out)
+	}
+	if want := "error: interrupted while watching run/demo (phase Provisioning, current phase -)\n"; inv.stderr.String() != want {
+		t.Errorf("stderr %q, want %q", inv.stderr, want)
+	}
 }
