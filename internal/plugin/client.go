@@ -199,10 +199,11 @@ func (c *apiClient) loaderPods(ctx context.Context, run *benchv1.BenchmarkRun) (
 // container port named contract.MetricsPortName: the API server does not
 // resolve port names for the pod proxy — its pod.ResourceLocation
 // (k8s.io/kubernetes pkg/registry/core/pod/strategy.go) joins the port
-// part of the name to the pod's IP as it is — so, like kubectl
-// port-forward (k8s.io/kubectl pkg/util/pod_port.go,
-// LookupContainerPortNumberByName), top resolves the name from the pod's
-// spec. The same function refuses pod IPs that are not global unicast
+// part of the name to the pod's IP as it is, and a request for
+// http:NAME:metrics fails (tried against kube-apiserver 1.36.3) — so,
+// like kubectl port-forward (k8s.io/kubectl pkg/util/pod_port.go,
+// LookupContainerPortNumberByName), top resolves the name from the
+// pod's spec. The same function refuses pod IPs that are not global unicast
 // (loopback, link-local): "address not allowed".
 func (c *apiClient) loaderMetrics(ctx context.Context, pod *corev1.Pod) ([]byte, error) {
 	port, ok := metricsPort(pod)

@@ -157,7 +157,7 @@ func (o *options) pauseFor(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("pause between frames: %w", ctx.Err())
 	case <-t.C:
 		return nil
 	}

@@ -125,7 +125,8 @@ func writeCompactRun(b *strings.Builder, r *sweepRunFrame) {
 		}
 		b.WriteString("  loaders: " + strings.Join(loaders, ", ") + "\n")
 		for _, s := range v.server {
-			fields := []string{"conn=" + gaugeText(s.connections, s.hasConnections, 0)}
+			fields := make([]string, 0, len(statRates)+2)
+			fields = append(fields, "conn="+gaugeText(s.connections, s.hasConnections, 0))
 			for _, c := range statRates {
 				fields = append(fields, c.String()+"="+serverRateCell(s, c.String())+"/s")
 			}
