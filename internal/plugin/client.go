@@ -3,13 +3,18 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"mime"
+	"strconv"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -153,4 +158,86 @@ func (c *apiClient) getTelemetry(ctx context.Context, name string) (*telemetry.P
 		return nil, fmt.Errorf("telemetry ConfigMap %s: %w", name, err)
 	}
 	return rep, nil
+}
+
+// loaderPods lists the Running loader pods of a run's current benchmark
+// phase (of any phase before it has one): a finished loader's pod keeps
+// serving its final values until it exits, and a pod that is not Running
+// has no endpoint to read.
+func (c *apiClient) loaderPods(ctx context.Context, run *benchv1.BenchmarkRun) ([]corev1.Pod, error) {
+	set := labels.Set{
+		benchv1.LabelRun:       run.Name,
+		benchv1.LabelRunUID:    string(run.UID), // not the pods of an earlier run of the same name
+		benchv1.LabelComponent: benchv1.ComponentLoader,
+	}
+	if run.Status.CurrentPhase != "" {
+		set[benchv1.LabelPhase] = strings.ToLower(run.Status.CurrentPhase)
+	}
+	list, err := c.core.Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()})
+	if err != nil {
+		return nil, fmt.Errorf("list the loader pods of run/%s in namespace %q: %w", run.Name, c.namespace, err)
+	}
+	var out []corev1.Pod
+	for _, p := range list.Items {
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// loaderMetrics reads a loader pod's /metrics in the Prometheus text
+// format through the API server's pod proxy:
+//
+//	GET /api/v1/namespaces/NS/pods/http:NAME:PORT/proxy/metrics
+//
+// the path client-go's PodExpansion.ProxyGet builds
+// (kubernetes/typed/core/v1/pod_expansion.go: Resource("pods"),
+// SubResource("proxy"), Name(JoinSchemeNamePort(scheme, name, port)),
+// Suffix(path)), built here on the same REST client so that an Accept
+// header can ask for the text format. PORT is the number of the
+// container port named contract.MetricsPortName: the API server does not
+// resolve port names for the pod proxy — its pod.ResourceLocation
+// (k8s.io/kubernetes pkg/registry/core/pod/strategy.go) joins the port
+// part of the name to the pod's IP as it is, and a request for
+// http:NAME:metrics fails (tried against kube-apiserver 1.36.3) — so,
+// like kubectl port-forward (k8s.io/kubectl pkg/util/pod_port.go,
+// LookupContainerPortNumberByName), top resolves the name from the
+// pod's spec. The same function refuses pod IPs that are not global unicast
+// (loopback, link-local): "address not allowed".
+func (c *apiClient) loaderMetrics(ctx context.Context, pod *corev1.Pod) ([]byte, error) {
+	port, ok := metricsPort(pod)
+	if !ok {
+		return nil, fmt.Errorf("pod %s has no container port named %q (its loader serves no /metrics)", pod.Name, contract.MetricsPortName)
+	}
+	// Do, not DoRaw: Result.Error decodes the API server's own refusals
+	// (a Status, written as JSON whatever the Accept header asked for:
+	// apiserver's responsewriters.WriteObjectNegotiated) into errors that
+	// apierrors.IsForbidden recognises, with their message.
+	res := c.core.RESTClient().Get().Namespace(c.namespace).Resource("pods").SubResource("proxy").
+		Name(utilnet.JoinSchemeNamePort("http", pod.Name, strconv.Itoa(int(port)))).Suffix(contract.MetricsPath).
+		SetHeader("Accept", metricsAccept).Do(ctx)
+	if err := res.Error(); err != nil {
+		return nil, fmt.Errorf("read %s of pod %s through the API server's pod proxy: %w", contract.MetricsPath, pod.Name, err)
+	}
+	var ct string
+	res.ContentType(&ct)
+	if mt, _, _ := mime.ParseMediaType(ct); mt != "text/plain" {
+		return nil, fmt.Errorf("read %s of pod %s: got %q, not the Prometheus text format", contract.MetricsPath, pod.Name, ct)
+	}
+	b, _ := res.Raw() // its error is the one Error decoded
+	return b, nil
+}
+
+// metricsPort is the number of the pod's container port named
+// contract.MetricsPortName.
+func metricsPort(pod *corev1.Pod) (int32, bool) {
+	for _, ct := range pod.Spec.Containers {
+		for _, p := range ct.Ports {
+			if p.Name == contract.MetricsPortName {
+				return p.ContainerPort, true
+			}
+		}
+	}
+	return 0, false
 }

@@ -55,13 +55,7 @@ func progressLines(prev, cur *benchv1.BenchmarkRunStatus) []string {
 	if first {
 		prev = &benchv1.BenchmarkRunStatus{}
 	}
-	state := "phase=" + orDash(string(cur.Phase)) + " current=" + orDash(cur.CurrentPhase)
-	if failed, reason, _ := runFailed(cur); failed {
-		state += " reason=" + orDash(reason)
-	}
-	if c := runInvalid(cur); c != nil {
-		state += " invalid=" + orDash(c.Reason)
-	}
+	state := runState(cur)
 	var lines []string
 	if provisioning(cur.Phase) {
 		c := meta.FindStatusCondition(cur.Conditions, benchv1.ConditionTopologyReady)
@@ -79,14 +73,34 @@ func progressLines(prev, cur *benchv1.BenchmarkRunStatus) []string {
 		if seen[r.Name] {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s finished=%s type=%s ops/s=%s runtime=%s operations=%d p99=%dus",
-			state, r.Name, r.Type, strconv.FormatFloat(r.Throughput, 'f', 2, 64),
-			time.Duration(r.RuntimeMillis)*time.Millisecond, r.Operations, r.P99Micros))
+		lines = append(lines, state+" "+finishedFields(r))
 	}
 	if len(lines) == 0 && (first || cur.Phase != prev.Phase || cur.CurrentPhase != prev.CurrentPhase) {
 		lines = append(lines, state)
 	}
 	return lines
+}
+
+// runState is a run's state as progress lines (and top's frames) start
+// with it: "phase=P current=C", plus "reason=R" once failed and
+// "invalid=R" once succeeded but not valid.
+func runState(st *benchv1.BenchmarkRunStatus) string {
+	state := "phase=" + orDash(string(st.Phase)) + " current=" + orDash(st.CurrentPhase)
+	if failed, reason, _ := runFailed(st); failed {
+		state += " reason=" + orDash(reason)
+	}
+	if c := runInvalid(st); c != nil {
+		state += " invalid=" + orDash(c.Reason)
+	}
+	return state
+}
+
+// finishedFields describes a finished benchmark phase's results:
+// "finished=NAME type=T ops/s=X runtime=D operations=N p99=Nus".
+func finishedFields(r *benchv1.PhaseResult) string {
+	return fmt.Sprintf("finished=%s type=%s ops/s=%s runtime=%s operations=%d p99=%dus",
+		r.Name, r.Type, strconv.FormatFloat(r.Throughput, 'f', 2, 64),
+		time.Duration(r.RuntimeMillis)*time.Millisecond, r.Operations, r.P99Micros)
 }
 
 // provisioning reports whether the run is still setting up its topology:

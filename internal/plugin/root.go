@@ -30,6 +30,10 @@ type options struct {
 	// wrapWatch, when set, wraps wait's list-watch; tests use it to expire
 	// and drop watches. Nil in production.
 	wrapWatch func(cache.ListerWatcher) cache.ListerWatcher
+	// pause, when set, replaces top's wait between frames; tests use it
+	// to advance a fake clock and change what the loaders serve. Nil in
+	// production.
+	pause func(ctx context.Context, d time.Duration) error
 }
 
 func newOptions(streams genericiooptions.IOStreams) *options {
@@ -70,10 +74,11 @@ func run(ctx context.Context, args []string, o *options) ExitCode {
 func newRootCommand(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-mongobench",
-		Short: "Wait for mongobench BenchmarkRuns and BenchmarkSweeps, read their results and telemetry, report on them",
+		Short: "Wait for mongobench BenchmarkRuns and BenchmarkSweeps, watch them live, read their results and telemetry, report on them",
 		Long: `kubectl mongobench waits for mongobench BenchmarkRuns and BenchmarkSweeps,
-prints their results and server telemetry, and writes reports of them
-(Markdown, CSV, JSON, or a self-contained HTML page with charts).
+shows them live while they run, prints their results and server telemetry,
+and writes reports of them (Markdown, CSV, JSON, or a self-contained HTML
+page with charts).
 
 Install it by putting the kubectl-mongobench binary on your PATH; kubectl
 then runs it as "kubectl mongobench". It uses your kubeconfig like kubectl
@@ -96,7 +101,7 @@ sweeps/NAME); a bare NAME means a run.`,
 	root.Flags().Bool("version", false, "print the plugin's version")
 	o.flags.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%w", err) })
-	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o), newReportCommand(o))
+	root.AddCommand(newWaitCommand(o), newResultsCommand(o), newStatCommand(o), newReportCommand(o), newTopCommand(o))
 	return root
 }
 

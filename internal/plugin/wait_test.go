@@ -367,6 +367,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"results", "run/demo", "-o", "yaml"}, `unknown output format "yaml"`},
 		{[]string{"results", "run/demo", "--phase", "nope"}, `run/demo has no phase "nope" (its phases: load, run)`},
 		{[]string{"results", "run/demo", "-o", "ycsb", "--percentiles", "99.99"}, "status keeps the 50th, 95th, 99th and 99.9th percentiles only"},
+		{[]string{"top", "run/demo", "--interval=0s"}, "--interval must be positive, not 0s"},
+		{[]string{"top", "run/missing"}, `error: run/missing not found in namespace "` + ns + `"`},
+		{[]string{"top", "sweep/missing"}, `error: sweep/missing not found in namespace "` + ns + `"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 	} {
 		code, stdout, stderr := runPlugin(t, adminKubeconfig(t), append(tc.args, "-n", ns)...)
