@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,10 +26,13 @@ import (
 )
 
 // scrapeLoader reads a loader pod's /metrics through the API server's pod
-// proxy (GET /api/v1/namespaces/NS/pods/NAME:metrics/proxy/metrics), the
-// way `kubectl mongobench top` does, and parses the text exposition.
+// proxy (GET /api/v1/namespaces/NS/pods/NAME:9400/proxy/metrics), the way
+// `kubectl mongobench top` does, and parses the text exposition. The port
+// is the number: the pod proxy joins what follows the name to the pod's
+// IP as it is (pod.ResourceLocation, pkg/registry/core/pod/strategy.go),
+// so a port name does not resolve.
 func (s *suite) scrapeLoader(cs kubernetes.Interface, pod string) (map[string]*dto.MetricFamily, []byte, error) {
-	body, err := cs.CoreV1().Pods(s.ns).ProxyGet("http", pod, contract.MetricsPortName, contract.MetricsPath, nil).
+	body, err := cs.CoreV1().Pods(s.ns).ProxyGet("http", pod, strconv.Itoa(contract.MetricsPort), contract.MetricsPath, nil).
 		DoRaw(context.Background())
 	if err != nil {
 		return nil, body, err
