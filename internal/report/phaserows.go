@@ -109,4 +109,3 @@ func PhaseRows(p *benchv1.PhaseResult) []PhaseRow {
 	}
 	return rows
 }
-
