@@ -221,8 +221,8 @@ func (c *metricsCollector) collectCurrentPhase(ctx context.Context, ch chan<- pr
 // start ConfigMap's instant, which the controller writes once every one
 // of them is ready; until then they only connect. A lone loader starts
 // with its pod, and the Job's status.startTime is when the Job controller
-// began to run it (k8s.io/api batch/v1 JobStatus.StartTime: "the time
-// when the job controller started processing a job").
+// began to run it (k8s.io/api batch/v1 JobStatus.StartTime: "Represents
+// time when the job controller started processing a job").
 func (c *metricsCollector) phaseStart(ctx context.Context, run *benchv1.BenchmarkRun, ph *benchv1.PhaseSpec) (time.Time, error) {
 	jobName := topology.PhaseJobName(run, ph.Name)
 	if topology.StartBarrier(run, ph) {
