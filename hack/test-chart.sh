@@ -45,7 +45,7 @@ tmpl mb "$chart" -n mongobench-system -f "$chart/ci/namespaced-values.yaml" >"$w
 grep -q -- "--watch-namespace=benchmarks" "$work/namespaced.yaml" || fail "namespaced mode does not pass --watch-namespace"
 if grep -q "name: mb-mongobench-manager" <(grep -A3 "kind: ClusterRole$" "$work/namespaced.yaml"); then fail "namespaced mode renders the manager ClusterRole"; fi
 tmpl mb "$chart" -n mongobench-system -f "$chart/ci/all-options-values.yaml" >"$work/all.yaml"
-for want in "kind: ServiceMonitor" "--loader-image=registry.example.com/mongobench-loader:v9.9.8" "image: registry.example.com/mongobench:v9.9.9" \
+for want in "kind: ServiceMonitor" "honorLabels: true" "--loader-image=registry.example.com/mongobench-loader:v9.9.8" "image: registry.example.com/mongobench:v9.9.9" \
     "--zap-log-level=debug" "--metrics-secure=false" "--cluster-domain=cluster.example" "registry-credentials" "system-cluster-critical" \
     "replicas: 2" "containerPort: 9443" "--max-concurrent-reconciles=16" "--bootstrap-timeout=15m" \
     "kind: PodMonitor" "- perf" "grafana_folder: Benchmarks" "\"example.com/grafana-dashboard\": \"yes\""; do

@@ -134,17 +134,32 @@ const (
 )
 
 // What the manager exports (its own /metrics, from its cache at scrape
-// time), beside mongobench_benchmarkruns{phase} and the comparison gauges.
-// Run metrics carry MetricLabelNamespace and MetricLabelRun; phase ones
-// MetricLabelPhase too.
+// time, for the runs and sweeps that exist). Run metrics carry
+// MetricLabelNamespace and MetricLabelRun; phase ones MetricLabelPhase too.
 const (
-	// MetricRunPhasePlanned is the current phase's planned operations
-	// (operationcount or insertcount), 0 when bounded by time only
-	// (gauge). The operations done are the loaders' own counter:
+	// MetricRuns counts BenchmarkRuns by lifecycle phase (status.phase:
+	// Pending, ..., Failed) in its label "phase" (gauge).
+	MetricRuns = "mongobench_benchmarkruns"
+	// MetricRunComparisonChange is a gated run's change of a compared
+	// metric against its baseline, in percent, by "metric" and "verdict";
+	// it and MetricRunRegressed carry MetricLabelNamespace and
+	// MetricLabelRun (gauge).
+	MetricRunComparisonChange = "mongobench_benchmarkrun_comparison_change_percent"
+	// MetricRunRegressed is 1 when a run's Regressed condition is True, 0
+	// when False (gauge).
+	MetricRunRegressed = "mongobench_benchmarkrun_regressed"
+	// MetricRunPhasePlanned is the current Load or Run phase's planned
+	// operations over all its loaders (the records to load, or
+	// operationcount plus a counted warm-up, as the loaders count
+	// theirs in MetricLoaderPlannedOperations), 0
+	// when bounded by time only; absent for a Grow phase (gauge). The
+	// operations done are the loaders' own counter:
 	// sum by (namespace, run, phase) (MetricLoaderOperations).
 	MetricRunPhasePlanned = "mongobench_benchmarkrun_phase_planned_operations"
 	// MetricRunPhaseElapsed is how long the current phase's loaders have
-	// run (gauge, seconds).
+	// run, warm-up included: since the start barrier's instant when the
+	// loaders start together, else since the phase's Job started; 0
+	// before (gauge, seconds).
 	MetricRunPhaseElapsed = "mongobench_benchmarkrun_phase_elapsed_seconds"
 	// MetricRunPhaseMaxExecution is the current phase's maxexecutiontime,
 	// 0 when unbounded (gauge, seconds).
@@ -154,10 +169,15 @@ const (
 	// "OVERALL" (gauge).
 	MetricRunPhaseThroughput = "mongobench_benchmarkrun_phase_throughput_operations_per_second"
 	// MetricRunPhaseP99 is a finished phase's 99th percentile latency by
-	// MetricLabelOperation (gauge, seconds).
+	// MetricLabelOperation, and of all its database calls with operation
+	// "OVERALL" (gauge, seconds).
 	MetricRunPhaseP99 = "mongobench_benchmarkrun_phase_p99_latency_seconds"
-	// MetricSweepCells and MetricSweepCellsDone are a sweep's cells (runs,
-	// repetitions included) in all and finished; they carry
+	// OperationOverall is the MetricLabelOperation value of a
+	// phase's figures over all its operations (YCSB's [OVERALL]).
+	OperationOverall = "OVERALL"
+	// MetricSweepCells and MetricSweepCellsDone are a sweep's cells (the
+	// combinations of its axes' values, status.cellsTotal) and those whose
+	// runs, every repetition, have ended (status.cellsDone); they carry
 	// MetricLabelNamespace and MetricLabelSweep (gauges).
 	MetricSweepCells     = "mongobench_benchmarksweep_cells"
 	MetricSweepCellsDone = "mongobench_benchmarksweep_cells_done"

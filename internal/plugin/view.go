@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
-	"github.com/mongobench/mongobench/internal/report"
+	"github.com/mongobench/mongobench/internal/stats"
 )
 
 // resultsKind and resultsVersion identify the JSON document of
@@ -193,7 +193,7 @@ func operationDocs(ops []benchv1.OperationResult, runtimeMillis int64) []operati
 			Name:       op.Name,
 			Count:      op.Count,
 			Errors:     op.Errors,
-			OpsPerSec:  report.OpsPerSec(op.Count, runtimeMillis),
+			OpsPerSec:  stats.OpsPerSec(op.Count, runtimeMillis),
 			AvgMicros:  op.AverageMicros,
 			MinMicros:  op.MinMicros,
 			MaxMicros:  op.MaxMicros,

@@ -1,10 +1,10 @@
 package report
 
 import (
-	"math"
 	"strconv"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/stats"
 )
 
 // A run's phase results as CSV rows, encoded once for the two CSVs that
@@ -83,7 +83,7 @@ func PhaseRows(p *benchv1.PhaseResult) []PhaseRow {
 	ops := func(prefix string, list []benchv1.OperationResult, runtimeMillis int64) {
 		for _, op := range list {
 			r := PhaseRow{Operation: prefix + op.Name, Measured: []string{i64(op.Count), i64(op.Errors),
-				plain(OpsPerSec(op.Count, runtimeMillis)), i64(runtimeMillis), plain(op.AverageMicros),
+				plain(stats.OpsPerSec(op.Count, runtimeMillis)), i64(runtimeMillis), plain(op.AverageMicros),
 				i64(op.MinMicros), i64(op.MaxMicros), i64(op.P50Micros), i64(op.P95Micros), i64(op.P99Micros), i64(op.P999Micros)},
 				Intended: none(len(IntendedColumns)), Loader: none(loaderColumns)}
 			if it := op.Intended; it != nil {
@@ -108,14 +108,4 @@ func PhaseRows(p *benchv1.PhaseResult) []PhaseRow {
 				optf(l.CPUPercent), l.CPULimit, optf(l.ThrottledPercent)}})
 	}
 	return rows
-}
-
-// OpsPerSec is count / runtime rounded to hundredths, like a phase's
-// throughput in status (0 for an empty runtime rather than Inf, which
-// JSON cannot carry).
-func OpsPerSec(count, runtimeMillis int64) float64 {
-	if runtimeMillis <= 0 {
-		return 0
-	}
-	return math.Round(float64(count)*1000/float64(runtimeMillis)*100) / 100
 }

@@ -113,3 +113,14 @@ func sorted(xs []float64) []float64 {
 	sort.Float64s(s)
 	return s
 }
+
+// OpsPerSec is count / runtime rounded to hundredths, like a phase's
+// throughput in status (0 for an empty runtime rather than Inf, which
+// JSON cannot carry). Reports, the plugin and the manager's metrics give
+// an operation's throughput this way, so they show the same number.
+func OpsPerSec(count, runtimeMillis int64) float64 {
+	if runtimeMillis <= 0 {
+		return 0
+	}
+	return math.Round(float64(count)*1000/float64(runtimeMillis)*100) / 100
+}

@@ -75,3 +75,22 @@ func TestMedianDoesNotReorderItsInput(t *testing.T) {
 		t.Errorf("input reordered: %v", xs)
 	}
 }
+
+func TestOpsPerSec(t *testing.T) {
+	cases := []struct {
+		name          string
+		count, millis int64
+		want          float64
+	}{
+		{"whole", 3000, 1500, 2000},
+		{"hundredths", 1000, 3000, 333.33},
+		{"rounded up", 2000, 3000, 666.67},
+		{"no runtime", 5, 0, 0},
+		{"negative runtime", 5, -1, 0},
+	}
+	for _, c := range cases {
+		if got := OpsPerSec(c.count, c.millis); got != c.want {
+			t.Errorf("%s: OpsPerSec(%d, %d) = %v, want %v", c.name, c.count, c.millis, got, c.want)
+		}
+	}
+}

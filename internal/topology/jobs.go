@@ -199,8 +199,8 @@ func LoaderArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 	if phase.Type == benchv1.PhaseLoad {
 		args[0] = "load"
 	}
-	if p := run.Spec.Workload.Preset; p != "" {
-		args = append(args, "-P", "workload"+string(p))
+	for _, f := range WorkloadFiles(run) {
+		args = append(args, "-P", f)
 	}
 	for _, kv := range Properties(run, phase, clusterDomain) {
 		args = append(args, "-p", kv[0]+"="+kv[1])
@@ -398,9 +398,8 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 		add(k, props[k])
 	}
 	addInt32(contract.PropBatchSize, phase.BatchSize)
-	if phase.MaxExecutionTime != nil {
-		// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
-		add(contract.PropMaxExecutionTime, fmt.Sprint(int64((phase.MaxExecutionTime.Duration+time.Second-1)/time.Second)))
+	if s := MaxExecutionSeconds(phase); s > 0 {
+		add(contract.PropMaxExecutionTime, fmt.Sprint(s))
 	}
 	add(contract.PropMeasurementInterval, string(MeasurementIntervalOf(run, phase)))
 	if w := phase.Warmup; w != nil {
@@ -426,6 +425,72 @@ func Properties(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDoma
 	add(contract.PropLoaderCount, fmt.Sprint(max(run.Spec.Loaders, 1)))
 	add(contract.PropStatusInterval, "10")
 	return out
+}
+
+// WorkloadFiles are the workload files a Load or Run phase's loaders read
+// (YCSB's -P) before the properties: the preset's, if any, which the
+// loader image embeds (ycsb.ResolveWorkload).
+func WorkloadFiles(run *benchv1.BenchmarkRun) []string {
+	if p := run.Spec.Workload.Preset; p != "" {
+		return []string{"workload" + string(p)}
+	}
+	return nil
+}
+
+// MaxExecutionSeconds is the phase's maxexecutiontime as its loaders get
+// it, in seconds; 0 without one.
+func MaxExecutionSeconds(phase *benchv1.PhaseSpec) int64 {
+	if phase.MaxExecutionTime == nil {
+		return 0
+	}
+	// YCSB's maxexecutiontime is whole seconds; never round a limit to 0.
+	return int64((phase.MaxExecutionTime.Duration + time.Second - 1) / time.Second)
+}
+
+// PlannedOperations is how many operations a Load or Run phase's loaders
+// issue together, a Run phase's counted warm-up included, 0 when only
+// time (or a stop) bounds it: the preset's
+// and the run's properties resolved as the loaders resolve them, then
+// ycsb.PhaseOperations. A Grow phase has no such count (grow.targetRecords
+// bounds its inserts, time its queries): it returns an error.
+func PlannedOperations(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) (int64, error) {
+	var ph ycsb.Phase
+	switch phase.Type {
+	case benchv1.PhaseLoad:
+		ph = ycsb.PhaseLoad
+	case benchv1.PhaseRun:
+		ph = ycsb.PhaseRun
+	default:
+		return 0, fmt.Errorf("phase %s: a %s phase has no operation count", phase.Name, phase.Type)
+	}
+	// The cluster domain changes only the connection properties, which do
+	// not size a phase.
+	props := Properties(run, phase, "")
+	overrides := make([]string, len(props))
+	for i, kv := range props {
+		overrides[i] = kv[0] + "=" + kv[1]
+	}
+	p, err := ycsb.LoadProperties(WorkloadFiles(run), overrides)
+	if err != nil {
+		return 0, fmt.Errorf("phase %s: %w", phase.Name, err)
+	}
+	n, err := ycsb.PhaseOperations(p, ph)
+	if err != nil {
+		return 0, fmt.Errorf("phase %s: %w", phase.Name, err)
+	}
+	if ph == ycsb.PhaseRun && n > 0 {
+		// A counted warm-up comes on top of a Run phase's operationcount
+		// (a Load's warm-up inserts are records of it). warmupoperations
+		// is a total the loaders share out (internal/loader, shareOf), each
+		// counting its share in its mongobench_loader_planned_operations:
+		// the loaders' operations counter ends at this sum.
+		warm, err := p.Int64(contract.PropWarmupOperations, 0)
+		if err != nil {
+			return 0, fmt.Errorf("phase %s: %w", phase.Name, err)
+		}
+		n += warm
+	}
+	return n, nil
 }
 
 // MeasurementIntervalOf is the phase's measurement.interval: its own, else

@@ -113,9 +113,8 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 	fieldLength := getInt(contract.PropFieldLength, 100)
 	minFieldLength := getInt("minfieldlength", 1)
 	lengthDist := p.String("fieldlengthdistribution", "constant")
-	rawRecordCount := getInt64(contract.PropRecordCount, 0)
-	opCount := getInt64(contract.PropOperationCount, 0)
-	w.insertStart = getInt64("insertstart", 0)
+	size, sizeErrs := readPhaseSize(p)
+	errs = append(errs, sizeErrs...)
 	w.zeroPadding = getInt(contract.PropZeroPadding, 1)
 	w.readAllFields = getBool(contract.PropReadAllFields, true)
 	w.readAllFieldsByName = getBool("readallfieldsbyname", false)
@@ -158,56 +157,22 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 		return nil, errors.New("dataintegrity: requires fieldlengthdistribution=constant (YCSB: \"Must have constant field size to check data integrity\")")
 	}
 
-	// Record counts. YCSB treats recordcount 0 as Integer.MAX_VALUE.
-	w.recordCount = rawRecordCount
-	if w.recordCount == 0 {
-		w.recordCount = math.MaxInt32
+	// Record counts and this loader's share of them.
+	if err := size.validate(); err != nil {
+		return nil, err
 	}
-	if w.recordCount < 0 {
-		return nil, fmt.Errorf("recordcount: %d must not be negative", rawRecordCount)
-	}
-	if w.insertStart < 0 {
-		return nil, fmt.Errorf("insertstart: %d must not be negative", w.insertStart)
-	}
-	w.insertCount = getInt64("insertcount", w.recordCount-w.insertStart)
-	if w.insertCount < 0 {
-		return nil, fmt.Errorf("insertcount: %d must not be negative", w.insertCount)
-	}
-	if w.recordCount < w.insertStart+w.insertCount {
-		return nil, fmt.Errorf("insertstart %d + insertcount %d exceed recordcount %d (YCSB: \"recordcount must be bigger than insertstart + insertcount\")",
-			w.insertStart, w.insertCount, w.recordCount)
-	}
+	w.recordCount, w.insertStart, w.insertCount = size.recordCount, size.insertStart, size.insertCount
 	if w.zeroPadding < 0 {
 		return nil, fmt.Errorf("zeropadding: %d must not be negative", w.zeroPadding)
-	}
-	if opCount < 0 {
-		return nil, fmt.Errorf("operationcount: %d must not be negative", opCount)
 	}
 	if w.insertionRetryLimit < 0 || w.insertionRetryInterval < 0 {
 		return nil, errors.New("core_workload_insertion_retry_limit and core_workload_insertion_retry_interval must not be negative")
 	}
-
-	// Loader identity and shares.
-	if w.loaderCount < 1 || w.loaderIndex < 0 || w.loaderIndex >= w.loaderCount {
-		return nil, fmt.Errorf("loader.index %d / loader.count %d: need 0 <= index < count", w.loaderIndex, w.loaderCount)
+	loadStart, loadOps, runOps, err := size.share(w.loaderIndex, w.loaderCount)
+	if err != nil {
+		return nil, err
 	}
-	if w.loaderCount == 1 {
-		// YCSB's Client: the load does insertcount inserts if set, else
-		// recordcount (raw: 0 means unlimited), starting at insertstart.
-		w.loadStart = w.insertStart
-		w.loadOps = rawRecordCount
-		if p.Has("insertcount") {
-			w.loadOps = w.insertCount
-		}
-		w.runOps = opCount
-	} else {
-		w.loadStart, w.loadOps = loadShare(w.insertStart, w.insertCount, w.loaderIndex, w.loaderCount)
-		_, w.runOps = loadShare(0, opCount, w.loaderIndex, w.loaderCount)
-		if opCount > 0 && w.runOps == 0 {
-			// Zero would mean "unlimited" to the client.
-			return nil, fmt.Errorf("operationcount %d is smaller than loader.count %d: loader %d has no operations", opCount, w.loaderCount, w.loaderIndex)
-		}
-	}
+	w.loadStart, w.loadOps, w.runOps = loadStart, loadOps, runOps
 	w.keySequence = NewCounterGenerator(w.loadStart)
 	if insertKeyOffset < 0 || insertKeyOffset > math.MaxInt64/4 {
 		return nil, fmt.Errorf("loader.insertkeyoffset: %d must be between 0 and 2^61", insertKeyOffset)
@@ -235,7 +200,6 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 	}
 
 	// Key chooser.
-	var err error
 	is, ic := w.insertStart, w.insertCount
 	switch w.distribution {
 	case distUniform:
@@ -250,7 +214,7 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 		// added; draws past the newest record are redrawn. opcount is the
 		// phase's total over all loaders, as every loader's inserts share
 		// this key space.
-		expectedNewKeys := javaInt(float64(opCount) * insertP * 2)
+		expectedNewKeys := javaInt(float64(size.opCount) * insertP * 2)
 		w.keyChooser, err = NewScrambledZipfianGenerator(is, is+ic+expectedNewKeys)
 	case distLatest:
 		w.keyChooser, err = NewSkewedLatestGenerator(w.inserts)
