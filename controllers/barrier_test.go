@@ -57,6 +57,11 @@ func TestStartBarrier(t *testing.T) { //nolint:gocyclo // one scenario, step by 
 		if strings.HasPrefix(a, "mongodb.url=") {
 			args[i] = "mongodb.url=mongodb://" + srv.Addr() + "/ycsb?directConnection=true&w=1"
 		}
+		if a == "--"+contract.FlagMetricsAddr && i+1 < len(args) {
+			// Three pods, one port each; here three loaders share this
+			// process, so each takes a port of its own.
+			args[i+1] = "127.0.0.1:0"
+		}
 	}
 	hc, err := rest.HTTPClientFor(env.Config)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -145,11 +144,6 @@ func (c *metricsCollector) collectRuns(ctx context.Context, ch chan<- prometheus
 	}
 }
 
-// metricPhase is a benchmark phase's contract.MetricLabelPhase value: its
-// name in lower case, as the loaders label their metrics and the run its
-// phase's Job (topology.PhaseLabels), so that the two join.
-func metricPhase(name string) string { return strings.ToLower(name) }
-
 // collectResults exports each finished phase's throughput and p99, over
 // all operations and per operation, as status.results holds them (an
 // operation's throughput is its count over the phase's runtime, as
@@ -158,7 +152,7 @@ func metricPhase(name string) string { return strings.ToLower(name) }
 func (c *metricsCollector) collectResults(ch chan<- prometheus.Metric, run *benchv1.BenchmarkRun) {
 	for i := range run.Status.Results {
 		res := &run.Status.Results[i]
-		ph := metricPhase(res.Name)
+		ph := topology.PhaseLabelValue(res.Name)
 		ch <- prometheus.MustNewConstMetric(c.throughput, prometheus.GaugeValue, res.Throughput,
 			run.Namespace, run.Name, ph, contract.OperationOverall)
 		ch <- prometheus.MustNewConstMetric(c.p99, prometheus.GaugeValue, microsToSeconds(res.P99Micros),
@@ -192,7 +186,7 @@ func (c *metricsCollector) collectCurrentPhase(ctx context.Context, ch chan<- pr
 		return
 	}
 	log := logf.Log.WithName("metrics").WithValues("run", client.ObjectKeyFromObject(run).String(), "phase", ph.Name)
-	labels := []string{run.Namespace, run.Name, metricPhase(ph.Name)}
+	labels := []string{run.Namespace, run.Name, topology.PhaseLabelValue(ph.Name)}
 	if ph.Type != benchv1.PhaseGrow {
 		// A Grow phase has no operation count: grow.targetRecords bounds
 		// its inserts, time its queries; its checkpoints are its progress.
