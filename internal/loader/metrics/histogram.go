@@ -53,10 +53,15 @@ const microsPerSecond = 1e6
 // histogramMetric converts a cumulative latency histogram (µs) into one
 // Prometheus histogram with both native and classic buckets, as
 // client_golang's own histogram exposes when both are configured. Each
-// HdrHistogram bucket is placed by its highest equivalent value (the value
-// HdrHistogram and YCSB report for a percentile) and adds its median
-// equivalent value to the sum; HdrHistogram's 3 significant digits make
-// that at most 0.1% off, well inside a native bucket's 9%.
+// HdrHistogram bucket [From, To] is placed by its lowest equivalent value
+// and adds its median equivalent value to the sum. So the bucket that
+// holds a classic bound counts at that bound: a latency of exactly a
+// bound counts as at most that bound (le), as Prometheus' own histogram
+// counts it, and one less than a bucket's width above it may too. That
+// width is at most 1% of the value with the exporter's 2 significant
+// digits, well inside a native bucket's 9%. Below 256 µs (2 digits) or
+// 2048 µs (3 digits) a bucket holds one value and the conversion is
+// exact.
 func histogramMetric(desc *prometheus.Desc, h *results.Histogram, created time.Time, labelValues ...string) (prometheus.Metric, error) {
 	var (
 		count, zero uint64
@@ -71,7 +76,7 @@ func histogramMetric(desc *prometheus.Desc, h *results.Histogram, created time.T
 		n := uint64(b.Count)
 		count += n
 		sum += float64(b.From+b.To) / 2 * float64(b.Count) / microsPerSecond
-		v := float64(b.To) / microsPerSecond
+		v := float64(b.From) / microsPerSecond
 		if v <= 0 {
 			zero += n
 		} else {

@@ -379,3 +379,27 @@ func TestScrapeNamesAreTheDashboards(t *testing.T) {
 		}
 	}
 }
+
+// TestClassicBoundsAtTwoDigits: in the exporter's 2-digit histograms a
+// latency of exactly a classic bound counts at that bound (le), one
+// HdrHistogram bucket above it does not, as Prometheus counts them.
+func TestClassicBoundsAtTwoDigits(t *testing.T) {
+	h := results.NewSeriesHistogram()
+	for _, us := range []int64{1000, 1004, 2500, 2516} {
+		h.Record(us)
+	}
+	m, err := histogramMetric(prometheus.NewDesc("x", "x", nil, nil), h, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out dto.Metric
+	if err := m.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := map[float64]uint64{0.0005: 0, 0.001: 1, 0.0025: 3, 0.005: 4}
+	for _, b := range out.Histogram.Bucket {
+		if w, ok := want[b.GetUpperBound()]; ok && b.GetCumulativeCount() != w {
+			t.Errorf("le %g: %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), w)
+		}
+	}
+}
