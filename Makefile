@@ -98,6 +98,9 @@ test: verify-generated vet envtest test-go test-dashboard test-chart ## Everythi
 test-go: envtest ## Go tests: unit, wire-server (mongo-java-server) and envtest suites.
 	@if [ -n "$$(gofmt -l $$(git ls-files '*.go'))" ]; then echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; fi
 	KUBEBUILDER_ASSETS="$$(K8S_VERSION=$(K8S_VERSION) ./hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./...
+	@# The live metrics' exporter is called from the collector, the
+	@# telemetry samplers and scrapes at once.
+	go test $(GO_TEST_FLAGS) -race ./internal/loader/metrics
 
 .PHONY: test-dashboard
 test-dashboard: ## The Grafana dashboard's tests (hack/dashboard, its own Go module): up to date, valid, every PromQL expression parsed by Prometheus.

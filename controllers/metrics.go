@@ -152,7 +152,7 @@ func (c *metricsCollector) collectRuns(ctx context.Context, ch chan<- prometheus
 func (c *metricsCollector) collectResults(ch chan<- prometheus.Metric, run *benchv1.BenchmarkRun) {
 	for i := range run.Status.Results {
 		res := &run.Status.Results[i]
-		ph := topology.PhaseLabelValue(res.Name)
+		ph := benchv1.PhaseLabelValue(res.Name)
 		ch <- prometheus.MustNewConstMetric(c.throughput, prometheus.GaugeValue, res.Throughput,
 			run.Namespace, run.Name, ph, contract.OperationOverall)
 		ch <- prometheus.MustNewConstMetric(c.p99, prometheus.GaugeValue, microsToSeconds(res.P99Micros),
@@ -186,7 +186,7 @@ func (c *metricsCollector) collectCurrentPhase(ctx context.Context, ch chan<- pr
 		return
 	}
 	log := logf.Log.WithName("metrics").WithValues("run", client.ObjectKeyFromObject(run).String(), "phase", ph.Name)
-	labels := []string{run.Namespace, run.Name, topology.PhaseLabelValue(ph.Name)}
+	labels := []string{run.Namespace, run.Name, benchv1.PhaseLabelValue(ph.Name)}
 	if ph.Type != benchv1.PhaseGrow {
 		// A Grow phase has no operation count: grow.targetRecords bounds
 		// its inserts, time its queries; its checkpoints are its progress.

@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "strings"
+
 // The label keys (and the values of some) that mongobench puts on what it
 // creates, defined once: the controller, the Job builders and the kubectl
 // plugin select on these, and so may users and tools (kubectl get -l,
@@ -90,6 +92,11 @@ const (
 	// ConfigMaps.
 	LabelPhase = "bench.mongobench.io/phase"
 )
+
+// PhaseLabelValue is how a phase's name (spec.phases[].name) is written in
+// LabelPhase and in the live metrics' phase label: in lower case, so that
+// the loaders' metrics, the manager's and a phase's objects join on it.
+func PhaseLabelValue(phase string) string { return strings.ToLower(phase) }
 
 // Labels of runs.
 const (

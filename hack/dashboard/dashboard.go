@@ -261,11 +261,14 @@ func Build() (Dashboard, error) {
 
 	b.WithRow(dashboard.NewRowBuilder("MongoDB server (sampled by loader 0)").Id(10))
 
+	// max, not sum, over loaders: when one phase ends and the next
+	// begins, both phases' loader 0 may sample the same process for a
+	// moment, and its counters would count twice.
 	b.WithPanel(graph(11, "Server operations",
 		"Operations per second the MongoDB processes executed, by process and type "+
 			"(serverStatus opcounters, mongobench_server_operations_total). Loader 0 samples them while a phase measures.",
 		"ops", halfWidth).
-		WithTarget(query("A", by("sum", rate(loaderSelector(serverOperations)), labelProcess, labelType), legend(labelProcess, labelType))))
+		WithTarget(query("A", by("max", rate(loaderSelector(serverOperations)), labelProcess, labelType), legend(labelProcess, labelType))))
 
 	// Gauges use max, not sum: when a phase ends its loader 0 serves its
 	// final values until its pod exits, and may overlap the next phase's.
@@ -294,7 +297,7 @@ func Build() (Dashboard, error) {
 	b.WithPanel(graph(15, "Network",
 		"Bytes per second each MongoDB process received (in) and sent (out) (serverStatus network, mongobench_server_network_bytes_total).",
 		"Bps", halfWidth).
-		WithTarget(query("A", by("sum", rate(loaderSelector(serverNetwork)), labelProcess, labelDirection), legend(labelProcess, labelDirection))))
+		WithTarget(query("A", by("max", rate(loaderSelector(serverNetwork)), labelProcess, labelDirection), legend(labelProcess, labelDirection))))
 
 	d, err := b.Build()
 	if err != nil {

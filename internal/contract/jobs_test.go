@@ -127,8 +127,6 @@ func TestTopologyEnumsSpelledAlike(t *testing.T) {
 	}
 }
 
-// checkResultContract checks, for every completion index of job, that the
-// loader would write the ConfigMap the controller reads.
 // checkMetricsContract: a phase's loaders serve /metrics on the port the
 // pod declares under contract.MetricsPortName (the PodMonitor and `top`
 // find it by that name), labelled with the run and the phase as the Job's
@@ -153,6 +151,8 @@ func checkMetricsContract(t *testing.T, run *benchv1.BenchmarkRun, job *batchv1.
 	}
 }
 
+// checkResultContract checks, for every completion index of job, that the
+// loader would write the ConfigMap the controller reads.
 func checkResultContract(t *testing.T, run *benchv1.BenchmarkRun, job *batchv1.Job) {
 	t.Helper()
 	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion || job.Spec.Completions == nil {
@@ -246,4 +246,38 @@ func parseJob(t *testing.T, job *batchv1.Job, index int) *loader.Command {
 		t.Errorf("%s[%d]: parsed as %q, the Job runs %q", job.Name, index, c.Name, containers[0].Args[0])
 	}
 	return c
+}
+
+// TestPlannedOperationsAddUp: the manager's planned operations of a phase
+// (topology.PlannedOperations, its mongobench_benchmarkrun_phase_planned_operations)
+// are the sum of what each of the phase's loaders plans
+// (mongobench_loader_planned_operations), each parsing its own Job's
+// arguments at its completion index: progress, the loaders' counter over
+// the manager's gauge, ends at 1. Counts that do not divide by the
+// loaders, a counted warm-up, and a phase bounded by time.
+func TestPlannedOperationsAddUp(t *testing.T) {
+	run := contractRun("planned", benchv1.TopologySpec{Mode: benchv1.TopologyStandalone})
+	run.Spec.Workload.RecordCount = ptr.To[int64](10_001)
+	run.Spec.Workload.OperationCount = ptr.To[int64](30_002)
+	run.Spec.Phases[1].Warmup = &benchv1.WarmupSpec{Operations: ptr.To[int64](1_001)}
+	run.Spec.Phases[2].Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
+	run.Spec.Phases[2].MaxExecutionTime = &metav1.Duration{Duration: time.Minute}
+	for i := range run.Spec.Phases {
+		ph := &run.Spec.Phases[i]
+		want, err := topology.PlannedOperations(run, ph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job := topology.PhaseJob(run, ph, time.Hour, jobsConfig)
+		var sum int64
+		for index := range int(*job.Spec.Completions) {
+			sum += parseJob(t, job, index).PlannedOperations()
+		}
+		if sum != want {
+			t.Errorf("phase %s: the loaders plan %d operations together, the manager %d", ph.Name, sum, want)
+		}
+		if ph.Type == benchv1.PhaseRun && ph.Warmup != nil && want != 30_002+1_001 {
+			t.Errorf("phase %s: planned %d, want operationcount and the warm-up", ph.Name, want)
+		}
+	}
 }

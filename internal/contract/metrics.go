@@ -98,6 +98,12 @@ const (
 	// (after the start barrier and warm-up), in seconds since the Unix
 	// epoch; absent before (gauge).
 	MetricLoaderStartTime = "mongobench_loader_start_time_seconds"
+	// MetricLoaderObservedAt is when the loader's counters and
+	// histograms last moved: the engine hands them its measurements once
+	// a second, so a rate over two scrapes is exact over the difference of
+	// this, not of the scrapes' own times (Unix time, gauge; absent
+	// before the first).
+	MetricLoaderObservedAt = "mongobench_loader_last_observation_timestamp_seconds"
 	// MetricLoaderLostInserts counts inserts the loader gave up on
 	// (counter).
 	MetricLoaderLostInserts = "mongobench_loader_lost_inserts_total"

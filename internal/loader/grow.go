@@ -176,7 +176,7 @@ func (gc *growCommand) run(ctx context.Context, env Env) error {
 		return err
 	}
 	defer dst.close()
-	live, err := gc.flags.metrics.start(0, env)
+	live, err := gc.flags.metrics.start(ctx, 0, env)
 	if err != nil {
 		return fmt.Errorf("grow phase: %w", err)
 	}

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"time"
@@ -15,6 +16,11 @@ import (
 // metricsCloseTimeout bounds the last scrape in progress when the loader
 // exits.
 const metricsCloseTimeout = 2 * time.Second
+
+// metricsLinger bounds how long a finished loader waits for the scrape
+// that carries its final values (metrics.Server.Linger): two default
+// Prometheus intervals.
+const metricsLinger = 30 * time.Second
 
 // metricsFlags are the live metrics' flags: where to serve /metrics, and
 // the run and phase to label them with (the namespace is the pod's,
@@ -35,11 +41,14 @@ func (m *metricsFlags) register(fs *flag.FlagSet) {
 type liveMetrics struct {
 	exp *metrics.Exporter
 	srv *metrics.Server
+	// ctx is the phase's: a stop (SIGTERM) does not linger.
+	ctx      context.Context
+	finished bool
 }
 
 // start serves the metrics when --metrics-addr asks for them. A port that
 // cannot be had fails the phase before it starts.
-func (m *metricsFlags) start(index int, env Env) (*liveMetrics, error) {
+func (m *metricsFlags) start(ctx context.Context, index int, env Env) (*liveMetrics, error) {
 	if m.addr == "" {
 		return nil, nil
 	}
@@ -49,7 +58,7 @@ func (m *metricsFlags) start(index int, env Env) (*liveMetrics, error) {
 		return nil, fmt.Errorf("--%s: %w", contract.FlagMetricsAddr, err)
 	}
 	_, _ = fmt.Fprintf(env.Stderr, "metrics: serving http://%s%s\n", srv.Addr(), contract.MetricsPath)
-	return &liveMetrics{exp: exp, srv: srv}, nil
+	return &liveMetrics{exp: exp, srv: srv, ctx: ctx}, nil
 }
 
 // observe wires the exporter into a YCSB phase's options: the plan, the
@@ -58,12 +67,7 @@ func (l *liveMetrics) observe(opts *ycsb.RunOptions, w *ycsb.Workload) {
 	if l == nil {
 		return
 	}
-	planned := w.OperationCount(opts.Phase)
-	if planned > 0 && opts.Phase == ycsb.PhaseRun {
-		// Run-phase warm-up operations come on top of operationcount
-		// (a load's are records of it); the counter counts them too.
-		planned += opts.WarmupOperations
-	}
+	planned := ycsb.PlannedOperations(opts.Phase, w.OperationCount(opts.Phase), opts.WarmupOperations)
 	l.exp.SetPlan(metrics.Plan{Threads: opts.ThreadsFor(w), Target: opts.Target, Operations: planned, MaxExecution: opts.MaxExecutionTime})
 	opts.Observer = l.exp
 	onMeasure := opts.OnMeasure
@@ -86,14 +90,21 @@ func (l *liveMetrics) sampled(cfg *telemetry.Config) {
 func (l *liveMetrics) finish(lostInserts int64) {
 	if l != nil {
 		l.exp.Finish(lostInserts)
+		l.finished = true
 	}
 }
 
-// close stops serving, as the process exits.
+// close stops serving, as the process exits. A loader that finished its
+// operations first waits for the scrape that carries its final values, if
+// something scrapes it (metrics.Server.Linger).
 func (l *liveMetrics) close() {
-	if l != nil {
-		_ = l.srv.Close(metricsCloseTimeout)
+	if l == nil {
+		return
 	}
+	if l.finished {
+		l.srv.Linger(l.ctx, metricsLinger)
+	}
+	_ = l.srv.Close(metricsCloseTimeout)
 }
 
 // growPlanned records a Grow phase's planned checkpoints.
@@ -130,4 +141,16 @@ func (c *Command) Metrics() MetricsEndpoint {
 		return MetricsEndpoint{}
 	}
 	return MetricsEndpoint{Addr: f.addr, Run: f.run, Phase: f.phase}
+}
+
+// PlannedOperations is the operations a load or run command's loader is to
+// issue, its share of a counted warm-up included, as its metrics export
+// them (mongobench_loader_planned_operations); 0 for the other commands
+// and for a phase bounded by time.
+func (c *Command) PlannedOperations() int64 {
+	if c.phase == nil {
+		return 0
+	}
+	pr := c.phase.prepared
+	return ycsb.PlannedOperations(pr.phase, pr.workload.OperationCount(pr.phase), pr.opts.WarmupOperations)
 }

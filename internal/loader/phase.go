@@ -113,7 +113,7 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	live, err := pc.flags.metrics.start(pr.index, env)
+	live, err := pc.flags.metrics.start(ctx, pr.index, env)
 	if err != nil {
 		return fmt.Errorf("%s phase: %w", phase, err)
 	}

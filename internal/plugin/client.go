@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"mime"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -171,7 +170,7 @@ func (c *apiClient) loaderPods(ctx context.Context, run *benchv1.BenchmarkRun) (
 		benchv1.LabelComponent: benchv1.ComponentLoader,
 	}
 	if run.Status.CurrentPhase != "" {
-		set[benchv1.LabelPhase] = strings.ToLower(run.Status.CurrentPhase)
+		set[benchv1.LabelPhase] = benchv1.PhaseLabelValue(run.Status.CurrentPhase)
 	}
 	list, err := c.core.Pods(c.namespace).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()})
 	if err != nil {

@@ -32,6 +32,9 @@ type scrape struct {
 	threads       float64
 	planned       float64
 	maxExecution  float64
+	// observedAt is MetricLoaderObservedAt (Unix seconds), 0 when absent:
+	// when the loader's counters last moved (once a second).
+	observedAt float64
 	// startTime is MetricLoaderStartTime (Unix seconds), 0 when absent:
 	// the loader is still warming up or waiting at the start barrier.
 	startTime float64
@@ -124,6 +127,8 @@ func parseScrape(r io.Reader) (*scrape, error) {
 				s.maxExecution = v
 			case contract.MetricLoaderStartTime:
 				s.startTime = v
+			case contract.MetricLoaderObservedAt:
+				s.observedAt = v
 			case contract.MetricLoaderMeasuring:
 				s.measuring = v > 0
 			case contract.MetricLoaderFinished:

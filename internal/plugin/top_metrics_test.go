@@ -341,3 +341,20 @@ func TestFrameWriter(t *testing.T) {
 		t.Error("a pipe is a terminal")
 	}
 }
+
+// TestCountersSpanUsesTheObservations: two scrapes 2.2 s apart that hold
+// three of the exporter's once-a-second steps give the rate over the
+// steps' 3 s, not over 2.2 s (which would read 36% high); without the
+// observation times the scrapes' own serve.
+func TestCountersSpanUsesTheObservations(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	prev := &scrape{at: t0, observedAt: 1699999999.95}
+	cur := &scrape{at: t0.Add(2200 * time.Millisecond), observedAt: 1700000002.95}
+	if got := countersSpan(prev, cur); got != 3*time.Second {
+		t.Errorf("span %v, want 3s", got)
+	}
+	prev.observedAt = 0
+	if got := countersSpan(prev, cur); got != 2200*time.Millisecond {
+		t.Errorf("span without observation times %v, want 2.2s", got)
+	}
+}

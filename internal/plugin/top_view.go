@@ -124,8 +124,8 @@ func newLiveView(loaders []scraped, now time.Time) *liveView {
 		}
 		var dt time.Duration
 		if prev != nil {
-			dt = cur.at.Sub(prev.at)
-			v.over = max(v.over, dt)
+			dt = countersSpan(prev, cur)
+			v.over = max(v.over, cur.at.Sub(prev.at))
 		}
 		for name, o := range cur.ops {
 			s := sum(name)
@@ -157,7 +157,11 @@ func newLiveView(loaders []scraped, now time.Time) *liveView {
 		}
 		v.loaderRows = append(v.loaderRows, lv)
 		if cur.loader == "0" {
-			v.server = serverViews(prev, cur, dt)
+			var sdt time.Duration // the samples have their own clock: the scrapes' span
+			if prev != nil {
+				sdt = cur.at.Sub(prev.at)
+			}
+			v.server = serverViews(prev, cur, sdt)
 		}
 	}
 	if start > 0 {
@@ -278,4 +282,17 @@ func serverViews(prev, cur *scrape, dt time.Duration) []serverView {
 // the run's status and of the other commands' tables.
 func roundMicros(seconds float64) int64 {
 	return int64(math.Round(seconds * 1e6))
+}
+
+// countersSpan is the time over which a loader's counters moved between
+// two scrapes. The engine hands the exporter its measurements once a
+// second (MetricLoaderObservedAt says when), so two scrapes 2 s apart may
+// hold 2 or 3 of those steps: their own times would make the rate jump by
+// half. The observations' times are exact; the scrapes' serve when the
+// exposition has none.
+func countersSpan(prev, cur *scrape) time.Duration {
+	if prev.observedAt > 0 && cur.observedAt > 0 {
+		return time.Duration((cur.observedAt - prev.observedAt) * float64(time.Second))
+	}
+	return cur.at.Sub(prev.at)
 }

@@ -478,19 +478,13 @@ func PlannedOperations(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) (int
 	if err != nil {
 		return 0, fmt.Errorf("phase %s: %w", phase.Name, err)
 	}
-	if ph == ycsb.PhaseRun && n > 0 {
-		// A counted warm-up comes on top of a Run phase's operationcount
-		// (a Load's warm-up inserts are records of it). warmupoperations
-		// is a total the loaders share out (internal/loader, shareOf), each
-		// counting its share in its mongobench_loader_planned_operations:
-		// the loaders' operations counter ends at this sum.
-		warm, err := p.Int64(contract.PropWarmupOperations, 0)
-		if err != nil {
-			return 0, fmt.Errorf("phase %s: %w", phase.Name, err)
-		}
-		n += warm
+	// warmupoperations is a total the loaders share out (internal/loader,
+	// shareOf), each counting its share in its planned operations.
+	warm, err := p.Int64(contract.PropWarmupOperations, 0)
+	if err != nil {
+		return 0, fmt.Errorf("phase %s: %w", phase.Name, err)
 	}
-	return n, nil
+	return ycsb.PlannedOperations(ph, n, warm), nil
 }
 
 // MeasurementIntervalOf is the phase's measurement.interval: its own, else
@@ -664,7 +658,7 @@ func metricsArgs(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) []string {
 	return []string{
 		"--" + contract.FlagMetricsAddr, fmt.Sprintf(":%d", contract.MetricsPort),
 		"--" + contract.FlagMetricsRun, run.Name,
-		"--" + contract.FlagMetricsPhase, PhaseLabelValue(phase.Name),
+		"--" + contract.FlagMetricsPhase, benchv1.PhaseLabelValue(phase.Name),
 	}
 }
 

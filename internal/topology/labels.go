@@ -1,8 +1,6 @@
 package topology
 
 import (
-	"strings"
-
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
 
@@ -26,13 +24,9 @@ func RunLabels(run *benchv1.BenchmarkRun, component string) map[string]string {
 // that one selector finds them all.
 func PhaseLabels(run *benchv1.BenchmarkRun, component, phase string) map[string]string {
 	l := RunLabels(run, component)
-	l[benchv1.LabelPhase] = PhaseLabelValue(phase)
+	l[benchv1.LabelPhase] = benchv1.PhaseLabelValue(phase)
 	return l
 }
-
-// PhaseLabelValue is how a phase's name is written in labels (the Job's
-// benchv1.LabelPhase, the live metrics' phase label): in lower case.
-func PhaseLabelValue(phase string) string { return strings.ToLower(phase) }
 
 // ProcessLabels are the labels of a MongoDB process's pod and volume.
 func ProcessLabels(run *benchv1.BenchmarkRun, p Process) map[string]string {

@@ -136,3 +136,16 @@ func PhaseOperations(p *Properties, phase Phase) (int64, error) {
 	}
 	return total, nil
 }
+
+// PlannedOperations is what a phase's operation count becomes once its
+// counted warm-up is added: a Run phase's warm-up operations come on top
+// of operationcount (a Load's warm-up inserts are records of it), and a
+// phase bounded by time (0) stays 0. One loader's share with its share of
+// the warm-up, or the phase's total with the total warm-up: the loader's
+// mongobench_loader_planned_operations and the manager's gauge both.
+func PlannedOperations(phase Phase, operations, warmupOperations int64) int64 {
+	if phase == PhaseRun && operations > 0 {
+		return operations + warmupOperations
+	}
+	return operations
+}

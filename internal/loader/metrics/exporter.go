@@ -61,14 +61,19 @@ type Exporter struct {
 	ops      map[opKey]*opSeries
 	opsOrder []opKey
 
-	plan      *Plan
-	measuring bool
-	finished  bool
-	start     time.Time
-	lost      int64
+	plan       *Plan
+	observedAt time.Time
+	measuring  bool
+	finished   bool
+	start      time.Time
+	lost       int64
 
 	server      map[string]*telemetry.Sample
 	serverOrder []string
+	// processes maps a sampled process (telemetry.Process.Pod) to its
+	// label, labelled the labels in use.
+	processes map[string]string
+	labelled  map[string]bool
 
 	grow        *results.GrowthCheckpoint
 	growPlanned int
@@ -80,7 +85,7 @@ type Exporter struct {
 type descs struct {
 	ops, latency, intended                                    *prometheus.Desc
 	target, threads, measuring, finished, planned, maxExec    *prometheus.Desc
-	start, lost                                               *prometheus.Desc
+	start, lost, observedAt                                   *prometheus.Desc
 	srvOps, srvConns, srvAvail, srvCacheUsed, srvCacheDirty   *prometheus.Desc
 	srvTicketsOut, srvTicketsAvail, srvQueued, srvNet, srvRes *prometheus.Desc
 	growDone, growPlanned, growRecords, growRate, growInsP99  *prometheus.Desc
@@ -101,9 +106,11 @@ func New(id Identity) *Exporter {
 	op, res := contract.MetricLabelOperation, contract.MetricLabelResult
 	proc := contract.MetricLabelProcess
 	return &Exporter{
-		created: time.Now(),
-		ops:     map[opKey]*opSeries{},
-		server:  map[string]*telemetry.Sample{},
+		created:   time.Now(),
+		ops:       map[opKey]*opSeries{},
+		server:    map[string]*telemetry.Sample{},
+		processes: map[string]string{},
+		labelled:  map[string]bool{},
 		d: descs{
 			ops: d(contract.MetricLoaderOperations, "Operations the loader issued, warm-up included, by YCSB operation and result.", op, res),
 			latency: d(contract.MetricLoaderLatency,
@@ -120,6 +127,8 @@ func New(id Identity) *Exporter {
 			maxExec: d(contract.MetricLoaderMaxExecution, "maxexecutiontime; 0 when unbounded."),
 			start:   d(contract.MetricLoaderStartTime, "When the measured window started (Unix time)."),
 			lost:    d(contract.MetricLoaderLostInserts, "Inserts the loader gave up on (buffered inserts its final flush lost)."),
+			observedAt: d(contract.MetricLoaderObservedAt,
+				"When the loader's counters and histograms last moved (Unix time): they move once a second."),
 
 			srvOps: d(contract.MetricServerOperations, "serverStatus opcounters of a sampled MongoDB process, by type.",
 				proc, contract.MetricLabelType),
@@ -177,8 +186,10 @@ func (e *Exporter) Finish(lostInserts int64) {
 // Observe merges one collection of the workers' measurements
 // (ycsb.Observer): once a second, from the engine's collector.
 func (e *Exporter) Observe(o *ycsb.Observation) {
+	now := time.Now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.observedAt = now
 	for i := range o.Ops {
 		op := &o.Ops[i]
 		if op.Op == ycsb.OpCleanup {
@@ -213,20 +224,29 @@ func (e *Exporter) merge(k opKey, latency, intended *results.Histogram) {
 // ServerSample keeps the latest telemetry sample of a process (a
 // telemetry.Config.OnSample).
 func (e *Exporter) ServerSample(p telemetry.Process, s *telemetry.Sample) {
-	name := ProcessLabel(p.Pod)
 	cp := *s
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.server[name]; !ok {
+	name, ok := e.processes[p.Pod]
+	if !ok {
+		name = ProcessLabel(p.Pod)
+		if e.labelled[name] {
+			// Another process of the same host (an External cluster's
+			// members on several ports of one machine): the port tells
+			// them apart, and it is one of the cluster's few.
+			name = p.Pod
+		}
+		e.processes[p.Pod] = name
+		e.labelled[name] = true
 		e.serverOrder = append(e.serverOrder, name)
 	}
 	e.server[name] = &cp
 }
 
 // ProcessLabel is contract.MetricLabelProcess of a sampled process: its
-// pod's name, or an External run's host without its port (a label value
-// must not grow with connections, and a port adds nothing the host does not
-// say).
+// pod's name, or an External run's host without its port (a port adds
+// nothing the host does not say, unless the host runs several of the
+// cluster's processes: then ServerSample keeps it for all but the first).
 func ProcessLabel(pod string) string {
 	if host, _, err := net.SplitHostPort(pod); err == nil {
 		return host
@@ -255,7 +275,7 @@ func (e *Exporter) GrowCheckpoint(c *results.GrowthCheckpoint) {
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	d := &e.d
 	for _, x := range []*prometheus.Desc{d.ops, d.latency, d.intended, d.target, d.threads, d.measuring, d.finished, d.planned,
-		d.maxExec, d.start, d.lost, d.srvOps, d.srvConns, d.srvAvail, d.srvCacheUsed, d.srvCacheDirty, d.srvTicketsOut,
+		d.maxExec, d.start, d.lost, d.observedAt, d.srvOps, d.srvConns, d.srvAvail, d.srvCacheUsed, d.srvCacheDirty, d.srvTicketsOut,
 		d.srvTicketsAvail, d.srvQueued, d.srvNet, d.srvRes, d.growDone, d.growPlanned, d.growRecords, d.growRate, d.growInsP99,
 		d.growQueryP99, d.growBytes} {
 		ch <- x
@@ -295,6 +315,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		if e.measuring {
 			gauge(d.start, float64(e.start.UnixNano())/1e9)
 		}
+	}
+	if !e.observedAt.IsZero() {
+		gauge(d.observedAt, float64(e.observedAt.UnixNano())/1e9)
 	}
 	for _, name := range e.serverOrder {
 		e.collectServer(ch, name, e.server[name])

@@ -2,7 +2,9 @@ package metrics
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -295,7 +298,7 @@ func TestFamiliesAreTheContracts(t *testing.T) {
 	want := []string{
 		contract.MetricLoaderOperations, contract.MetricLoaderLatency, contract.MetricLoaderIntendedLatency, contract.MetricLoaderTarget,
 		contract.MetricLoaderThreads, contract.MetricLoaderMeasuring, contract.MetricLoaderFinished, contract.MetricLoaderPlannedOperations,
-		contract.MetricLoaderMaxExecution, contract.MetricLoaderStartTime, contract.MetricLoaderLostInserts,
+		contract.MetricLoaderMaxExecution, contract.MetricLoaderStartTime, contract.MetricLoaderLostInserts, contract.MetricLoaderObservedAt,
 		contract.MetricServerOperations, contract.MetricServerConnections, contract.MetricServerConnectionsAvailable,
 		contract.MetricServerCacheUsed, contract.MetricServerCacheDirty, contract.MetricServerTicketsOut,
 		contract.MetricServerTicketsAvailable, contract.MetricServerQueued, contract.MetricServerNetwork, contract.MetricServerResident,
@@ -401,5 +404,121 @@ func TestClassicBoundsAtTwoDigits(t *testing.T) {
 		if w, ok := want[b.GetUpperBound()]; ok && b.GetCumulativeCount() != w {
 			t.Errorf("le %g: %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), w)
 		}
+	}
+}
+
+// TestProcessesOfOneHost: an External cluster's members on several ports
+// of one host stay apart (each keeps its own series, the first the bare
+// host); a sample of a process seen before replaces its own only.
+func TestProcessesOfOneHost(t *testing.T) {
+	e := New(Identity{Run: "r"})
+	sample := func(conns float64) *telemetry.Sample {
+		var s telemetry.Sample
+		s.Gauges[telemetry.GaugeConnections] = telemetry.Opt[float64]{V: conns, Valid: true}
+		return &s
+	}
+	e.ServerSample(telemetry.Process{Pod: "db.example:27017"}, sample(1))
+	e.ServerSample(telemetry.Process{Pod: "db.example:27018"}, sample(2))
+	e.ServerSample(telemetry.Process{Pod: "db.example:27017"}, sample(3))
+	e.ServerSample(telemetry.Process{Pod: "other.example:27017"}, sample(4))
+	want := `
+# HELP mongobench_server_connections serverStatus connections.current of a sampled MongoDB process.
+# TYPE mongobench_server_connections gauge
+mongobench_server_connections{loader="0",namespace="",phase="",process="db.example",run="r"} 3
+mongobench_server_connections{loader="0",namespace="",phase="",process="db.example:27018",run="r"} 2
+mongobench_server_connections{loader="0",namespace="",phase="",process="other.example",run="r"} 4
+`
+	if err := testutil.CollectAndCompare(e, strings.NewReader(want), "mongobench_server_connections"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestLinger: a finished loader that nobody scrapes exits at once; one
+// that is scraped waits for the next scrape that began after it finished
+// (and no longer than one and a half intervals); one scraped once and then
+// no more waits at most the bound; a stop ends the wait.
+func TestLinger(t *testing.T) {
+	srv, err := Serve("127.0.0.1:0", New(Identity{Run: "r"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Close(time.Second) }()
+	url := "http://" + srv.Addr().String() + contract.MetricsPath
+	timed := func(f func()) time.Duration {
+		t0 := time.Now()
+		f()
+		return time.Since(t0)
+	}
+	if d := timed(func() { srv.Linger(context.Background(), time.Minute) }); d > time.Second {
+		t.Errorf("never scraped: lingered %v", d)
+	}
+	get(t, url, "text/plain")
+	if d := timed(func() { srv.Linger(context.Background(), 300*time.Millisecond) }); d < 300*time.Millisecond || d > 5*time.Second {
+		t.Errorf("scraped once, then not: lingered %v, want the bound (300ms)", d)
+	}
+	// A scraper every 100 ms: the wait ends with the next scrape.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				if resp, err := http.Get(url); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			}
+		}
+	}()
+	if d := timed(func() { srv.Linger(context.Background(), time.Minute) }); d > 5*time.Second {
+		t.Errorf("scraped every 100 ms: lingered %v", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if d := timed(func() { srv.Linger(ctx, time.Minute) }); d > time.Second {
+		t.Errorf("stopped: lingered %v", d)
+	}
+}
+
+// TestConcurrentUse: the engine's collector, the telemetry's samplers, the
+// loader's main goroutine and scrapes call an Exporter at once (run with
+// -race: make test does for this package).
+func TestConcurrentUse(t *testing.T) {
+	e := New(Identity{Run: "r"})
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(e)
+	o := intervalOf(100, 1)
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s telemetry.Sample
+			s.Counters[telemetry.CounterInsert] = telemetry.Opt[int64]{V: 1, Valid: true}
+			for i := range 50 {
+				switch w {
+				case 0:
+					e.Observe(o)
+				case 1:
+					e.ServerSample(telemetry.Process{Pod: fmt.Sprintf("p%d", i%3)}, &s)
+				case 2:
+					e.SetPlan(Plan{Threads: i})
+					e.Measuring(time.Now())
+					e.GrowCheckpoint(&results.GrowthCheckpoint{Records: int64(i)})
+				case 3:
+					if _, err := reg.Gather(); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	e.Finish(0)
+	if _, err := reg.Gather(); err != nil {
+		t.Fatal(err)
 	}
 }
