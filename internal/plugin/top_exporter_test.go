@@ -85,3 +85,38 @@ func TestTopReadsTheLoadersExporter(t *testing.T) {
 		t.Errorf("p99 over the second interval %v (ok %v), want within (1 ms, 2.5 ms]", p99, ok)
 	}
 }
+
+// TestTopShowsAGrowPhase: a Grow phase's loader exports checkpoints, not
+// operations; top shows its checkpoints and records, the loader as
+// growing (not warming up), and says why there are no operations.
+func TestTopShowsAGrowPhase(t *testing.T) {
+	exp := metrics.New(metrics.Identity{Namespace: "bench", Run: "r", Phase: "grow", Loader: 0})
+	exp.GrowPlanned(10)
+	exp.GrowCheckpoint(&results.GrowthCheckpoint{Index: 1, Records: 1_000_000, Insert: results.GrowthInsert{RecordsPerSec: 25_000}})
+	exp.GrowCheckpoint(&results.GrowthCheckpoint{Index: 2, Records: 2_000_000, Insert: results.GrowthInsert{RecordsPerSec: 24_000}})
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(exp)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc, err := parseScrape(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.pod = "r-grow-0-abcde"
+	v := newLiveView([]scraped{{cur: sc}}, time.Now())
+	if got, want := liveProgress(v), "phase grow (Grow): checkpoint 2 of 10, 2000000 records, 24000 records/s over the last checkpoint's span"; got != want {
+		t.Errorf("progress\n%s\nwant\n%s", got, want)
+	}
+	if len(v.loaderRows) != 1 || v.loaderRows[0].state != "growing" {
+		t.Errorf("loader rows %+v, want one growing", v.loaderRows)
+	}
+}

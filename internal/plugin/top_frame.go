@@ -147,6 +147,20 @@ func writeCompactRun(b *strings.Builder, r *sweepRunFrame) {
 // operations issued of those planned, and the time since measuring
 // started of the phase's maximum.
 func liveProgress(v *liveView) string {
+	if g := v.grow; g != nil {
+		// A Grow phase: its progress is its checkpoints, and it has no
+		// YCSB operations.
+		s := fmt.Sprintf("phase %s (Grow): checkpoint %s of %s, %s records", orDash(v.phase),
+			strconv.FormatFloat(g.checkpoints, 'f', 0, 64), strconv.FormatFloat(g.planned, 'f', 0, 64),
+			strconv.FormatFloat(g.records, 'f', 0, 64))
+		if g.checkpoints > 0 {
+			s += fmt.Sprintf(", %s records/s over the last checkpoint's span", strconv.FormatFloat(g.insertRate, 'f', 0, 64))
+		}
+		if v.finished > 0 {
+			s += ", finished"
+		}
+		return s
+	}
 	s := fmt.Sprintf("phase %s: %d loaders (%d measuring, %d finished), %s operations",
 		orDash(v.phase), v.loaders, v.measuring, v.finished, strconv.FormatFloat(v.operations, 'f', 0, 64))
 	if v.planned > 0 {
@@ -179,9 +193,12 @@ func writeLiveTables(w io.Writer, v *liveView) error {
 	// its own cells. The tab writer buffers everything; Flush reports a
 	// write error.
 	tw := printers.GetNewTabWriter(w)
-	if len(v.ops) == 0 {
+	switch {
+	case len(v.ops) == 0 && v.grow != nil:
+		_, _ = fmt.Fprintln(tw, "no YCSB operations: a Grow phase inserts and queries at checkpoints (kubectl mongobench results, once taken)")
+	case len(v.ops) == 0:
 		_, _ = fmt.Fprintln(tw, "no operations yet")
-	} else {
+	default:
 		_, _ = fmt.Fprintln(tw, "OPERATION\tOPS/S\tERRORS/S\tP99(us)\tOPERATIONS\tERRORS")
 	}
 	for _, o := range v.ops {

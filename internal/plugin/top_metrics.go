@@ -40,6 +40,8 @@ type scrape struct {
 	startTime float64
 	measuring bool
 	finished  bool
+	// grow is a Grow phase's latest checkpoint; nil for a YCSB phase.
+	grow *growScrape
 	// servers is loader 0's server telemetry, by MetricLabelProcess.
 	servers map[string]*serverScrape
 }
@@ -51,6 +53,11 @@ type opScrape struct {
 	// (result ok), as YCSB's per-operation latencies are of successful
 	// calls; nil when the exposition had none.
 	latency buckets
+}
+
+// growScrape is a Grow phase loader's checkpoint gauges.
+type growScrape struct {
+	checkpoints, planned, records, insertRate float64
 }
 
 // serverScrape is loader 0's latest sample of one MongoDB process.
@@ -100,6 +107,12 @@ func parseScrape(r io.Reader) (*scrape, error) {
 		}
 		return s.servers[process]
 	}
+	grow := func() *growScrape {
+		if s.grow == nil {
+			s.grow = &growScrape{}
+		}
+		return s.grow
+	}
 	for name, fam := range fams {
 		for _, m := range fam.GetMetric() {
 			l := labelsOf(m)
@@ -129,6 +142,14 @@ func parseScrape(r io.Reader) (*scrape, error) {
 				s.startTime = v
 			case contract.MetricLoaderObservedAt:
 				s.observedAt = v
+			case contract.MetricGrowCheckpoints:
+				grow().checkpoints = v
+			case contract.MetricGrowPlannedCheckpoints:
+				grow().planned = v
+			case contract.MetricGrowRecords:
+				grow().records = v
+			case contract.MetricGrowInsertRate:
+				grow().insertRate = v
 			case contract.MetricLoaderMeasuring:
 				s.measuring = v > 0
 			case contract.MetricLoaderFinished:

@@ -42,6 +42,9 @@ type liveView struct {
 	// problems are the loader pods whose scrape failed while others
 	// answered.
 	problems []string
+	// grow is a Grow phase's latest checkpoint (its one loader's); nil
+	// for a YCSB phase.
+	grow *growScrape
 }
 
 // opView is one operation's row; the last row is "ALL", every
@@ -111,6 +114,9 @@ func newLiveView(loaders []scraped, now time.Time) *liveView {
 			v.phase = cur.phase
 		}
 		v.planned += cur.planned
+		if cur.grow != nil {
+			v.grow = cur.grow
+		}
 		v.maxExecution = max(v.maxExecution, time.Duration(cur.maxExecution*float64(time.Second)))
 		if cur.startTime > 0 && (start == 0 || cur.startTime < start) {
 			start = cur.startTime
@@ -205,6 +211,9 @@ func loaderState(s *scrape) string {
 	switch {
 	case s.finished:
 		return "finished"
+	case s.grow != nil:
+		// A Grow phase has no warm-up: it inserts from the start.
+		return "growing"
 	case s.measuring:
 		return "measuring"
 	case s.loader == "":
