@@ -72,7 +72,7 @@ verify-generated: manifests generate docs ## Fail if generated files (CRDs, RBAC
 
 .PHONY: dashboard
 dashboard: ## Regenerate the chart's Grafana dashboard (hack/dashboard) and its list of exported metrics (from internal/contract).
-	go test -count=1 ./internal/contract -run '^TestMetricNamesFile$$' -update
+	go test -count=1 ./internal/contract -run '^Test(Metric|Label)NamesFile$$' -update
 	cd hack/dashboard && go run . -o ../../charts/mongobench/dashboards/mongobench.json
 
 .PHONY: fmt

@@ -104,3 +104,37 @@ func TestMetricNamesFile(t *testing.T) {
 	golden.Check(t, metricNamesFile, []byte(strings.Join(names, "\n")+"\n"), *update,
 		"go test ./internal/contract -run TestMetricNamesFile -update (make dashboard)")
 }
+
+// labelNamesFile lists the label names of the live metrics (the
+// MetricLabel* constants) and the values of the result label, as
+// "name" and "name=value" lines; the dashboard's tests (hack/dashboard)
+// check the labels its queries select and group by against it.
+var labelNamesFile = filepath.Join("..", "..", "charts", "mongobench", "dashboards", "label-names.txt")
+
+// TestLabelNamesFile: label-names.txt holds exactly the contract's label
+// names and result values.
+func TestLabelNamesFile(t *testing.T) {
+	lines := []string{
+		MetricLabelNamespace, MetricLabelRun, MetricLabelPhase, MetricLabelLoader, MetricLabelOperation, MetricLabelResult,
+		MetricLabelProcess, MetricLabelType, MetricLabelDirection, MetricLabelKind, MetricLabelQuery, MetricLabelSweep,
+		MetricLabelResult + "=" + ResultOK, MetricLabelResult + "=" + ResultError,
+	}
+	// Every MetricLabel* constant is listed above.
+	f, err := parser.ParseFile(token.NewFileSet(), "metrics.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared int
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && strings.HasPrefix(id.Name, "MetricLabel") && id.Obj != nil && id.Obj.Kind == ast.Con {
+			declared++
+		}
+		return true
+	})
+	if declared != 12 {
+		t.Errorf("metrics.go declares %d MetricLabel* constants; this test lists 12: add the new one", declared)
+	}
+	slices.Sort(lines)
+	golden.Check(t, labelNamesFile, []byte(strings.Join(lines, "\n")+"\n"), *update,
+		"go test ./internal/contract -run TestLabelNamesFile -update (make dashboard)")
+}
