@@ -231,6 +231,9 @@ function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, lr, yr, nf, fl, f, 
         ratio(median(lr)), range(lr), num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
     }
     base = gc SUBSEP "BenchmarkCPU/a/loader"
+    # The features are measured beside workload a only (WORKLOADS without
+    # a measures none).
+    if (!(base in v)) { printf "\n"; continue }
     printf "\nFeatures on, workload a: loader CPU per operation against the loader without it\n"
     printf "| %-10s | %7s | %10s | %11s |\n", "feature", "loader", "cost", "range"
     printf "|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:"
