@@ -136,7 +136,7 @@ func main() {
 		log.Error(err, "unable to set up the sweep controller")
 		os.Exit(1)
 	}
-	metrics.Registry.MustRegister(controllers.NewMetricsCollector(mgr.GetCache(), clock.RealClock{}))
+	metrics.Registry.MustRegister(controllers.NewMetricsCollector(mgr.GetCache(), clock.RealClock{}, mgr.Elected()))
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "unable to set up the health check")
 		os.Exit(1)

@@ -37,6 +37,8 @@ import (
 type metricsCollector struct {
 	reader client.Reader
 	clock  clock.PassiveClock
+	// elected is closed once this replica leads (nil: always).
+	elected <-chan struct{}
 
 	runs         *prometheus.Desc
 	change       *prometheus.Desc
@@ -52,14 +54,17 @@ type metricsCollector struct {
 
 // NewMetricsCollector returns the collector to register on the manager's
 // metrics registry; r is the manager's cache, clk tells the elapsed time
-// of running phases.
-func NewMetricsCollector(r client.Reader, clk clock.PassiveClock) prometheus.Collector {
+// of running phases, elected is closed once this replica leads (the
+// manager's Elected(); nil exports always): a replica that does not lead
+// exports nothing.
+func NewMetricsCollector(r client.Reader, clk clock.PassiveClock, elected <-chan struct{}) prometheus.Collector {
 	phase := []string{contract.MetricLabelNamespace, contract.MetricLabelRun, contract.MetricLabelPhase}
 	operation := append(phase[:len(phase):len(phase)], contract.MetricLabelOperation)
 	sweep := []string{contract.MetricLabelNamespace, contract.MetricLabelSweep}
 	return &metricsCollector{
-		reader: r,
-		clock:  clk,
+		reader:  r,
+		clock:   clk,
+		elected: elected,
 		runs: prometheus.NewDesc(contract.MetricRuns,
 			"BenchmarkRuns by lifecycle phase.", []string{"phase"}, nil),
 		change: prometheus.NewDesc(contract.MetricRunComparisonChange,
@@ -99,6 +104,16 @@ func (c *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.elected != nil {
+		select {
+		case <-c.elected:
+		default:
+			// Every replica's cache holds every run; only the leader
+			// exports them, so that a run is one series, not one per
+			// replica (queries need no max by replica).
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c.collectRuns(ctx, ch)

@@ -256,7 +256,7 @@ func TestMetricsCollector(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithObjects(tc.objects...).Build()
-			col := controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow))
+			col := controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow), nil)
 			if err := testutil.CollectAndCompare(col, strings.NewReader(tc.want), tc.metrics...); err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +278,7 @@ func everyGauge() []client.Object {
 func TestMetricsCollectorLint(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithObjects(everyGauge()...).Build()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow)))
+	reg.MustRegister(controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow), nil))
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +333,7 @@ func TestMetricsCollectorListError(t *testing.T) {
 					return c.List(ctx, list, opts...)
 				}}).Build()
 			reg := prometheus.NewPedanticRegistry()
-			reg.MustRegister(controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow)))
+			reg.MustRegister(controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow), nil))
 			if _, err := reg.Gather(); err == nil || !strings.Contains(err.Error(), "cache not synced") {
 				t.Fatalf("Gather: %v, want the list's error", err)
 			}
@@ -355,7 +355,7 @@ func TestMetricsCollectorAgainstTheAPIServer(t *testing.T) {
 
 	// Only this namespace's runs: other tests' runs live in the same API server.
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(controllers.NewMetricsCollector(namespaced{k.c, k.ns}, clocktesting.NewFakePassiveClock(metricsNow)))
+	reg.MustRegister(controllers.NewMetricsCollector(namespaced{k.c, k.ns}, clocktesting.NewFakePassiveClock(metricsNow), nil))
 	want := runsByPhase(0, 0, 1, 0, 0, 1) + exposition(contract.MetricRunPhaseThroughput,
 		`{namespace="`+k.ns+`",operation="INSERT",phase="load",run="metrics-done"} 2500`,
 		`{namespace="`+k.ns+`",operation="OVERALL",phase="load",run="metrics-done"} 2500`,
@@ -365,5 +365,23 @@ func TestMetricsCollectorAgainstTheAPIServer(t *testing.T) {
 	)
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), contract.MetricRuns, contract.MetricRunPhaseThroughput); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Only the leading replica exports the gauges: every replica's cache holds
+// the runs, and two replicas' series of one run would break every join.
+func TestMetricsCollectorOnlyOnTheLeader(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithObjects(everyGauge()...).Build()
+	elected := make(chan struct{})
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(controllers.NewMetricsCollector(c, clocktesting.NewFakePassiveClock(metricsNow), elected))
+	families, err := reg.Gather()
+	if err != nil || len(families) != 0 {
+		t.Fatalf("before leading: %d families, %v; want none", len(families), err)
+	}
+	close(elected)
+	families, err = reg.Gather()
+	if err != nil || len(families) != len(metricHelp) {
+		t.Fatalf("leading: %d families, %v; want %d", len(families), err, len(metricHelp))
 	}
 }
