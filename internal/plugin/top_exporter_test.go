@@ -33,27 +33,7 @@ func TestTopReadsTheLoadersExporter(t *testing.T) {
 	s.Gauges[telemetry.GaugeConnections] = telemetry.Opt[float64]{V: 12, Valid: true}
 	s.Gauges[telemetry.GaugeCacheDirtyPercent] = telemetry.Opt[float64]{V: 4, Valid: true}
 	exp.ServerSample(telemetry.Process{Pod: "r-mongod-0"}, &s)
-	read := func() *scrape {
-		t.Helper()
-		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(exp)
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var buf bytes.Buffer
-		enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-		for _, mf := range mfs {
-			if err := enc.Encode(mf); err != nil {
-				t.Fatal(err)
-			}
-		}
-		sc, err := parseScrape(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sc
-	}
+	read := func() *scrape { return scrapeExporter(t, exp) }
 	exp.Observe(&ycsb.Observation{Ops: []ycsb.ObservedOp{{Op: ycsb.OpRead, OK: hist(100, 100), Failed: hist(5000, 2)}}})
 	first := read()
 	// The next interval: 100 reads, one in ten slow (about 2 ms).
@@ -94,6 +74,21 @@ func TestTopShowsAGrowPhase(t *testing.T) {
 	exp.GrowPlanned(10)
 	exp.GrowCheckpoint(&results.GrowthCheckpoint{Index: 1, Records: 1_000_000, Insert: results.GrowthInsert{RecordsPerSec: 25_000}})
 	exp.GrowCheckpoint(&results.GrowthCheckpoint{Index: 2, Records: 2_000_000, Insert: results.GrowthInsert{RecordsPerSec: 24_000}})
+	sc := scrapeExporter(t, exp)
+	sc.pod = "r-grow-0-abcde"
+	v := newLiveView([]scraped{{cur: sc}}, time.Now())
+	if got, want := liveProgress(v), "phase grow (Grow): checkpoint 2 of 10, 2000000 records, 24000 records/s over the last checkpoint's span"; got != want {
+		t.Errorf("progress\n%s\nwant\n%s", got, want)
+	}
+	if len(v.loaderRows) != 1 || v.loaderRows[0].state != "growing" {
+		t.Errorf("loader rows %+v, want one growing", v.loaderRows)
+	}
+}
+
+// scrapeExporter reads the loader's exporter as top reads a loader: its
+// text exposition, through top's parser.
+func scrapeExporter(t *testing.T, exp *metrics.Exporter) *scrape {
+	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(exp)
 	mfs, err := reg.Gather()
@@ -111,12 +106,5 @@ func TestTopShowsAGrowPhase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc.pod = "r-grow-0-abcde"
-	v := newLiveView([]scraped{{cur: sc}}, time.Now())
-	if got, want := liveProgress(v), "phase grow (Grow): checkpoint 2 of 10, 2000000 records, 24000 records/s over the last checkpoint's span"; got != want {
-		t.Errorf("progress\n%s\nwant\n%s", got, want)
-	}
-	if len(v.loaderRows) != 1 || v.loaderRows[0].state != "growing" {
-		t.Errorf("loader rows %+v, want one growing", v.loaderRows)
-	}
+	return sc
 }
