@@ -61,6 +61,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || !has(self.placement.loaderPlacement) || self.placement.loaderPlacement != 'SameNode'",message="placement.loaderPlacement SameNode puts the loaders on the node of the database pods mongobench deploys: with mode External there are none; use PreferOtherNode or AnyNode"
 // +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || (!has(self.placement.nodeName) && (!has(self.placement.nodeSelector) || size(self.placement.nodeSelector) == 0))",message="placement.nodeName and nodeSelector choose the node of the database pods mongobench deploys: with mode External there are none (loaderPlacement AnyNode places the loaders anywhere)"
 // +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.readConcern) || self.driver.readConcern != 'snapshot' || self.topology.mode != 'Standalone'",message="driver.readConcern snapshot needs a replica set: a standalone mongod refuses it (node needs to be a replica set member to use readConcern: snapshot); use ReplicaSet, Sharded, or local or majority"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode == 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0)",messageExpression="self.topology.mode == 'Standalone' ? 'disruptions need a replica set: a Standalone has no primary to step down' : 'disruptions run on a ReplicaSet topology only so far: StepDown of a shard or of the config server (Sharded) and disruptions of an External cluster are not built yet'"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0) || (has(self.topology.members) ? self.topology.members : 3) >= 2",message="a StepDown needs a replica set of at least 2 members (topology.members): with one there is no secondary to elect"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
 	// or co-located micro-shards (one-member replica sets) behind a mongos
@@ -718,6 +720,9 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.type == 'Grow' ? has(self.grow) : !has(self.grow)",message="grow is required on a Grow phase and only allowed there"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Grow' || (!has(self.batchSize) && !has(self.target) && !has(self.maxExecutionTime))",message="a Grow phase sets its inserts in grow (grow.batchSize); batchSize, target and maxExecutionTime are YCSB's"
 // +kubebuilder:validation:XValidation:rule="self.type != 'Grow' || (!has(self.warmup) && !has(self.measurement))",message="warmup and measurement are YCSB's (Load and Run phases); a Grow phase measures its inserts and queries per checkpoint"
+// +kubebuilder:validation:XValidation:rule="self.type != 'Grow' || !has(self.disruptions)",message="disruptions are for Load and Run phases: a Grow phase's loader measures per checkpoint"
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptions) || !has(self.maxExecutionTime) || self.disruptions.all(d, duration(d.at) < duration(self.maxExecutionTime))",messageExpression="'a disruption at ' + string(self.disruptions.filter(d, duration(d.at) >= duration(self.maxExecutionTime))[0].at) + ' never happens: the phase stops at maxExecutionTime ' + string(self.maxExecutionTime)"
+// +kubebuilder:validation:XValidation:rule="!has(self.disruptions) || !has(self.warmup) || !has(self.warmup.operations)",message="disruptions need the measured window to start at one instant in every loader: use warmup.duration, not warmup.operations (each loader ends a warm-up by operations on its own)"
 type PhaseSpec struct {
 	// Name of the phase, unique within the run; it names the phase's Job.
 	// +kubebuilder:validation:MinLength=1
@@ -777,6 +782,15 @@ type PhaseSpec struct {
 	// Measurement overrides spec.measurement for this phase.
 	// +optional
 	Measurement *MeasurementSpec `json:"measurement,omitempty"`
+
+	// Disruptions are faults injected into the phase under load, each at
+	// an instant of its measured window, and measured with its own
+	// histograms (status.results[].disruptions). A ReplicaSet of at least
+	// two members only, for now.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	Disruptions []Disruption `json:"disruptions,omitempty"`
 }
 
 // WarmupSpec is a phase's warm-up: a duration, or a number of operations.

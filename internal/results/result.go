@@ -8,9 +8,10 @@ import (
 // FormatVersion is the version of the Result encoding. Decoders reject other
 // versions rather than guess: version 2 added the measurement interval and
 // intended latencies, the warm-up and the loaders' stats, which a decoder
-// of version 1 would refuse as unknown fields; version 1 results (no such
+// of version 1 would refuse as unknown fields; version 3 added the
+// disruptions and the series' failed counts. Older results (no such
 // fields) still decode.
-const FormatVersion = 2
+const FormatVersion = 3
 
 // oldestFormatVersion is the oldest version Decode reads.
 const oldestFormatVersion = 1
@@ -96,6 +97,11 @@ type Result struct {
 	// ordered by index: one entry in a loader's result, every loader's in
 	// a merged one. Empty in results of loaders that did not report them.
 	Loaders []LoaderStats `json:"loaders,omitempty"`
+
+	// Disruptions are the phase's disruptions (spec.phases[].disruptions)
+	// as this loader measured them, by index (merged: every loader's
+	// measurements of each).
+	Disruptions []Disruption `json:"disruptions,omitempty"`
 }
 
 // Measurement intervals (MeasurementInterval).
@@ -315,6 +321,9 @@ func (r *Result) Validate() error { //nolint:gocyclo // one list of checks, each
 			(c.ThrottledPeriods != nil && (*c.ThrottledPeriods < 0 || c.Periods == nil || *c.ThrottledPeriods > *c.Periods))) {
 			return fmt.Errorf("loader %d: CPU usage %+v is not possible", l.Index, *c)
 		}
+	}
+	if err := validateDisruptions(r.Disruptions, r.Loader.Count); err != nil {
+		return err
 	}
 	return r.Series.Validate()
 }

@@ -31,6 +31,9 @@ type PointOp struct {
 	// Count is every operation of this type in the interval, failed ones
 	// included (they count towards throughput, as in YCSB).
 	Count int64 `json:"count"`
+	// Failed is how many of Count failed (results of format version 3 on;
+	// 0 in older ones, which did not count them).
+	Failed int64 `json:"failed,omitempty"`
 	// Latency of the successful operations, at series precision.
 	Latency *Histogram `json:"latency,omitempty"`
 }
@@ -77,6 +80,7 @@ func (p *Point) add(q *Point, adjacent bool) {
 			po = &p.Ops[len(p.Ops)-1]
 		}
 		po.Count += qo.Count
+		po.Failed += qo.Failed
 		if qo.Latency.Count() > 0 {
 			if po.Latency == nil {
 				po.Latency = NewSeriesHistogram()
