@@ -79,6 +79,12 @@ type RunOptions struct {
 	// is the measured window's start plus its At. None: the threads'
 	// hot path is untouched.
 	Disruptions []DisruptionSpec
+	// DisruptionOnset, when set, says when the loader first saw the
+	// database disrupted after a disruption's instant (the driver's
+	// monitor lost the primary), if it did: the onset of its
+	// unavailability (see kindAgg). Called once per disruption after
+	// the run.
+	DisruptionOnset func(instant time.Time) (time.Time, bool)
 }
 
 // RunOptionsFromProperties reads YCSB's client properties: threadcount (1),
@@ -774,7 +780,7 @@ func (c *client) result(start, end time.Time, threads int, opcount int64) *RunRe
 	r.Ops = c.opMeasurements(&c.col.total)
 	if c.dis != nil {
 		c.dis.drain() // what the threads recorded after the last collection
-		r.Disruptions = c.dis.results(c.measureStart, end.Sub(c.measureStart), r.LoaderIndex)
+		r.Disruptions = c.dis.results(c.measureStart, end.Sub(c.measureStart), r.LoaderIndex, c.opts.DisruptionOnset)
 	}
 	if c.opts.warmingUp() {
 		wr := &WarmupResult{Start: start, End: c.measureStart, Ops: c.opMeasurements(&c.col.warmTotal)}

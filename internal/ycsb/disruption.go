@@ -181,9 +181,14 @@ func (s *disruptionSet) drain() {
 
 // results returns what was measured, for a window that started at start
 // and lasted window. Collector's goroutine, after the last drain.
-func (s *disruptionSet) results(start time.Time, window time.Duration, loader int) []results.Disruption {
+func (s *disruptionSet) results(start time.Time, window time.Duration, loader int, onset func(time.Time) (time.Time, bool)) []results.Disruption {
 	out := make([]results.Disruption, 0, len(s.aggs))
 	for _, a := range s.aggs {
+		if onset != nil {
+			if t, ok := onset(start.Add(a.spec.At)); ok {
+				a.seen(int64(t.Sub(start)))
+			}
+		}
 		out = append(out, a.result(s, start, int64(window), loader))
 	}
 	slices.SortFunc(out, func(a, b results.Disruption) int { return a.Index - b.Index })
@@ -343,7 +348,10 @@ type aggOp struct {
 // that the disruption visibly hit (failed with an error, or retried by
 // the driver) after the instant: its answer left the server after the
 // disruption, so an operation started after it cannot have passed
-// before. The first success counted is the first that started at or
+// before. Or, earlier, when the loader saw the disruption otherwise
+// (RunOptions.DisruptionOnset: the driver's monitor learnt the primary
+// was gone; operations started after that wait for a new one rather
+// than fail, so they show no error). The first success counted is the first that started at or
 // after the instant and at or after the onset; without an onset (the
 // disruption hit nothing of that kind) it is the literal one.
 type kindAgg struct {
@@ -421,6 +429,20 @@ func (a *disruptionAgg) add(set *disruptionSet, s *sample) {
 		ka.cands = append(ka.cands, stretch{s.start, s.end})
 	}
 	_ = set
+}
+
+// seen sets the onset of both kinds no later than at (nanoseconds from
+// the window's start): when the loader saw the disruption by other means
+// (RunOptions.DisruptionOnset).
+func (a *disruptionAgg) seen(at int64) {
+	if at < a.instant || at >= a.instant+int64(disruptionAfter) {
+		return
+	}
+	for k := range a.kinds {
+		if ka := &a.kinds[k]; ka.onset < 0 || at < ka.onset {
+			ka.onset = at
+		}
+	}
 }
 
 // first returns the end of the kind's first success (see kindAgg), -1

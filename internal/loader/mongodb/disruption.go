@@ -201,6 +201,19 @@ func NewPrimaryAfter(changes []PrimaryChange, t, until time.Time) (time.Time, bo
 	return time.Time{}, false
 }
 
+// LostPrimaryAfter is when the driver first knew, after t, that the
+// primary it knew at t was no longer one (no primary, another one, or a
+// new election of the same member); ok is false when it did not.
+func LostPrimaryAfter(changes []PrimaryChange, t time.Time) (time.Time, bool) {
+	old := PrimaryAt(changes, t)
+	for _, c := range changes {
+		if c.At.After(t) && (c.Addr != old.Addr || c.ElectionID != old.ElectionID) {
+			return c.At, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // StepDown sends replSetStepDown to the primary, through the loader's own
 // client (read preference primary: RunCommand's default, so the driver
 // selects the primary; MongoDB manual, replSetStepDown: "run on admin",
