@@ -395,7 +395,7 @@ func (a *disruptionAgg) add(set *disruptionSet, s *sample) {
 	if s.end < a.instant {
 		return
 	}
-	if s.flags&sampleFailed != 0 && s.flags&(sampleCall|sampleError) != 0 {
+	if s.flags&sampleFailed != 0 && s.flags&sampleCall != 0 { // a composite's failure is its calls'
 		a.errors[s.label]++
 	}
 	if s.flags&sampleRetried != 0 {
