@@ -38,10 +38,10 @@ func (*detailDB) Read(context.Context, string, []byte, []string, *[]Field) Statu
 	return StatusOK
 }
 func (*detailDB) Scan(context.Context, string, []byte, int, []string) Status { return StatusOK }
-func (*detailDB) Update(context.Context, string, []byte, []Field) Status      { return StatusOK }
-func (*detailDB) Insert(context.Context, string, []byte, []Field) Status      { return StatusOK }
-func (*detailDB) Delete(context.Context, string, []byte) Status               { return StatusOK }
-func (*detailDB) Cleanup(context.Context) (int, error)                        { return 0, nil }
+func (*detailDB) Update(context.Context, string, []byte, []Field) Status     { return StatusOK }
+func (*detailDB) Insert(context.Context, string, []byte, []Field) Status     { return StatusOK }
+func (*detailDB) Delete(context.Context, string, []byte) Status              { return StatusOK }
+func (*detailDB) Cleanup(context.Context) (int, error)                       { return 0, nil }
 
 // TestDisruptionTracker drives one thread's tracker with operations at
 // known times around an instant 2.05 s into a 5 s window and checks every
