@@ -74,8 +74,9 @@ func (ts *ThreadState) Rand() *Rand { return ts.rng }
 func (ts *ThreadState) measure(op Op, st Status, start time.Time) {
 	end := time.Now()
 	us := end.Sub(start).Microseconds()
-	if ts.dis != nil {
-		ts.dis.record(op, st, start, end)
+	if d := ts.dis; d != nil && !end.Before(d.from) {
+		// Outside a disruption's stretch, this comparison is the cost.
+		d.record(op, st, start, end)
 	}
 	if !ts.intended {
 		ts.rec.Measure(op, st, us)
