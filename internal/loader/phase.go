@@ -55,6 +55,9 @@ type phaseFlags struct {
 	barrier string
 	tls     tlsFlags
 	metrics metricsFlags
+	// disruptions are --disruption: measured by every loader, acted on
+	// by loader 0.
+	disruptions disruptionFlags
 }
 
 // phaseCommand is a parsed `loader load|run`: its flags, its properties
@@ -93,6 +96,10 @@ func parsePhaseCommand(phase ycsb.Phase, args []string, env Env) (*phaseCommand,
 	}
 	if tel == nil && f.tel.result != "" {
 		return nil, usagef("--telemetry-result needs --%s or --%s", contract.FlagTelemetryProcess, contract.FlagTelemetryExternal)
+	}
+	if len(f.disruptions) > 0 {
+		pr.opts.Disruptions = f.disruptions.specs()
+		pr.cfg.Disruptions = true
 	}
 	for _, w := range pr.warnings() {
 		warn(env, w)
@@ -144,12 +151,33 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	// Sampling covers the measured window, after any warm-up, so that
 	// the servers' figures and the validity checks that read them speak
 	// of what was measured; it stops right after the workload.
+	var act *actor
+	if len(pc.flags.disruptions) > 0 && pr.index == 0 {
+		act = newActor(pc.flags.disruptions, client, dst.sink, stats.Hostname, env.Stderr)
+	}
 	opts.OnMeasure = func(t time.Time) {
 		cpuStart = cpu.snapshot(t)
 		sampler = startTelemetry(ctx, pc.telemetry, pr.index, env, live)
+		if act != nil {
+			act.start(ctx, t)
+		}
+	}
+	if pr.cfg.Disruptions {
+		opts.DisruptionOnset = func(instant time.Time) (time.Time, bool) {
+			return mongodb.LostPrimaryAfter(client.Primaries(), instant)
+		}
 	}
 	live.observe(&opts, pr.workload)
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
+	if act != nil {
+		// Before the client closes: an action in progress ends first.
+		outcomes := act.finish()
+		if res != nil {
+			completeDisruptions(res.Disruptions, client.Primaries(), outcomes)
+		}
+	} else if res != nil {
+		completeDisruptions(res.Disruptions, client.Primaries(), nil)
+	}
 	var cpuEnd cpuSnapshot
 	if res != nil {
 		live.finish(res.FailedBufferedInserts)
@@ -237,6 +265,9 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 	f.tel.register(fs)
 	f.tls.register(fs)
 	f.metrics.register(fs)
+	fs.Var(&f.disruptions, contract.FlagDisruption, "a disruption `INDEX,ACTION,AT,key=value…` of the phase (repeatable; e.g. "+
+		"0,StepDown,30s,stepDownSecs=60,catchUpSecs=10): every loader measures around its instant, the measured window's start plus AT; "+
+		"loader 0 acts (StepDown: replSetStepDown on the primary), once, recorded in ConfigMap <job>-disruption-<INDEX> with --result-configmap")
 	fs.StringVar(&f.barrier, contract.FlagStartBarrier, "", "wait at the start barrier of Job `NAME` (a phase of several loaders): "+
 		"report ready in ConfigMap NAME-ready-<index>, start at the instant ConfigMap NAME-start holds")
 	if err := parseFlags(fs, args); err != nil {

@@ -73,7 +73,9 @@ func GunzipJSON(b []byte, v any, what string) error {
 }
 
 // Encode serialises r for transport, coarsening its series if needed to
-// stay within MaxEncodedBytes.
+// stay within MaxEncodedBytes: its disruptions' series (doubling their
+// interval on the instant's grid) while they are longer than the main
+// one, then the main one, and so on.
 func Encode(r *Result) ([]byte, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("refusing to encode an invalid result: %w", err)
@@ -86,6 +88,12 @@ func Encode(r *Result) ([]byte, error) {
 		}
 		if len(b) <= MaxEncodedBytes {
 			return b, nil
+		}
+		// The longer of the series is coarsened first: the disruptions'
+		// (100 ms, at most 401 points each) while they are longer than
+		// the main one, which is kept at the finer grain it has.
+		if coarsenDisruptions(&rr) {
+			continue
 		}
 		if len(rr.Series.Points) <= 1 {
 			return nil, fmt.Errorf("encoded result is %d bytes, more than the %d allowed", len(b), MaxEncodedBytes)

@@ -3,6 +3,7 @@ package ycsb
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // nopDB is a DB that does nothing, to measure the engine alone.
@@ -193,5 +194,42 @@ func BenchmarkDoInsert(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		w.DoInsert(ctx, nopDB{}, ts)
+	}
+}
+
+// BenchmarkDisruptionTracking is workload a's DoTransaction without
+// disruptions (the hot path as it always was: a nil check), with a
+// disruption whose stretch the operations are outside of (two time
+// comparisons), and inside one (a sample appended per operation, drained
+// as the collector does; draining is counted in).
+func BenchmarkDisruptionTracking(b *testing.B) {
+	kv := []string{"requestdistribution=zipfian", "readproportion=0.5", "updateproportion=0.5"}
+	for _, tc := range []struct {
+		name string
+		at   time.Duration // the instant from now; 0: no disruption
+	}{
+		{"none", 0},
+		{"outside", time.Hour},
+		{"inside", time.Second},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			w, ts := benchWorkload(b, kv...)
+			var set *disruptionSet
+			if tc.at > 0 {
+				set = newDisruptionSet([]DisruptionSpec{{Action: "StepDown", At: tc.at}})
+				th := set.newThread(nopDB{})
+				th.begin(time.Now())
+				ts.dis = th
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				w.DoTransaction(ctx, nopDB{}, ts)
+				if set != nil && i%65536 == 65535 {
+					set.drain()
+				}
+			}
+		})
 	}
 }

@@ -75,6 +75,16 @@ type RunOptions struct {
 	// Observer, when set, sees the measurements once per second as they
 	// are collected (see Observer).
 	Observer Observer
+	// Disruptions are measured around (disruption.go): each one's instant
+	// is the measured window's start plus its At. None: the threads'
+	// hot path is untouched.
+	Disruptions []DisruptionSpec
+	// DisruptionOnset, when set, says when the loader first saw the
+	// database disrupted after a disruption's instant (the driver's
+	// monitor lost the primary), if it did: the onset of its
+	// unavailability (see kindAgg). Called once per disruption after
+	// the run.
+	DisruptionOnset func(instant time.Time) (time.Time, bool)
 }
 
 // RunOptionsFromProperties reads YCSB's client properties: threadcount (1),
@@ -212,6 +222,10 @@ type RunResult struct {
 	// Series has one point per second, coalesced to at most
 	// results.MaxSeriesPoints.
 	Series results.Series
+	// Disruptions holds what was measured around each of
+	// RunOptions.Disruptions, in index order (this loader's measurements
+	// only; the loader adds what it knows: the outcome, the new primary).
+	Disruptions []results.Disruption
 	// FailedBufferedInserts counts buffered inserts (BATCHED_OK) that the
 	// final flush in Cleanup could not write. They are not in the INSERT
 	// status counts, which were taken when the inserts were buffered.
@@ -252,7 +266,10 @@ type worker struct {
 	// measured and warm count the measured window's and the warm-up's
 	// operations; written by the thread, read once it ended.
 	measured, warm int64
-	_              [40]byte
+	// dis is the thread's disruption tracker (nil without disruptions);
+	// ts.dis is set to it once the measured window started.
+	dis *threadDisruptions
+	_   [32]byte
 }
 
 // client is one Run in progress.
@@ -261,6 +278,8 @@ type client struct {
 	opts    RunOptions
 	workers []*worker
 	col     *collector
+	// dis measures around the disruptions; nil without any.
+	dis *disruptionSet
 
 	opsCtx    context.Context
 	stop      chan struct{}
@@ -333,6 +352,9 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 	}
 
 	c := &client{w: w, opts: opts, stop: make(chan struct{}), done: make(chan struct{}), measuring: make(chan struct{})}
+	if len(opts.Disruptions) > 0 {
+		c.dis = newDisruptionSet(opts.Disruptions)
+	}
 	recorders := make([]*Recorder, threads)
 	var warm []*Recorder
 	for i := range threads {
@@ -353,10 +375,15 @@ func Run(ctx context.Context, w *Workload, newDB DBFactory, opts RunOptions) (*R
 		if int64(i) < opcount%int64(threads) {
 			share++
 		}
-		c.workers = append(c.workers, &worker{db: dbs[i], ts: ts, rec: recorders[i], opcount: share})
+		wk := &worker{db: dbs[i], ts: ts, rec: recorders[i], opcount: share}
+		if c.dis != nil {
+			wk.dis = c.dis.newThread(dbs[i])
+		}
+		c.workers = append(c.workers, wk)
 	}
 	c.col = newCollector(recorders, warm, seriesInterval, opts.Interval)
 	c.col.observer = opts.Observer
+	c.col.dis = c.dis
 
 	opsCtx, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelOps()
@@ -449,6 +476,15 @@ func (c *client) startMeasuring(t time.Time) {
 			c.opts.OnMeasure(t)
 		}
 	})
+}
+
+// watchDisruptions starts wk's disruption tracker, once the measured
+// window started (measureStart is written before warming is cleared).
+func (c *client) watchDisruptions(wk *worker) {
+	if wk.dis != nil && wk.ts.dis == nil {
+		wk.dis.begin(c.measureStart)
+		wk.ts.dis = wk.dis
+	}
 }
 
 // requestStop makes the threads stop between operations, recording why
@@ -548,6 +584,9 @@ func (c *client) runThread(wk *worker, threads int) {
 	// The thread records into its warm-up recorder until it sees the
 	// warm-up ended (maybe before its first operation).
 	warming := wk.ts.rec != wk.rec
+	if !warming {
+		c.watchDisruptions(wk)
+	}
 	// issued counts every operation, warm-up included: the throttle's
 	// schedule runs on through the end of the warm-up.
 	var issued, done int64
@@ -555,6 +594,7 @@ func (c *client) runThread(wk *worker, threads int) {
 		if warming && !c.warming.Load() {
 			warming = false
 			wk.ts.rec = wk.rec
+			c.watchDisruptions(wk)
 		}
 		var ok bool
 		if c.opts.Phase == PhaseLoad {
@@ -602,6 +642,9 @@ func (c *client) runThread(wk *worker, threads int) {
 	// inserts), unless the warm-up never ended.
 	if !c.warming.Load() {
 		wk.ts.rec = wk.rec
+		if warming {
+			c.watchDisruptions(wk)
+		}
 	}
 	// opsCtx outlives Run's ctx's cancellation but ends StopGrace after a stop:
 	// a flush after a stop must not outlast the grace either.
@@ -735,6 +778,10 @@ func (c *client) result(start, end time.Time, threads int, opcount int64) *RunRe
 		r.Operations += wk.measured
 	}
 	r.Ops = c.opMeasurements(&c.col.total)
+	if c.dis != nil {
+		c.dis.drain() // what the threads recorded after the last collection
+		r.Disruptions = c.dis.results(c.measureStart, end.Sub(c.measureStart), r.LoaderIndex, c.opts.DisruptionOnset)
+	}
 	if c.opts.warmingUp() {
 		wr := &WarmupResult{Start: start, End: c.measureStart, Ops: c.opMeasurements(&c.col.warmTotal)}
 		for _, wk := range c.workers {
@@ -782,6 +829,7 @@ func (r *RunResult) ToResult(hostname string) *results.Result {
 		LostInserts:       r.FailedBufferedInserts,
 		Series:            r.Series,
 		Ops:               opResults(r.Ops),
+		Disruptions:       r.Disruptions,
 	}
 	if r.Interval != IntervalOp {
 		out.MeasurementInterval = r.Interval.String()

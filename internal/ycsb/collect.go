@@ -89,6 +89,8 @@ type collector struct {
 	exists [numOps][numKinds]bool
 
 	series *results.SeriesBuilder
+	// dis, when set, has its samples drained with every collection.
+	dis *disruptionSet
 
 	// observer, when set, sees every collection (RunOptions.Observer);
 	// observation is reused between calls.
@@ -155,7 +157,7 @@ func (c *collector) collect(d time.Duration) {
 		if ok+failed == 0 {
 			continue
 		}
-		po := results.PointOp{Name: op.String(), Count: ok + failed}
+		po := results.PointOp{Name: op.String(), Count: ok + failed, Failed: failed}
 		if ok > 0 {
 			po.Latency = results.NewSeriesHistogram()
 			po.Latency.Merge(c.interval.h[op][kindOK])
@@ -163,6 +165,9 @@ func (c *collector) collect(d time.Duration) {
 		point.Ops = append(point.Ops, po)
 	}
 	c.series.Add(point)
+	if c.dis != nil {
+		c.dis.drain()
+	}
 	c.observe(&c.interval, false)
 	c.interval.addTo(&c.status)
 	c.interval.addTo(&c.total)

@@ -18,6 +18,9 @@ type ThreadState struct {
 	intendedStart time.Time
 	// stop, when closed, interrupts an insert-retry back-off.
 	stop <-chan struct{}
+	// dis, when set, sees every measured call (disruption.go): nil
+	// without disruptions, and until the measured window starts.
+	dis *threadDisruptions
 
 	key        []byte
 	values     [][]byte // one buffer per field
@@ -71,6 +74,10 @@ func (ts *ThreadState) Rand() *Rand { return ts.rng }
 func (ts *ThreadState) measure(op Op, st Status, start time.Time) {
 	end := time.Now()
 	us := end.Sub(start).Microseconds()
+	if d := ts.dis; d != nil && !end.Before(d.from) {
+		// Outside a disruption's stretch, this comparison is the cost.
+		d.record(op, st, start, end)
+	}
 	if !ts.intended {
 		ts.rec.Measure(op, st, us)
 		return

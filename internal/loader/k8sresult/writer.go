@@ -53,6 +53,9 @@ type ConfigMap struct {
 	Owner      *OwnerReference
 	Data       map[string]string
 	BinaryData map[string][]byte
+	// Mutable leaves the ConfigMap mutable (a disruption's ledger, which
+	// Update completes); a result is immutable.
+	Mutable bool
 }
 
 // Writer creates ConfigMaps. Use New (tests, an explicit server) or
@@ -122,7 +125,7 @@ func (w *Writer) Create(ctx context.Context, cm *ConfigMap) error {
 		APIVersion: "v1",
 		Kind:       "ConfigMap",
 		Metadata:   metadataJSON{Name: cm.Name, Namespace: cm.Namespace, Labels: cm.Labels},
-		Immutable:  true,
+		Immutable:  !cm.Mutable,
 		Data:       cm.Data,
 		BinaryData: cm.BinaryData,
 	}
@@ -135,6 +138,26 @@ func (w *Writer) Create(ctx context.Context, cm *ConfigMap) error {
 	}
 	u := w.base + "/api/v1/namespaces/" + url.PathEscape(cm.Namespace) + "/configmaps?fieldManager=" + FieldManager
 	what := "create ConfigMap " + cm.Namespace + "/" + cm.Name
+	return w.send(ctx, http.MethodPost, u, "application/json", body, http.StatusCreated, what, cm.Name)
+}
+
+// Update merges data into a mutable ConfigMap's data (a JSON merge patch,
+// RFC 7386, as the API server applies it to a ConfigMap: keys set, others
+// kept), with Create's retries: a patch that is applied twice changes
+// nothing the second time. ErrNotFound when the ConfigMap does not exist.
+func (w *Writer) Update(ctx context.Context, namespace, name string, data map[string]string) error {
+	body, err := json.Marshal(map[string]any{"data": data})
+	if err != nil {
+		return fmt.Errorf("encode ConfigMap %s/%s's data: %w", namespace, name, err)
+	}
+	u := w.base + "/api/v1/namespaces/" + url.PathEscape(namespace) + "/configmaps/" + url.PathEscape(name) + "?fieldManager=" + FieldManager
+	return w.send(ctx, http.MethodPatch, u, "application/merge-patch+json", body, http.StatusOK, "update ConfigMap "+namespace+"/"+name, name)
+}
+
+// send makes one request with retries: network errors, 5xx and 429 with
+// a bounded exponential backoff (Retry-After honoured up to MaxBackoff).
+// Other answers are final; want is success.
+func (w *Writer) send(ctx context.Context, method, u, contentType string, body []byte, want int, what, name string) error {
 
 	attempts := orDefault(w.Attempts, DefaultAttempts)
 	backoff := orDefault(w.Backoff, DefaultBackoff)
@@ -142,16 +165,18 @@ func (w *Writer) Create(ctx context.Context, cm *ConfigMap) error {
 	ambiguous := false // an earlier attempt may have created it
 	var last error
 	for attempt := 1; ; attempt++ {
-		res := w.post(ctx, u, body)
+		res := w.post(ctx, method, u, contentType, body, want)
 		switch {
-		case res.err == nil && res.code == http.StatusCreated:
+		case res.err == nil && res.code == want:
 			return nil
-		case res.code == http.StatusConflict && res.status.Reason == "AlreadyExists":
+		case method == http.MethodPost && res.code == http.StatusConflict && res.status.Reason == "AlreadyExists":
 			if ambiguous {
-				w.log("ConfigMap exists after an attempt whose answer was lost; that attempt created it", "configmap", cm.Name)
+				w.log("ConfigMap exists after an attempt whose answer was lost; that attempt created it", "configmap", name)
 				return nil
 			}
 			return fmt.Errorf("%s: a result already exists (the Job's loader ran before; a Job must not run twice): %w", what, ErrAlreadyExists)
+		case method == http.MethodPatch && res.code == http.StatusNotFound:
+			return fmt.Errorf("%s: %w", what, ErrNotFound)
 		}
 		last = res.describe()
 		if !res.retryable() {
@@ -165,7 +190,7 @@ func (w *Writer) Create(ctx context.Context, cm *ConfigMap) error {
 		if res.retryAfter > 0 {
 			wait = min(res.retryAfter, maxBackoff)
 		}
-		w.log("retrying", "configmap", cm.Name, "attempt", attempt, "err", last, "wait", wait)
+		w.log("retrying", "configmap", name, "attempt", attempt, "err", last, "wait", wait)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -263,17 +288,17 @@ func (w *Writer) newRequest(ctx context.Context, method, u string, body io.Reade
 	return req, cancel, nil
 }
 
-func (w *Writer) post(ctx context.Context, u string, body []byte) result {
+func (w *Writer) post(ctx context.Context, method, u, contentType string, body []byte, want int) result {
 	token, err := w.token()
 	if err != nil {
 		return result{err: fmt.Errorf("service account token: %w", err), final: true}
 	}
-	req, cancel, err := w.newRequest(ctx, http.MethodPost, u, bytes.NewReader(body), token)
+	req, cancel, err := w.newRequest(ctx, method, u, bytes.NewReader(body), token)
 	if err != nil {
 		return result{err: fmt.Errorf("build request: %w", err), final: true}
 	}
 	defer cancel()
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	resp, err := w.client.Do(req)
 	if err != nil {
 		// The caller's context ending is final; a per-attempt timeout or a
@@ -283,7 +308,7 @@ func (w *Writer) post(ctx context.Context, u string, body []byte) result {
 	defer func() { _ = resp.Body.Close() }()
 	r := result{code: resp.StatusCode}
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	if r.code != http.StatusCreated {
+	if r.code != want {
 		r.body = string(data)
 		_ = json.Unmarshal(data, &r.status)
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {

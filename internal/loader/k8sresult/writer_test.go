@@ -325,3 +325,45 @@ func TestInCluster(t *testing.T) {
 		t.Error("no namespace: no error")
 	}
 }
+
+// TestUpdate: a mutable ConfigMap is created without immutable, and Update
+// sends its data as a JSON merge patch to the ConfigMap, retrying a 5xx;
+// a missing ConfigMap is ErrNotFound.
+func TestUpdate(t *testing.T) {
+	ok := func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) }
+	s := &scripted{responses: []func(http.ResponseWriter){created, answer(503, "ServiceUnavailable", "etcd"), ok}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	w := fastWriter(srv.URL)
+	cm := &ConfigMap{Namespace: "ns", Name: "j-disruption-0", Data: map[string]string{"sent": "t0"}, Mutable: true}
+	if err := w.Create(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Update(context.Background(), "ns", "j-disruption-0", map[string]string{"returned": "t1", "error": ""}); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.requests) != 3 {
+		t.Fatalf("%d requests, want create, a failed patch and its retry", len(s.requests))
+	}
+	if s.bodies[0]["immutable"] != false {
+		t.Errorf("a mutable ConfigMap was created with immutable %v", s.bodies[0]["immutable"])
+	}
+	for _, i := range []int{1, 2} {
+		r := s.requests[i]
+		if r.Method != http.MethodPatch || r.URL.Path != "/api/v1/namespaces/ns/configmaps/j-disruption-0" ||
+			r.Header.Get("Content-Type") != "application/merge-patch+json" {
+			t.Errorf("request %d: %s %s (%s), want a merge patch of the ConfigMap", i, r.Method, r.URL.Path, r.Header.Get("Content-Type"))
+		}
+		data, _ := s.bodies[i]["data"].(map[string]any)
+		if data["returned"] != "t1" || data["error"] != "" || len(s.bodies[i]) != 1 {
+			t.Errorf("request %d: body %v, want only the data", i, s.bodies[i])
+		}
+	}
+
+	missing := &scripted{responses: []func(http.ResponseWriter){answer(404, "NotFound", "no")}}
+	srv2 := httptest.NewServer(missing)
+	defer srv2.Close()
+	if err := fastWriter(srv2.URL).Update(context.Background(), "ns", "x", map[string]string{"a": "b"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("update of a missing ConfigMap: %v, want ErrNotFound", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
@@ -42,6 +43,11 @@ type Client struct {
 	errs     *errorLog
 	wd       *watchdog
 
+	// attempts: the threads count their failed command attempts, and
+	// primaries records the primaries (Config.Disruptions).
+	attempts  bool
+	primaries *primaries
+
 	insertMany  *options.InsertManyOptionsBuilder
 	replace     *options.ReplaceOptionsBuilder
 	bulkUpserts *options.BulkWriteOptionsBuilder
@@ -70,6 +76,14 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		opts.SetAuth(*cfg.Credential)
 	}
 	mongotls.Apply(opts, cfg.TLS)
+	var prim *primaries
+	if cfg.Disruptions {
+		// Only then: without disruptions the driver runs without
+		// monitors, as it always did.
+		prim = &primaries{}
+		opts.SetMonitor(&event.CommandMonitor{Failed: commandFailed})
+		opts.SetServerMonitor(&event.ServerMonitor{TopologyDescriptionChanged: prim.topologyChanged})
+	}
 	if n := cfg.PoolConnections(opts.MaxPoolSize); n > 0 && !urlOptionKeys(cfg.URL)["minpoolsize"] {
 		// The connections HoldConnections opens stay open; a bigger
 		// minPoolSize would have the driver open more, 10 every 10 s,
@@ -91,6 +105,8 @@ func NewClient(ctx context.Context, cfg Config, log io.Writer) (*Client, error) 
 		replace:     options.Replace().SetUpsert(true),
 		bulkUpserts: options.BulkWrite().SetOrdered(false),
 		wd:          newWatchdog(cfg.OperationTimeout),
+		attempts:    cfg.Disruptions,
+		primaries:   prim,
 	}
 	if opts.MaxPoolSize != nil {
 		c.poolSize = *opts.MaxPoolSize

@@ -87,6 +87,11 @@ type Config struct {
 	// (minPoolSize) unless the URL sets minPoolSize, and HoldConnections
 	// opens them before the clock starts.
 	Threads int
+	// Disruptions: the phase measures around disruptions, so the client
+	// counts the threads' failed command attempts (the driver's retries)
+	// and records the primaries its monitor sees (disruption.go). Off, the
+	// driver has no monitor at all.
+	Disruptions bool
 }
 
 // ConfigFromProperties reads the binding's properties. Unlike YCSB, which

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -43,6 +44,10 @@ type DB struct {
 	batchEnds []int
 	batchDocs []bson.Raw
 	lost      int
+
+	// lastErr is the error of the last call that failed (FailureLabel);
+	// set on failures only.
+	lastErr error
 }
 
 var _ ycsb.DB = (*DB)(nil)
@@ -61,6 +66,9 @@ func (c *Client) NewDB() *DB {
 		o.Projection = d.projection
 		return nil
 	}}
+	if c.attempts {
+		d.guard.attempts = new(atomic.Int64)
+	}
 	c.wd.add(&d.guard)
 	if c.cfg.BatchSize > 1 {
 		d.batchEnds = make([]int, 0, c.cfg.BatchSize)
@@ -89,12 +97,12 @@ func (d *DB) Read(ctx context.Context, table string, key []byte, fields []string
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			return ycsb.StatusNotFound
 		}
-		d.c.errs.record(ycsb.OpRead, key, err)
+		d.fail(ycsb.OpRead, key, err)
 		return ycsb.StatusError
 	}
 	if result != nil {
 		if err := appendBinaryFields(result, raw, fields); err != nil {
-			d.c.errs.record(ycsb.OpRead, key, fmt.Errorf("decode reply: %w", err))
+			d.fail(ycsb.OpRead, key, fmt.Errorf("decode reply: %w", err))
 			return ycsb.StatusError
 		}
 	}
@@ -110,7 +118,7 @@ func (d *DB) Scan(ctx context.Context, table string, startKey []byte, count int,
 	n, err := d.scan(ctx, table, startKey, count, fields, nil)
 	switch {
 	case err != nil:
-		d.c.errs.record(ycsb.OpScan, startKey, err)
+		d.fail(ycsb.OpScan, startKey, err)
 		return ycsb.StatusError
 	case n == 0:
 		return ycsb.StatusNotFound
@@ -158,7 +166,7 @@ func (d *DB) Update(ctx context.Context, table string, key []byte, values []ycsb
 	res, err := coll.UpdateOne(ctx, bson.Raw(d.filter), bson.Raw(d.update))
 	d.guard.end(token)
 	if err != nil {
-		d.c.errs.record(ycsb.OpUpdate, key, err)
+		d.fail(ycsb.OpUpdate, key, err)
 		return ycsb.StatusError
 	}
 	if res.Acknowledged && res.MatchedCount == 0 {
@@ -177,7 +185,7 @@ func (d *DB) Delete(ctx context.Context, table string, key []byte) ycsb.Status {
 	res, err := coll.DeleteOne(ctx, bson.Raw(d.filter))
 	d.guard.end(token)
 	if err != nil {
-		d.c.errs.record(ycsb.OpDelete, key, err)
+		d.fail(ycsb.OpDelete, key, err)
 		return ycsb.StatusError
 	}
 	if res.Acknowledged && res.DeletedCount == 0 {
@@ -209,7 +217,7 @@ func (d *DB) Insert(ctx context.Context, table string, key []byte, values []ycsb
 	}
 	d.guard.end(token)
 	if err != nil {
-		d.c.errs.record(ycsb.OpInsert, key, err)
+		d.fail(ycsb.OpInsert, key, err)
 		return ycsb.StatusError
 	}
 	return ycsb.StatusOK
@@ -287,13 +295,13 @@ func (d *DB) flush(ctx context.Context) (failed int, lastFailed bool) {
 			}
 			failed++
 			lastFailed = lastFailed || we.Index == n-1
-			d.c.errs.record(ycsb.OpInsert, documentID(d.batchDocs[we.Index]), fmt.Errorf("batch of %d: %w", n, &we.WriteError))
+			d.fail(ycsb.OpInsert, documentID(d.batchDocs[we.Index]), fmt.Errorf("batch of %d: %w", n, &we.WriteError))
 		}
 		return failed, lastFailed
 	}
 	// A network error, a timeout or an unconfirmed write concern: none of
 	// the documents is known to be written.
-	d.c.errs.record(ycsb.OpInsert, documentID(d.batchDocs[n-1]), fmt.Errorf("batch of %d: %w", n, err))
+	d.fail(ycsb.OpInsert, documentID(d.batchDocs[n-1]), fmt.Errorf("batch of %d: %w", n, err))
 	return n, true
 }
 

@@ -36,6 +36,11 @@ type guard struct {
 	// replaces it (after an expiry, when start is expired).
 	cancel atomic.Pointer[context.CancelFunc]
 
+	// attempts, when set (disruptions are measured), travels in the
+	// thread's context to the command monitor, which counts the thread's
+	// failed command attempts in it (commandFailed).
+	attempts *atomic.Int64
+
 	// Thread-only.
 	ctx    context.Context
 	parent context.Context
@@ -52,7 +57,12 @@ func (g *guard) begin(w *watchdog, parent context.Context) (context.Context, int
 			(*c)()
 		}
 		ctx, cancel := context.WithCancel(parent)
-		g.ctx, g.parent = ctx, parent
+		g.parent = parent
+		if g.attempts != nil {
+			// Once per context, not per call.
+			ctx = context.WithValue(ctx, attemptsKey{}, g.attempts)
+		}
+		g.ctx = ctx
 		g.cancel.Store(&cancel)
 	}
 	now := w.now()

@@ -35,6 +35,14 @@
 // modelled and where MongoDB's source says so). Authentications,
 // AuthFailures and Refused tell what happened.
 //
+// With ReplicaSet, the server is the one member of a replica set, its
+// primary, until a replSetStepDown makes it a secondary for a set time:
+// hello answers as a member, held awaitable hellos are answered at each
+// change, writes and reads are refused as a secondary refuses them, and
+// it comes back as primary with a greater electionId (replset.go says
+// what is modelled and where MongoDB's source says so). StepDowns counts
+// the replSetStepDown commands.
+//
 // With Record, the server keeps a copy of every OP_MSG command body it
 // receives (Commands), so a test can see what the driver put on the wire:
 // lsid, txnNumber, writeConcern (an insert's documents travel in a document

@@ -98,6 +98,8 @@ type Server struct {
 	record bool
 	// auth is the access control of RequireAuth; nil: none.
 	auth *authServer
+	// rs is the replica-set mode's state (ReplicaSet); nil: a standalone.
+	rs *rsState
 	// handlers are Handle's replies, by command name.
 	handlers map[string]func(bson.Raw) bson.D
 
@@ -112,8 +114,9 @@ type Server struct {
 	processID   bson.ObjectID
 	connections atomic.Int64
 	closing     chan struct{}
-	// stall is StallNext's pending stall, in nanoseconds.
-	stall atomic.Int64
+	// stall is StallNext's pending stall, in nanoseconds; stallWrite
+	// StallNextWrite's.
+	stall, stallWrite atomic.Int64
 }
 
 // Option changes what a server started by Start or Listen answers.
@@ -509,8 +512,18 @@ func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 			time.Sleep(d) // StallNext: the server stops for a moment
 		}
 	}
+	if h.s.stallWrite.Load() != 0 && isWorkload(name) && string(name) != "find" {
+		if d := time.Duration(h.s.stallWrite.Swap(0)); d > 0 {
+			time.Sleep(d) // StallNextWrite
+		}
+	}
 	if h.s.auth != nil {
 		if r, ok := h.authCommand(name, body); ok {
+			return r
+		}
+	}
+	if h.s.rs != nil {
+		if r, ok := h.rsCommand(name, body); ok {
 			return r
 		}
 	}
@@ -628,6 +641,12 @@ func isWorkload(name []byte) bool {
 // (a checkpoint, a lock, a GC pause of its own): the calls behind it on
 // other connections are answered at once, those of the same thread wait.
 func (s *Server) StallNext(d time.Duration) { s.stall.Store(int64(d)) }
+
+// StallNextWrite is StallNext for the next write (insert, update,
+// delete) only. The write is answered after the stall as the server is
+// then: a test holds a write in flight across a replSetStepDown so that
+// it meets the secondary.
+func (s *Server) StallNextWrite(d time.Duration) { s.stallWrite.Store(int64(d)) }
 
 // statements is the number of statements of a write command: the documents
 // of its OP_MSG document sequence, or else of its inline array field.

@@ -1,0 +1,257 @@
+package loader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/loader/k8sresult"
+	"github.com/mongobench/mongobench/internal/loader/mongodb"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/ycsb"
+)
+
+// A phase's disruptions (contract.FlagDisruption): every loader measures
+// around each one (the engine, ycsb.RunOptions.Disruptions, and the
+// binding, mongodb.Config.Disruptions); loader 0 acts at its instant
+// (actor). What the loader adds to the engine's measurements: the outcome
+// (loader 0) and when its driver knew of a new primary.
+
+// disruptionFlags is the repeatable --disruption, decoded as it is parsed.
+type disruptionFlags []contract.Disruption
+
+func (d *disruptionFlags) String() string {
+	parts := make([]string, 0, len(*d))
+	for _, x := range *d {
+		parts = append(parts, contract.EncodeDisruption(x))
+	}
+	return strings.Join(parts, " ")
+}
+
+func (d *disruptionFlags) Set(v string) error {
+	x, err := contract.DecodeDisruption(v)
+	if err != nil {
+		return err //nolint:wrapcheck // the flag package names the flag
+	}
+	for _, o := range *d {
+		if o.Index == x.Index {
+			return fmt.Errorf("disruption %d given twice", x.Index)
+		}
+	}
+	*d = append(*d, x)
+	return nil
+}
+
+// specs are the engine's view of the disruptions.
+func (d disruptionFlags) specs() []ycsb.DisruptionSpec {
+	out := make([]ycsb.DisruptionSpec, 0, len(d))
+	for _, x := range d {
+		out = append(out, ycsb.DisruptionSpec{Index: x.Index, Action: x.Action, At: x.At})
+	}
+	return out
+}
+
+// stepDownTimeout bounds replSetStepDown beyond its catch-up period.
+const stepDownTimeout = 30 * time.Second
+
+// actor is loader 0's side: it acts at each disruption's instant, once,
+// with the ledger when there is a result ConfigMap, and never blocks the
+// measuring threads (a goroutine per disruption).
+type actor struct {
+	disruptions disruptionFlags
+	client      *mongodb.Client
+	sink        *configMapSink // nil: no ledger (the loader run by hand)
+	job         string
+	hostname    string
+	log         io.Writer
+
+	wg       sync.WaitGroup
+	stop     chan struct{}
+	stopOnce sync.Once
+	mu       sync.Mutex
+	outcomes map[int]*results.DisruptionOutcome
+}
+
+func newActor(d disruptionFlags, client *mongodb.Client, sink *configMapSink, hostname string, log io.Writer) *actor {
+	a := &actor{disruptions: d, client: client, sink: sink, hostname: hostname, log: log,
+		stop: make(chan struct{}), outcomes: map[int]*results.DisruptionOutcome{}}
+	if sink != nil {
+		// The result ConfigMaps are <job>-result-<i> (contract.
+		// ResultConfigMapPrefix): the ledger is named after the same
+		// Job.
+		prefix := strings.TrimSuffix(sink.cm.Name, "-0")
+		a.job = strings.TrimSuffix(prefix, "-result")
+	}
+	return a
+}
+
+// start schedules every disruption from the measured window's start.
+func (a *actor) start(ctx context.Context, windowStart time.Time) {
+	for _, d := range a.disruptions {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			t := time.NewTimer(time.Until(windowStart.Add(d.At)))
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-a.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+			o := a.act(ctx, d)
+			a.mu.Lock()
+			a.outcomes[d.Index] = o
+			a.mu.Unlock()
+		}()
+	}
+}
+
+// finish stops what has not started (the window ended before its
+// instant: NotReached), waits for the actions in progress and returns
+// every disruption's outcome.
+func (a *actor) finish() map[int]*results.DisruptionOutcome {
+	a.stopOnce.Do(func() { close(a.stop) })
+	a.wg.Wait()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, d := range a.disruptions {
+		if a.outcomes[d.Index] == nil {
+			a.outcomes[d.Index] = &results.DisruptionOutcome{State: results.DisruptionNotReached}
+		}
+	}
+	return a.outcomes
+}
+
+// act performs disruption d once: ledger first (AlreadyExists: someone
+// acted before; report what the ledger says), then the action, then its
+// outcome into the ledger. Errors are the outcome's, never the phase's.
+func (a *actor) act(ctx context.Context, d contract.Disruption) *results.DisruptionOutcome {
+	select {
+	case <-a.stop: // the window ended as the timer fired
+		return nil
+	default:
+	}
+	primary := ""
+	if p := mongodb.PrimaryAt(a.client.Primaries(), time.Now()); p.Addr != "" {
+		primary = p.Addr
+	}
+	var ledger string
+	if a.sink != nil {
+		ledger = contract.DisruptionLedgerName(a.job, d.Index)
+		if o, acted := a.claim(ctx, ledger, d, primary); !acted {
+			return o
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(d.CatchUpSecs)*time.Second+stepDownTimeout)
+	sent, returned, primary, err := a.client.StepDown(sctx, d.StepDownSecs, d.CatchUpSecs)
+	cancel()
+	o := &results.DisruptionOutcome{State: results.DisruptionDone, Sent: sent, Returned: &returned, Primary: primary}
+	if err != nil {
+		o.State, o.Error = results.DisruptionFailed, err.Error()
+	}
+	_, _ = fmt.Fprintf(a.log, "disruption %d: %s sent to %q at %s: %s in %v%s\n", d.Index, d.Action, primary,
+		sent.UTC().Format(time.RFC3339Nano), o.State, returned.Sub(sent).Round(time.Millisecond), errSuffix(o.Error))
+	if ledger != "" {
+		data := map[string]string{
+			contract.DisruptionSentKey:     sent.UTC().Format(time.RFC3339Nano),
+			contract.DisruptionReturnedKey: returned.UTC().Format(time.RFC3339Nano),
+			contract.DisruptionErrorKey:    o.Error,
+			contract.DisruptionPrimaryKey:  primary,
+		}
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
+		if err := a.sink.writer.Update(uctx, a.sink.cm.Namespace, ledger, data); err != nil {
+			warn(Env{Stderr: a.log}, fmt.Sprintf("disruption %d: ledger %s: %v (the action's outcome is in the result)", d.Index, ledger, err))
+		}
+		cancel()
+	}
+	return o
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
+}
+
+// claim creates the ledger, create-only. acted is false when the action
+// must not be sent: the ledger existed (o is what it says) or could not
+// be created (o says why).
+func (a *actor) claim(ctx context.Context, name string, d contract.Disruption, primary string) (o *results.DisruptionOutcome, acted bool) {
+	now := time.Now()
+	cm := a.sink.cm
+	cm.Name = name
+	cm.Mutable = true
+	cm.Labels = make(map[string]string, len(a.sink.cm.Labels))
+	for k, v := range a.sink.cm.Labels {
+		cm.Labels[k] = v
+	}
+	cm.Data = map[string]string{
+		contract.DisruptionActionKey:  d.Action,
+		contract.DisruptionSentKey:    now.UTC().Format(time.RFC3339Nano),
+		contract.DisruptionActorKey:   a.hostname,
+		contract.DisruptionPrimaryKey: primary,
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
+	defer cancel()
+	err := a.sink.writer.Create(wctx, &cm)
+	switch {
+	case err == nil:
+		return nil, true
+	case errors.Is(err, k8sresult.ErrAlreadyExists):
+		data, gerr := a.sink.writer.Get(wctx, cm.Namespace, name)
+		if gerr != nil {
+			return &results.DisruptionOutcome{State: results.DisruptionUnknown,
+				Error: fmt.Sprintf("sent before (ledger %s exists) but the ledger cannot be read: %v", name, gerr)}, false
+		}
+		return ledgerOutcome(name, data), false
+	}
+	t := time.Now()
+	return &results.DisruptionOutcome{State: results.DisruptionFailed, Sent: now, Returned: &t,
+		Error: fmt.Sprintf("not sent: cannot create the ledger %s, without which it could be sent twice: %v", name, err)}, false
+}
+
+// ledgerOutcome is what an existing ledger says of an action sent before.
+func ledgerOutcome(name string, data map[string]string) *results.DisruptionOutcome {
+	sent, _ := time.Parse(time.RFC3339Nano, data[contract.DisruptionSentKey])
+	o := &results.DisruptionOutcome{Sent: sent, Primary: data[contract.DisruptionPrimaryKey]}
+	returned, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionReturnedKey])
+	switch {
+	case err == nil && !returned.Before(sent):
+		o.Returned = &returned
+		o.State = results.DisruptionDone
+		if e := data[contract.DisruptionErrorKey]; e != "" {
+			o.State, o.Error = results.DisruptionFailed, e
+		}
+	default:
+		o.State = results.DisruptionUnknown
+		o.Error = fmt.Sprintf("sent by %s at %s, which did not report how it ended (ledger %s)",
+			data[contract.DisruptionActorKey], data[contract.DisruptionSentKey], name)
+	}
+	return o
+}
+
+// completeDisruptions adds what the loader knows to the engine's
+// measurements: when its driver first knew of a new primary, and loader
+// 0's outcomes.
+func completeDisruptions(ds []results.Disruption, primaries []mongodb.PrimaryChange, outcomes map[int]*results.DisruptionOutcome) {
+	for i := range ds {
+		d := &ds[i]
+		if t, ok := mongodb.NewPrimaryAfter(primaries, d.Instant, d.Instant.Add(results.DisruptionAfterMillis*time.Millisecond)); ok {
+			us := t.Sub(d.Instant).Microseconds()
+			for j := range d.Loaders {
+				d.Loaders[j].NewPrimaryMicros = &us
+			}
+		}
+		if outcomes != nil {
+			d.Outcome = outcomes[d.Index]
+		}
+	}
+}

@@ -1,0 +1,301 @@
+package loader
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/loader/k8sresult"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
+)
+
+// stepDownFor is how long the stub is a secondary after replSetStepDown.
+const stepDownFor = 1500 * time.Millisecond
+
+// detectionSlack bounds how much later than the stub's return to primary
+// a loader may see its first success: the driver learns of the new
+// primary from its monitor's awaitable hello, which the server answers at
+// the change (stubmongo replset.go), or at worst from the next check,
+// which the driver spaces by minHeartbeatFrequencyMS, 500 ms
+// (go.mongodb.org/mongo-driver/v2 v2.9.3 x/mongo/driver/topology/
+// server.go: minHeartbeatInterval, the rateLimiter of update); plus
+// scheduling on a busy test machine.
+const detectionSlack = 500*time.Millisecond + 400*time.Millisecond
+
+// runWithStepDown runs `loader run` against a replica-set stub with a
+// StepDown 1 s into the measured window, holding a write in flight across
+// it (StallNextWrite), and returns the decoded result and the stub.
+func runWithStepDown(t *testing.T, retryWrites bool, extraEnv map[string]string, newWriter func() (*k8sresult.Writer, error),
+	extra ...string) (*results.Result, *stubmongo.Server, string) {
+	t.Helper()
+	srv := stubmongo.Start(t, stubmongo.ReplicaSet("rs0", stepDownFor))
+	url := fmt.Sprintf("mongodb://%s/ycsb?replicaSet=rs0&retryWrites=%t", srv.Addr(), retryWrites)
+	// Once the measured window has started (the first write: no warm-up,
+	// and nothing writes before), hold the next write 1.5 s: it is in
+	// flight at the instant, 1 s in, and reaches the server while it is a
+	// secondary, whatever the driver learnt meanwhile.
+	stalled := make(chan struct{})
+	go func() {
+		defer close(stalled)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			if srv.Counts().Update > 0 {
+				srv.StallNextWrite(1500 * time.Millisecond)
+				return
+			}
+		}
+	}()
+	args := append([]string{"run", "-P", "workloada", "-p", "recordcount=1000", "-p", "operationcount=0",
+		"-p", "maxexecutiontime=4", "-threads", "4", "-p", "mongodb.url=" + url,
+		"--" + contract.FlagDisruption, "0,StepDown,1s,stepDownSecs=60,catchUpSecs=10"}, extra...)
+	code, stdout, stderr, _ := runMain(t, extraEnv, newWriter, args...)
+	<-stalled
+	if code != ExitOK {
+		t.Fatalf("loader run: exit %d\n%s", code, stderr)
+	}
+	if newWriter != nil {
+		return nil, srv, stderr
+	}
+	r, err := results.Decode([]byte(stdout))
+	if err != nil {
+		t.Fatalf("decode result: %v\n%s", err, stderr)
+	}
+	return r, srv, stderr
+}
+
+// TestDisruptionStepDown is the acceptance test of StepDown's
+// measurement: a real `loader run` against a replica-set stub that
+// refuses writes for a known 1.5 s after replSetStepDown. Loader 0 sends
+// it once, at the instant; the measured write and read unavailability
+// and the time to a new primary are 1.5 s, plus at most the driver's
+// detection (detectionSlack); the write in flight meets NotWritablePrimary
+// (retryWrites=false) or is retried and succeeds (retryWrites=true).
+func TestDisruptionStepDown(t *testing.T) {
+	for _, retryWrites := range []bool{false, true} {
+		t.Run(fmt.Sprintf("retryWrites=%t", retryWrites), func(t *testing.T) {
+			r, srv, stderr := runWithStepDown(t, retryWrites, nil, nil, "--result", "-")
+			if n := srv.StepDowns(); n != 1 {
+				t.Errorf("the stub saw %d replSetStepDown, want 1", n)
+			}
+			if len(r.Disruptions) != 1 {
+				t.Fatalf("%d disruptions in the result, want 1", len(r.Disruptions))
+			}
+			d := r.Disruptions[0]
+			if d.Index != 0 || d.Action != "StepDown" || d.AtMillis != 1000 || !d.Instant.Equal(r.Start.Add(time.Second)) {
+				t.Errorf("disruption %d %s at %d ms, instant %v (window start %v)", d.Index, d.Action, d.AtMillis, d.Instant, r.Start)
+			}
+			o := d.Outcome
+			if o == nil || o.State != results.DisruptionDone || o.Primary != srv.Addr() || o.Sent.Before(d.Instant) ||
+				o.Sent.Sub(d.Instant) > 200*time.Millisecond {
+				t.Fatalf("outcome %+v, want Done, sent to %s at the instant %v", o, srv.Addr(), d.Instant)
+			}
+			l := d.Loaders[0]
+			t.Logf("write %v µs (%d writes), read %v µs (%d reads), new primary %v µs, errors %v, retried %d (%d ok), outcome %+v",
+				deref(l.WriteUnavailableMicros), l.Writes, deref(l.ReadUnavailableMicros), l.Reads, deref(l.NewPrimaryMicros),
+				d.Errors, d.Retried, d.RetriedOK, *o)
+			within := func(what string, us *int64) {
+				t.Helper()
+				if us == nil {
+					t.Errorf("%s: not measured\n%s", what, stderr)
+					return
+				}
+				got := time.Duration(*us) * time.Microsecond
+				if got < stepDownFor || got > stepDownFor+detectionSlack {
+					t.Errorf("%s: %v, want %v to %v", what, got, stepDownFor, stepDownFor+detectionSlack)
+				}
+			}
+			within("write unavailability", l.WriteUnavailableMicros)
+			within("read unavailability", l.ReadUnavailableMicros)
+			within("time to a new primary", l.NewPrimaryMicros)
+			if l.Writes < 1 || l.Reads < 1 {
+				t.Errorf("%d writes and %d reads counted until the first successes", l.Writes, l.Reads)
+			}
+			if retryWrites {
+				if d.Retried < 1 || d.RetriedOK < 1 {
+					t.Errorf("retryWrites: %d retried, %d of them succeeded; want the write in flight retried (errors %v)", d.Retried, d.RetriedOK, d.Errors)
+				}
+			} else if d.Errors["NotWritablePrimary"] < 1 {
+				t.Errorf("errors %v, want the write in flight's NotWritablePrimary", d.Errors)
+			}
+			// The series: 100 ms points from 1 s before the instant (the
+			// window's start) to the window's end, 3 s after it.
+			s := d.Series
+			if s.IntervalMillis != results.DisruptionIntervalMillis || d.SeriesStartMillis != -1000 ||
+				len(s.Points) < 38 || len(s.Points) > 41 {
+				t.Fatalf("series: %d points of %d ms from %d ms", len(s.Points), s.IntervalMillis, d.SeriesStartMillis)
+			}
+			// Before the instant writes flow; while the member is a
+			// secondary (from 200 ms after the instant to 1.4 s) nothing
+			// succeeds.
+			okIn := func(from, to int) (n int64) {
+				for i := from; i < to; i++ {
+					for _, po := range s.Points[i].Ops {
+						n += po.Latency.Count()
+					}
+				}
+				return n
+			}
+			if okIn(0, 9) == 0 {
+				t.Error("no successful operation in the series before the instant")
+			}
+			if n := okIn(12, 24); n != 0 {
+				t.Errorf("%d successful operations while the member was a secondary", n)
+			}
+		})
+	}
+}
+
+// fakeConfigMaps is a Kubernetes API server that keeps ConfigMaps in
+// memory: create (409 AlreadyExists), get, and merge-patch of the data,
+// the calls k8sresult.Writer makes.
+type fakeConfigMaps struct {
+	mu    sync.Mutex
+	items map[string]map[string]any
+}
+
+func (f *fakeConfigMaps) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	var obj map[string]any
+	_ = json.Unmarshal(body, &obj)
+	name := r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:]
+	status := func(code int, reason string) {
+		w.WriteHeader(code)
+		_, _ = fmt.Fprintf(w, `{"kind":"Status","reason":%q,"code":%d}`, reason, code)
+	}
+	switch r.Method {
+	case http.MethodPost:
+		meta, _ := obj["metadata"].(map[string]any)
+		name, _ = meta["name"].(string)
+		if _, ok := f.items[name]; ok {
+			status(http.StatusConflict, "AlreadyExists")
+			return
+		}
+		f.items[name] = obj
+		w.WriteHeader(http.StatusCreated)
+	case http.MethodGet:
+		cm, ok := f.items[name]
+		if !ok {
+			status(http.StatusNotFound, "NotFound")
+			return
+		}
+		_ = json.NewEncoder(w).Encode(cm)
+	case http.MethodPatch:
+		cm, ok := f.items[name]
+		if !ok {
+			status(http.StatusNotFound, "NotFound")
+			return
+		}
+		data, _ := cm["data"].(map[string]any)
+		if data == nil {
+			data = map[string]any{}
+			cm["data"] = data
+		}
+		patch, _ := obj["data"].(map[string]any)
+		for k, v := range patch {
+			data[k] = v
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+func (f *fakeConfigMaps) data(name string) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cm, ok := f.items[name]
+	if !ok {
+		return nil
+	}
+	d, _ := cm["data"].(map[string]any)
+	return d
+}
+
+// TestDisruptionLedger: with --result-configmap, loader 0 creates the
+// disruption's ledger before it acts and completes it after; a ledger
+// that exists already (a replaced pod's predecessor acted) means nothing
+// is sent, and the outcome is what the ledger says.
+func TestDisruptionLedger(t *testing.T) {
+	const job = "r1-run"
+	ledger := contract.DisruptionLedgerName(job, 0)
+	env := map[string]string{"POD_NAMESPACE": "ns", "POD_NAME": job + "-0"}
+	for _, tc := range []struct {
+		name     string
+		existing map[string]any // the ledger's data before the run; nil: none
+		sent     int64
+		state    string
+		errPart  string
+	}{
+		{"first", nil, 1, results.DisruptionDone, ""},
+		{"sent before, no outcome", map[string]any{contract.DisruptionActionKey: "StepDown", contract.DisruptionActorKey: "r1-run-0-abc",
+			contract.DisruptionSentKey: "2026-01-02T03:04:05.5Z"}, 0, results.DisruptionUnknown,
+			"sent by r1-run-0-abc at 2026-01-02T03:04:05.5Z, which did not report how it ended"},
+		{"sent before, failed", map[string]any{contract.DisruptionActionKey: "StepDown", contract.DisruptionActorKey: "r1-run-0-abc",
+			contract.DisruptionSentKey: "2026-01-02T03:04:05.5Z", contract.DisruptionReturnedKey: "2026-01-02T03:04:15.5Z",
+			contract.DisruptionErrorKey: "replSetStepDown: (ExceededTimeLimit) no electable secondary caught up"}, 0,
+			results.DisruptionFailed, "ExceededTimeLimit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeConfigMaps{items: map[string]map[string]any{}}
+			if tc.existing != nil {
+				fake.items[ledger] = map[string]any{"metadata": map[string]any{"name": ledger}, "data": tc.existing}
+			}
+			api := httptest.NewServer(fake)
+			defer api.Close()
+			newWriter := func() (*k8sresult.Writer, error) { return k8sresult.New(api.URL, http.DefaultClient, ""), nil }
+			_, srv, stderr := runWithStepDown(t, false, env, newWriter, "--result-configmap", contract.ResultConfigMapPrefix(job),
+				"--result-labels", "bench.mongobench.io/run=r1")
+			if n := srv.StepDowns(); n != tc.sent {
+				t.Fatalf("the stub saw %d replSetStepDown, want %d\n%s", n, tc.sent, stderr)
+			}
+			fake.mu.Lock()
+			resCM := fake.items[contract.ResultConfigMapName(job, 0)]
+			ledgerCM := fake.items[ledger]
+			fake.mu.Unlock()
+			bin, _ := resCM["binaryData"].(map[string]any)
+			enc, _ := bin[contract.ConfigMapKey].(string)
+			var raw []byte
+			if err := json.Unmarshal([]byte(`"`+enc+`"`), &raw); err != nil {
+				t.Fatal(err)
+			}
+			r, err := results.Decode(raw)
+			if err != nil {
+				t.Fatalf("result ConfigMap: %v", err)
+			}
+			o := r.Disruptions[0].Outcome
+			if o == nil || o.State != tc.state || !strings.Contains(o.Error, tc.errPart) {
+				t.Fatalf("outcome %+v, want %s with %q", o, tc.state, tc.errPart)
+			}
+			data := fake.data(ledger)
+			if tc.existing == nil {
+				meta, _ := ledgerCM["metadata"].(map[string]any)
+				labels, _ := meta["labels"].(map[string]any)
+				if ledgerCM["immutable"] != false || labels["bench.mongobench.io/run"] != "r1" {
+					t.Errorf("ledger %v: want mutable, labelled like the result", ledgerCM)
+				}
+				if data[contract.DisruptionActionKey] != "StepDown" || data[contract.DisruptionActorKey] != job+"-0" ||
+					data[contract.DisruptionReturnedKey] != o.Returned.UTC().Format(time.RFC3339Nano) ||
+					data[contract.DisruptionSentKey] != o.Sent.UTC().Format(time.RFC3339Nano) || data[contract.DisruptionErrorKey] != "" ||
+					data[contract.DisruptionPrimaryKey] != srv.Addr() {
+					t.Errorf("ledger data %v, want the action, its actor, primary, sent %v and returned %v", data, o.Sent, o.Returned)
+				}
+			} else if len(data) != len(tc.existing) {
+				t.Errorf("the existing ledger was changed: %v", data)
+			}
+		})
+	}
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
