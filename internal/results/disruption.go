@@ -98,8 +98,15 @@ type DisruptionLoader struct {
 	Index int `json:"index"`
 	// WriteUnavailableMicros is the time from the instant to the end of
 	// the first successful write (INSERT, UPDATE, DELETE; not a write only
-	// buffered by batching) that started at or after the instant, and
-	// ReadUnavailableMicros the same for reads (READ, SCAN). Nil when the
+	// buffered by batching) that started at or after the instant and at
+	// or after the loader saw the disruption (the onset: the end of the
+	// first write that failed or that the driver retried after the
+	// instant, or when the driver's monitor lost the primary, whichever
+	// came first; without an onset, the instant itself). An operation
+	// that started between the instant and the disruption reaching the
+	// server proves nothing about availability: the onset excludes it
+	// (internal/ycsb kindAgg). ReadUnavailableMicros is the same for reads
+	// (READ, SCAN). Nil when the
 	// loader had no such success before its measured window ended:
 	// Writes/Reads then say whether it tried (unrecovered) or not (the
 	// workload has none, or the window ended first).
