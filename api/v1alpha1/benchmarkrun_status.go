@@ -289,6 +289,14 @@ type PhaseResult struct {
 	// HistogramsNotKept Warning event says why).
 	// +optional
 	Histograms string `json:"histograms,omitempty"`
+	// Disruptions are the phase's disruptions (spec.phases[].disruptions)
+	// as every loader measured them, by index. Their 100 ms series, from
+	// 10 s before each to 30 s after, are in the histograms ConfigMap.
+	// +listType=map
+	// +listMapKey=index
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	Disruptions []DisruptionResult `json:"disruptions,omitempty"`
 }
 
 // WarmupResult is a phase's warm-up: what ran before the measured window.
