@@ -376,6 +376,14 @@ type ServerSummary struct {
 	// restart count as the restart.
 	// +optional
 	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
+	// PlannedPrimaryChanges is how many of primaryChanges a disruption of
+	// the phase explains: seen by a member of the replica set a StepDown
+	// was sent to, from when it was sent (or its instant) to 30 s after
+	// its instant plus one telemetry interval (a sample sees a change up
+	// to an interval late). They do not make the run invalid; the others
+	// do.
+	// +optional
+	PlannedPrimaryChanges int32 `json:"plannedPrimaryChanges,omitempty"`
 	// MaxReplicationLagMillis is, for the primary of a replica set of
 	// several members, the most its furthest SECONDARY was behind it in
 	// the samples of the phase, in ms: the primary's replSetGetStatus,
