@@ -168,8 +168,8 @@ func succeededStatus() benchv1.BenchmarkRunStatus {
 		Errors: []benchv1.DisruptionErrorCount{{Label: "NotWritablePrimary", Count: 120}, {Label: "InterruptedDueToReplStateChange", Count: 8},
 			{Label: "NetworkError", Count: 3}, {Label: "Other", Count: 1}},
 		Retried: 11, RetriedOK: 9,
-		Before:  &benchv1.DisruptionPerformance{Millis: 5000, Throughput: 2010.4, P99Micros: 1830},
-		After:   &benchv1.DisruptionPerformance{Millis: 2000, Throughput: 1987.5, P99Micros: 1911},
+		Before: &benchv1.DisruptionPerformance{Millis: 5000, Throughput: 2010.4, P99Micros: 1830},
+		After:  &benchv1.DisruptionPerformance{Millis: 2000, Throughput: 1987.5, P99Micros: 1911},
 	}, {
 		Index: 1, Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: 9 * time.Second},
 		Instant: metav1.NewMicroTime(fixtureStart.Add(20 * time.Second)),
