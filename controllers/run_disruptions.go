@@ -252,8 +252,8 @@ func (r *BenchmarkRunReconciler) clearStaleLedgers(ctx context.Context, s *runSt
 			return false, fmt.Errorf("get ConfigMap %s: %w", name, err)
 		}
 		if !ownedBy(cm, s.run.UID) && !ledgerOfPredecessor(cm, s.run) {
-			s.fail(benchv1.ReasonPhaseFailed, "phase %s: ConfigMap %s exists and is not this run's: its loader 0 would take it for the ledger of a disruption already sent, and never act; delete it or rename the run",
-				ph.Name, name)
+			s.fail(benchv1.ReasonPhaseFailed, "phase %s: ConfigMap %s exists and is not this run's: its loader 0 would take it for the ledger "+
+				"of a disruption already sent, and never act; delete it or rename the run", ph.Name, name)
 			return false, nil
 		}
 		uid := cm.UID

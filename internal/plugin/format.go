@@ -148,7 +148,8 @@ func writeDisruptionTable(w io.Writer, doc *resultsDoc) error {
 		return nil
 	}
 	tw := printers.GetNewTabWriter(w)
-	_, _ = fmt.Fprintln(tw, "\nPHASE\tDISRUPTION\tAT\tOUTCOME\tWRITES-DOWN(max/med)\tREADS-DOWN(max/med)\tNEW-PRIMARY\tERRORS\tRETRIED\tOPS/S(before→after)\tP99(us)(before→after)")
+	_, _ = fmt.Fprintln(tw, "\nPHASE\tDISRUPTION\tAT\tOUTCOME\tWRITES-DOWN(max/med)\tREADS-DOWN(max/med)\tNEW-PRIMARY\tERRORS\tRETRIED\t"+
+		"OPS/S(before→after)\tP99(us)(before→after)")
 	for _, ph := range doc.Phases {
 		for i := range ph.Disruptions {
 			d := &ph.Disruptions[i]

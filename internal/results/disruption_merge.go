@@ -179,12 +179,12 @@ type LoaderTimes struct {
 // loaderTimes summarises one time of every loader; tried says whether a
 // loader without a time counts as missing. ok is false when no loader
 // measured one and none is missing.
-func loaderTimes(ls []DisruptionLoader, time func(*DisruptionLoader) *int64, tried func(*DisruptionLoader) bool) (LoaderTimes, bool) {
+func loaderTimes(ls []DisruptionLoader, value func(*DisruptionLoader) *int64, tried func(*DisruptionLoader) bool) (LoaderTimes, bool) {
 	var out LoaderTimes
 	var xs []float64
 	for i := range ls {
 		l := &ls[i]
-		switch v := time(l); {
+		switch v := value(l); {
 		case v != nil:
 			xs = append(xs, float64(*v))
 		case tried(l):

@@ -30,7 +30,7 @@ func disruptionResult(index, count int, d Disruption) *Result {
 // TestMergeDisruptions: measurements concatenated by loader, errors and
 // retries summed, the instant and the outcome loader 0's, the series
 // merged on the instant's grid at the coarsest interval.
-func TestMergeDisruptions(t *testing.T) {
+func TestMergeDisruptions(t *testing.T) { //nolint:gocyclo // one scenario, field by field
 	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
 	returned := instant.Add(1200 * time.Millisecond)
 	outcome := &DisruptionOutcome{State: DisruptionDone, Sent: instant, Returned: &returned, Primary: "rs-rs0-0:27017"}

@@ -29,8 +29,9 @@ func Disruptions(phase *benchv1.PhaseSpec) []contract.Disruption {
 
 // disruptionArgs is one --disruption flag per disruption of the phase.
 func disruptionArgs(phase *benchv1.PhaseSpec) []string {
-	var args []string
-	for _, d := range Disruptions(phase) {
+	ds := Disruptions(phase)
+	args := make([]string, 0, 2*len(ds))
+	for _, d := range ds {
 		args = append(args, "--"+contract.FlagDisruption, contract.EncodeDisruption(d))
 	}
 	return args

@@ -49,7 +49,7 @@ func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: starts,
 		})
 	}
-	var ledgers []string
+	var ledgers []string //nolint:prealloc // nil without disruptions: no rule
 	for i := range run.Spec.Phases {
 		ledgers = append(ledgers, DisruptionLedgerNames(run, &run.Spec.Phases[i])...)
 	}

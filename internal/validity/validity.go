@@ -208,7 +208,7 @@ func besides(srv *benchv1.ServerSummary) string {
 // StepDowns does not read as one without elections.
 func Planned(run *benchv1.BenchmarkRun) []string {
 	sets := replicaSets(run)
-	var out []string
+	var out []string //nolint:prealloc // nil without planned changes
 	for i := range run.Status.Results {
 		res := &run.Status.Results[i]
 		most := map[string]int32{}
