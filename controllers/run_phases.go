@@ -40,6 +40,9 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 		name := topology.PhaseJobName(run, ph.Name)
 		job := s.jobs[name]
 		if job == nil {
+			if ok, err := r.clearStaleLedgers(ctx, s, ph, name); !ok || err != nil {
+				return false, err
+			}
 			if err := r.create(ctx, topology.PhaseJob(run, ph, r.phaseDeadline(s, ph), r.Topology)); err != nil {
 				return false, err
 			}
@@ -246,6 +249,9 @@ func mergedResult(s *runState, ph *benchv1.PhaseSpec, jobName string) (*results.
 	merged, err := results.Merge(rs)
 	if err != nil {
 		return nil, fmt.Errorf("merge loader results: %w", err)
+	}
+	if err := checkDisruptions(ph, merged); err != nil {
+		return nil, err
 	}
 	return merged, nil
 }

@@ -41,7 +41,7 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 	if !ok {
 		return nil // telemetry disabled or unavailable
 	}
-	server, coll, err := telemetrySummaries(data, len(topology.Processes(s.run)))
+	rep, server, coll, err := decodeTelemetry(data, len(topology.Processes(s.run)))
 	if err != nil {
 		s.warnf(benchv1.EventTelemetryInvalid, "phase %s: the server telemetry in ConfigMap %s is unusable, the results are kept without it: %v",
 			ph.Name, cm.Name, err)
@@ -51,6 +51,7 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 		return err
 	}
 	res.Server, res.Collection = server, coll
+	explainElections(rep, res, topology.TelemetryInterval(s.run))
 	res.MaxReplicationLagMillis = maxReplicationLag(server)
 	res.Telemetry = topology.TelemetryConfigMapName(s.run, ph.Name)
 	return nil
@@ -62,34 +63,41 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 // bounded names, finite numbers; anything else is an error, so that a bad
 // payload can never make the status patch fail.
 func telemetrySummaries(b []byte, maxProcesses int) ([]benchv1.ServerSummary, *benchv1.CollectionSummary, error) {
+	_, server, coll, err := decodeTelemetry(b, maxProcesses)
+	return server, coll, err
+}
+
+// decodeTelemetry is telemetrySummaries with the decoded payload, which
+// holds more than the summaries (the times of primary changes).
+func decodeTelemetry(b []byte, maxProcesses int) (*telemetry.Payload, []benchv1.ServerSummary, *benchv1.CollectionSummary, error) {
 	rep, err := telemetry.DecodePayload(b)
 	if err != nil {
-		return nil, nil, fmt.Errorf("decode: %w", err)
+		return nil, nil, nil, fmt.Errorf("decode: %w", err)
 	}
 	if len(rep.Processes) > maxProcesses {
-		return nil, nil, fmt.Errorf("%d processes reported, the topology has %d", len(rep.Processes), maxProcesses)
+		return nil, nil, nil, fmt.Errorf("%d processes reported, the topology has %d", len(rep.Processes), maxProcesses)
 	}
 	seen := map[string]bool{}
 	var server []benchv1.ServerSummary
 	for i := range rep.Processes {
 		p := &rep.Processes[i]
 		if p.Pod == "" || len(p.Pod) > maxTelemetryText || seen[p.Pod] {
-			return nil, nil, fmt.Errorf("process %d: pod %.64q is empty, too long or reported twice", i, p.Pod)
+			return nil, nil, nil, fmt.Errorf("process %d: pod %.64q is empty, too long or reported twice", i, p.Pod)
 		}
 		seen[p.Pod] = true
 		sum, err := serverSummary(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("process %s: %w", p.Pod, err)
+			return nil, nil, nil, fmt.Errorf("process %s: %w", p.Pod, err)
 		}
 		server = append(server, sum)
 	}
 	var coll *benchv1.CollectionSummary
 	if rep.Collection != nil && rep.Collection.Final != nil {
 		if coll, err = collectionSummary(rep.Collection.Final, maxProcesses); err != nil {
-			return nil, nil, fmt.Errorf("collection statistics: %w", err)
+			return nil, nil, nil, fmt.Errorf("collection statistics: %w", err)
 		}
 	}
-	return server, coll, nil
+	return rep, server, coll, nil
 }
 
 // maxReplicationLag is the largest lag any primary reported, nil when none

@@ -17,7 +17,7 @@ const maxValidityMessage = 4096
 // (internal/validity's checks) and reports whether it is valid.
 func judgeValidity(s *runState) bool {
 	problems := validity.Check(s.run)
-	msg := truncateBytes(validity.Summary(problems, validity.Unchecked(s.run)), maxValidityMessage)
+	msg := truncateBytes(validity.Summary(problems, validity.Planned(s.run), validity.Unchecked(s.run)), maxValidityMessage)
 	if len(problems) == 0 {
 		s.setCondition(benchv1.ConditionValid, metav1.ConditionTrue, benchv1.ReasonValid, msg)
 		return true

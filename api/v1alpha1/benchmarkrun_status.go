@@ -289,6 +289,14 @@ type PhaseResult struct {
 	// HistogramsNotKept Warning event says why).
 	// +optional
 	Histograms string `json:"histograms,omitempty"`
+	// Disruptions are the phase's disruptions (spec.phases[].disruptions)
+	// as every loader measured them, by index. Their 100 ms series, from
+	// 10 s before each to 30 s after, are in the histograms ConfigMap.
+	// +listType=map
+	// +listMapKey=index
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	Disruptions []DisruptionResult `json:"disruptions,omitempty"`
 }
 
 // WarmupResult is a phase's warm-up: what ran before the measured window.
@@ -368,6 +376,14 @@ type ServerSummary struct {
 	// restart count as the restart.
 	// +optional
 	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
+	// PlannedPrimaryChanges is how many of primaryChanges a disruption of
+	// the phase explains: seen by a member of the replica set a StepDown
+	// was sent to, from when it was sent (or its instant) to 30 s after
+	// its instant plus one telemetry interval (a sample sees a change up
+	// to an interval late). They do not make the run invalid; the others
+	// do.
+	// +optional
+	PlannedPrimaryChanges int32 `json:"plannedPrimaryChanges,omitempty"`
 	// MaxReplicationLagMillis is, for the primary of a replica set of
 	// several members, the most its furthest SECONDARY was behind it in
 	// the samples of the phase, in ms: the primary's replSetGetStatus,

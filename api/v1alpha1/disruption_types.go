@@ -84,3 +84,149 @@ func (d *Disruption) CatchUpSeconds() int32 {
 	}
 	return DefaultSecondaryCatchUpPeriodSecs
 }
+
+// DisruptionState is how a disruption's action ended
+// (status.results[].disruptions[].outcome.state).
+// +kubebuilder:validation:Enum=Done;Failed;Unknown;NotReached
+// +kubebuilder:validation:MaxLength=16
+type DisruptionState string
+
+// Disruption states.
+const (
+	// DisruptionDone: the action was sent and returned without error.
+	DisruptionDone DisruptionState = "Done"
+	// DisruptionFailed: the action returned an error (outcome.error).
+	DisruptionFailed DisruptionState = "Failed"
+	// DisruptionUnknown: the action was sent, by a loader that did not
+	// live to report how it ended; it was not sent again.
+	DisruptionUnknown DisruptionState = "Unknown"
+	// DisruptionNotReached: the measured window ended before the
+	// disruption's instant; nothing was sent.
+	DisruptionNotReached DisruptionState = "NotReached"
+)
+
+// DisruptionResult is one disruption of a phase as every loader measured
+// it. Times are in microseconds from the disruption's instant; a figure
+// over loaders is the maximum and the median of the loaders that measured
+// one, never an average of averages.
+type DisruptionResult struct {
+	// Index is the disruption's position in spec.phases[].disruptions.
+	Index int32 `json:"index"`
+	// Action is what happened (StepDown).
+	Action DisruptionAction `json:"action"`
+	// At is the disruption's at: from the start of the measured window.
+	At metav1.Duration `json:"at"`
+	// Instant is when it happened: the measured window's start plus at,
+	// by the clock of loader 0, its actor.
+	Instant metav1.MicroTime `json:"instant"`
+	// Outcome is what the actor did.
+	Outcome DisruptionOutcome `json:"outcome"`
+	// WriteUnavailable is, per loader, the time from the instant to the
+	// end of its first successful write (insert, update, delete) started
+	// at or after it. Absent when no loader wrote after the instant.
+	// +optional
+	WriteUnavailable *LoaderTimes `json:"writeUnavailable,omitempty"`
+	// ReadUnavailable is the same for reads (read, scan).
+	// +optional
+	ReadUnavailable *LoaderTimes `json:"readUnavailable,omitempty"`
+	// NewPrimary is, per loader, the time from the instant to when its
+	// driver first knew of a writable primary elected after it; missing
+	// counts the loaders whose driver did not within 30 s.
+	// +optional
+	NewPrimary *LoaderTimes `json:"newPrimary,omitempty"`
+	// NewPrimaryTelemetryMicros is the time from the instant to the first
+	// telemetry sample (spec.telemetry) in which a member of the set
+	// reported another primary, or another election of it, than before
+	// the instant: a bound at the sampling interval's resolution. Absent
+	// without telemetry, or when no sample showed one.
+	// +optional
+	NewPrimaryTelemetryMicros *int64 `json:"newPrimaryTelemetryMicros,omitempty"`
+	// Errors counts the operations that failed from the instant to 30 s
+	// after it (or the window's end), by label: the server's code name
+	// (NotWritablePrimary, InterruptedDueToReplStateChange, …) or
+	// NetworkError, Timeout, ServerSelectionTimeout, Other; summed over
+	// the loaders, the most frequent first.
+	// +listType=map
+	// +listMapKey=label
+	// +optional
+	Errors []DisruptionErrorCount `json:"errors,omitempty"`
+	// Retried counts the operations, ended in the same stretch, that the
+	// driver sent more than once (retryable writes or reads), and
+	// RetriedOK those of them that succeeded in the end.
+	// +optional
+	Retried int64 `json:"retried,omitempty"`
+	// +optional
+	RetriedOK int64 `json:"retriedOK,omitempty"`
+	// Before is the phase's throughput and p99 before the instant: from
+	// the start of the measured window, or the end of the previous
+	// disruption's 30 s, to the instant. After is the same once it
+	// recovered: the last half of the time from the instant to the next
+	// disruption, or to the window's end. Both come from the phase's
+	// merged series and cover its whole intervals only; absent when
+	// none fits.
+	// +optional
+	Before *DisruptionPerformance `json:"before,omitempty"`
+	// +optional
+	After *DisruptionPerformance `json:"after,omitempty"`
+}
+
+// DisruptionOutcome is what a disruption's actor did, and when.
+type DisruptionOutcome struct {
+	// State is Done, Failed, Unknown or NotReached.
+	State DisruptionState `json:"state"`
+	// Sent is when the action was sent (absent when NotReached).
+	// +optional
+	Sent *metav1.MicroTime `json:"sent,omitempty"`
+	// DurationMicros is how long the action took to return (Done,
+	// Failed): a StepDown returns once the primary stepped down, after
+	// up to secondaryCatchUpPeriodSecs of waiting for a secondary.
+	// +optional
+	DurationMicros *int64 `json:"durationMicros,omitempty"`
+	// Error is the action's error (Failed), or why its outcome is
+	// unknown (Unknown).
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Error string `json:"error,omitempty"`
+	// Primary is the member (host:port) that was primary when the action
+	// was sent, as the actor's driver knew it.
+	// +optional
+	Primary string `json:"primary,omitempty"`
+}
+
+// LoaderTimes is a time every loader measured from a disruption's instant:
+// the maximum and the median over the loaders that measured one, in
+// microseconds, how many did, and how many did not (missing).
+type LoaderTimes struct {
+	// MaxMicros and MedianMicros are over the loaders that measured one
+	// (0 when none did).
+	MaxMicros    int64 `json:"maxMicros"`
+	MedianMicros int64 `json:"medianMicros"`
+	// Loaders is how many loaders measured one.
+	Loaders int32 `json:"loaders"`
+	// Missing is how many loaders did not: for writes and reads, those
+	// that tried and never succeeded before their window ended
+	// (unrecovered: the maximum is then a lower bound at best); for a new
+	// primary, those whose driver saw none within 30 s.
+	// +optional
+	Missing int32 `json:"missing,omitempty"`
+}
+
+// DisruptionErrorCount is how many operations failed with one label.
+type DisruptionErrorCount struct {
+	// Label is the server's code name or the client's error class.
+	Label string `json:"label"`
+	// Count of the failed operations.
+	Count int64 `json:"count"`
+}
+
+// DisruptionPerformance is the phase's throughput and p99 over a stretch
+// around a disruption, from its merged series.
+type DisruptionPerformance struct {
+	// Millis is the length of the stretch, whole series intervals.
+	Millis int64 `json:"millis"`
+	// Throughput is operations (failed ones included) per second.
+	Throughput float64 `json:"throughput"`
+	// P99Micros is the p99 of the successful operations, at the series'
+	// precision.
+	P99Micros int64 `json:"p99Micros"`
+}

@@ -70,6 +70,8 @@ var loaderFlags = map[string]struct {
 	"--" + contract.FlagMetricsAddr:  {"", true},
 	"--" + contract.FlagMetricsRun:   {"", true},
 	"--" + contract.FlagMetricsPhase: {"", true},
+	// A phase's disruptions (internal/contract): no YCSB property.
+	"--" + contract.FlagDisruption: {"", true},
 }
 
 // TestReservedPropertiesAreWhatMongobenchPasses compares the rule's key list
@@ -176,6 +178,8 @@ func passedProperties(t *testing.T) map[string]bool {
 	// A warm-up is a duration or a number of operations, not both.
 	run.Spec.Phases[1].Warmup.Operations = nil
 	run.Spec.Phases[2].Warmup.Duration = nil
+	// fill leaves slices empty: a disruption makes the Job pass its flag.
+	run.Spec.Phases[1].Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: time.Second}, Action: benchv1.DisruptionStepDown}}
 
 	cfg := topology.Config{LoaderImage: "loader", ClusterDomain: topology.DefaultClusterDomain, BootstrapTimeout: time.Minute}
 	passed := map[string]bool{}

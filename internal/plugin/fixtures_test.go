@@ -156,6 +156,25 @@ func succeededStatus() benchv1.BenchmarkRunStatus {
 		{Index: 0, Pod: "demo-run-0-q9w4z", Connections: 4, ConnectMillis: 11, CPUPercent: ptr(44.5), CPULimit: "2 (cgroup)", ThrottledPercent: ptr(1.25)},
 		{Index: 1, Pod: "demo-run-1-m3c8d", Connections: 4, ConnectMillis: 14, CPUPercent: ptr(47.75), CPULimit: "2 (cgroup)", ThrottledPercent: ptr(0.5)},
 	}
+	// A StepDown 5 s into the run phase, and one its window ended before.
+	sent := metav1.NewMicroTime(fixtureStart.Add(16 * time.Second))
+	run.Disruptions = []benchv1.DisruptionResult{{
+		Index: 0, Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: 5 * time.Second}, Instant: sent,
+		Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent, DurationMicros: ptr[int64](812345),
+			Primary: "demo-rs0-0.demo-db:27017"},
+		WriteUnavailable: &benchv1.LoaderTimes{MaxMicros: 1_734_000, MedianMicros: 1_612_500, Loaders: 2},
+		ReadUnavailable:  &benchv1.LoaderTimes{MaxMicros: 420_000, MedianMicros: 400_000, Loaders: 1, Missing: 1},
+		NewPrimary:       &benchv1.LoaderTimes{MaxMicros: 1_500_000, MedianMicros: 1_450_000, Loaders: 2},
+		Errors: []benchv1.DisruptionErrorCount{{Label: "NotWritablePrimary", Count: 120}, {Label: "InterruptedDueToReplStateChange", Count: 8},
+			{Label: "NetworkError", Count: 3}, {Label: "Other", Count: 1}},
+		Retried: 11, RetriedOK: 9,
+		Before: &benchv1.DisruptionPerformance{Millis: 5000, Throughput: 2010.4, P99Micros: 1830},
+		After:  &benchv1.DisruptionPerformance{Millis: 2000, Throughput: 1987.5, P99Micros: 1911},
+	}, {
+		Index: 1, Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: 9 * time.Second},
+		Instant: metav1.NewMicroTime(fixtureStart.Add(20 * time.Second)),
+		Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionNotReached},
+	}}
 	return benchv1.BenchmarkRunStatus{
 		Phase:        benchv1.RunSucceeded,
 		CurrentPhase: "run",

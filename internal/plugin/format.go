@@ -33,8 +33,8 @@ var outputFormats = []string{outputTable, outputJSON, outputCSV, outputYCSB}
 // WARMUP-<OP> row per operation; an INTENDED-P99(us) column when a phase
 // measured intended latencies. Then, when the loaders reported them,
 // their figures (connections, CPU use and throttling, each phase's start
-// skew), and the run's Valid condition. "-" marks a value that does not
-// exist for the row.
+// skew), a phase's disruptions (writeDisruptionTable), and the run's Valid
+// condition. "-" marks a value that does not exist for the row.
 func writeTable(w io.Writer, doc *resultsDoc) error {
 	tw := printers.GetNewTabWriter(w)
 	intended := doc.measuresIntended()
@@ -74,6 +74,9 @@ func writeTable(w io.Writer, doc *resultsDoc) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	if err := writeLoaderTable(w, doc); err != nil {
+		return err
+	}
+	if err := writeDisruptionTable(w, doc); err != nil {
 		return err
 	}
 	if v := doc.Valid; v != nil {
@@ -121,6 +124,121 @@ func writeLoaderTable(w io.Writer, doc *resultsDoc) error {
 		return fmt.Errorf("write table: %w", err)
 	}
 	return nil
+}
+
+// maxErrorLabels is how many error labels a disruption's row names (the
+// most frequent; status and -o json have them all).
+const maxErrorLabels = 3
+
+// writeDisruptionTable prints the phases' disruptions, after a blank line,
+// when any phase has them: per disruption its action and at, the actor's
+// outcome (and how long the action took), how long writes and reads were
+// unavailable (maximum/median over the loaders, and how many loaders
+// never recovered), the time to a new primary (the loaders' drivers'
+// maximum, and telemetry's when the phase had it), the most frequent
+// error labels, the operations the driver retried (of them, those that
+// succeeded), and the phase's throughput and p99 before the disruption →
+// after it recovered.
+func writeDisruptionTable(w io.Writer, doc *resultsDoc) error {
+	has := false
+	for _, ph := range doc.Phases {
+		has = has || len(ph.Disruptions) > 0
+	}
+	if !has {
+		return nil
+	}
+	tw := printers.GetNewTabWriter(w)
+	_, _ = fmt.Fprintln(tw, "\nPHASE\tDISRUPTION\tAT\tOUTCOME\tWRITES-DOWN(max/med)\tREADS-DOWN(max/med)\tNEW-PRIMARY\tERRORS\tRETRIED\t"+
+		"OPS/S(before→after)\tP99(us)(before→after)")
+	for _, ph := range doc.Phases {
+		for i := range ph.Disruptions {
+			d := &ph.Disruptions[i]
+			_, _ = fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ph.Name, d.Index, d.Action, d.At.Duration,
+				outcomeCell(&d.Outcome), downCell(d.WriteUnavailable), downCell(d.ReadUnavailable), newPrimaryCell(d), errorsCell(d.Errors),
+				retriedCell(d), beforeAfter(d, func(p *benchv1.DisruptionPerformance) string { return fixed2(p.Throughput) }),
+				beforeAfter(d, func(p *benchv1.DisruptionPerformance) string { return strconv.FormatInt(p.P99Micros, 10) }))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	return nil
+}
+
+// micros is a time in µs as a duration, to the millisecond above 1 s.
+func micros(us int64) string {
+	d := time.Duration(us) * time.Microsecond
+	if d >= time.Second {
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
+}
+
+func outcomeCell(o *benchv1.DisruptionOutcome) string {
+	s := string(o.State)
+	if o.DurationMicros != nil {
+		s += " (" + micros(*o.DurationMicros) + ")"
+	}
+	return s
+}
+
+// downCell is max/median over the loaders that recovered, and how many
+// did not ("-" when no loader tried).
+func downCell(t *benchv1.LoaderTimes) string {
+	if t == nil {
+		return "-"
+	}
+	s := "-"
+	if t.Loaders > 0 {
+		s = micros(t.MaxMicros) + "/" + micros(t.MedianMicros)
+	}
+	if t.Missing > 0 {
+		s += fmt.Sprintf(" (%d never)", t.Missing)
+	}
+	return s
+}
+
+func newPrimaryCell(d *benchv1.DisruptionResult) string {
+	s := "-"
+	if t := d.NewPrimary; t != nil && t.Loaders > 0 {
+		s = micros(t.MaxMicros)
+	}
+	if d.NewPrimaryTelemetryMicros != nil {
+		s += " (telemetry " + micros(*d.NewPrimaryTelemetryMicros) + ")"
+	}
+	return s
+}
+
+func errorsCell(errs []benchv1.DisruptionErrorCount) string {
+	if len(errs) == 0 {
+		return "0"
+	}
+	var parts []string
+	for i, e := range errs {
+		if i == maxErrorLabels {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, e.Label+":"+strconv.FormatInt(e.Count, 10))
+	}
+	return strings.Join(parts, " ")
+}
+
+func retriedCell(d *benchv1.DisruptionResult) string {
+	if d.Retried == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%d ok)", d.Retried, d.RetriedOK)
+}
+
+func beforeAfter(d *benchv1.DisruptionResult, f func(*benchv1.DisruptionPerformance) string) string {
+	cell := func(p *benchv1.DisruptionPerformance) string {
+		if p == nil {
+			return "-"
+		}
+		return f(p)
+	}
+	return cell(d.Before) + "→" + cell(d.After)
 }
 
 // csvHeader is the header row of "results -o csv". Columns are only ever

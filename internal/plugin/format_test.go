@@ -228,7 +228,7 @@ func TestResultsTableOfAnOldRun(t *testing.T) {
 	meta.RemoveStatusCondition(&run.Status.Conditions, benchv1.ConditionValid)
 	for i := range run.Status.Results {
 		r := &run.Status.Results[i]
-		r.MeasurementInterval, r.IntendedP99Micros, r.Warmup, r.LoaderStats, r.StartSkewMillis = "", nil, nil, nil, nil
+		r.MeasurementInterval, r.IntendedP99Micros, r.Warmup, r.LoaderStats, r.StartSkewMillis, r.Disruptions = "", nil, nil, nil, nil, nil
 		for j := range r.OperationStats {
 			r.OperationStats[j].Intended = nil
 		}

@@ -35,8 +35,10 @@ measurement.interval intended or both has intended latencies too (from
 the moment the target's schedule meant each call to start); a phase with
 a warm-up has the warm-up's numbers apart; each loader reports its
 connections, CPU use and throttling, and a phase run by several loaders
-how far apart their measured windows started (start skew). The run's
-Valid condition says whether the numbers are the database's.
+how far apart their measured windows started (start skew); a phase with
+disruptions (spec.phases[].disruptions) has what every loader measured of
+each. The run's Valid condition says whether the numbers are the
+database's.
 
 Output formats (-o):
   table  aligned columns, like kubectl; the OVERALL row of a phase holds its
@@ -44,8 +46,14 @@ Output formats (-o):
          operations), an INTENDED-P99(us) column intended p99s when a
          phase measured them; "-" marks values a row does not have. Then
          a table of the loaders (CONNECTIONS, CONNECT, CPU in % of
-         CPU-LIMIT, THROTTLED in % of the window, the phase's START-SKEW)
-         and the Valid condition (VALID, REASON, MESSAGE).
+         CPU-LIMIT, THROTTLED in % of the window, the phase's START-SKEW),
+         a table of the phases' disruptions (action and AT, OUTCOME and
+         how long the action took, WRITES-DOWN and READS-DOWN: maximum/
+         median over the loaders of the time to their first success, and
+         how many never recovered; NEW-PRIMARY: the drivers' maximum, and
+         telemetry's; the most frequent ERRORS; RETRIED operations; the
+         phase's OPS/S and P99 before the disruption → after it
+         recovered), and the Valid condition (VALID, REASON, MESSAGE).
   csv    a header row, then per phase an OVERALL row, one row per
          operation, WARMUP and WARMUP-<OP> rows, and a LOADER row per
          loader: namespace,run,phase,type,operation,count,errors,
@@ -71,7 +79,8 @@ Output formats (-o):
           "warmup": {"runtimeMillis", "count", "opsPerSec", "p99Micros",
           "operations": [...]}, "loaderStats": [{"index", "pod",
           "connections", "connectMillis", "cpuPercent", "cpuLimit",
-          "throttledPercent"}]}]}
+          "throttledPercent"}], "disruptions": [status.results[].disruptions,
+          as the API has them]}]}
          Fields are only added within a version; those a run does not
          have are left out.
   ycsb   YCSB's text report per phase ("[OVERALL], RunTime(ms), ...",

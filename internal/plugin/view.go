@@ -75,6 +75,9 @@ type phaseDoc struct {
 	Warmup *warmupDoc `json:"warmup,omitempty"`
 	// LoaderStats are each loader's figures.
 	LoaderStats []loaderDoc `json:"loaderStats,omitempty"`
+	// Disruptions are the phase's disruptions as status has them
+	// (status.results[].disruptions: the API's field names and units).
+	Disruptions []benchv1.DisruptionResult `json:"disruptions,omitempty"`
 }
 
 // warmupDoc is a phase's warm-up: its operations (count), runtime,
@@ -175,6 +178,7 @@ func newResultsDoc(run *benchv1.BenchmarkRun) *resultsDoc {
 			ph.LoaderStats = append(ph.LoaderStats, loaderDoc{Index: l.Index, Pod: l.Pod, Connections: l.Connections,
 				ConnectMillis: l.ConnectMillis, CPUPercent: l.CPUPercent, CPULimit: l.CPULimit, ThrottledPercent: l.ThrottledPercent})
 		}
+		ph.Disruptions = r.Disruptions
 		doc.Phases = append(doc.Phases, ph)
 	}
 	return doc

@@ -456,7 +456,7 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 		// The run controller's validity checks (controllers/run_validity.go).
 		problems := validity.Check(&run)
 		c := metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
-			Message: validity.Summary(problems, validity.Unchecked(&run)), LastTransitionTime: metav1.NewTime(clock)}
+			Message: validity.Summary(problems, validity.Planned(&run), validity.Unchecked(&run)), LastTransitionTime: metav1.NewTime(clock)}
 		if len(problems) > 0 {
 			c.Status, c.Reason = metav1.ConditionFalse, string(problems[0].Reason)
 		}

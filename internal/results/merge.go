@@ -15,7 +15,8 @@ import (
 //
 // It is an error (never silently ignored) for a loader to be missing or
 // duplicated, or for the results to mix load and run phases. A Grow phase
-// has one loader: its merge is a copy, checkpoints included.
+// has one loader: its merge is a copy, checkpoints included. Disruptions
+// merge per disruption (mergeDisruptions).
 func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, fmt.Errorf("no results to merge")
@@ -101,6 +102,9 @@ func Merge(rs []*Result) (*Result, error) {
 		return nil, err
 	}
 	out.Series = s
+	if out.Disruptions, err = mergeDisruptions(rs); err != nil {
+		return nil, fmt.Errorf("merge disruptions: %w", err)
+	}
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,8 @@ func TestPrimaryChanges(t *testing.T) {
 		samples  func(t *testing.T) []Sample
 		changes  int
 		restarts int
+		// at are the samples (by index) the changes were seen in.
+		at []int
 	}{{
 		name: "a primary throughout, one term",
 		samples: func(t *testing.T) []Sample {
@@ -107,6 +110,7 @@ func TestPrimaryChanges(t *testing.T) {
 			return out
 		},
 		changes: 1,
+		at:      []int{3},
 	}, {
 		// Steps down (isWritablePrimary flips, electionId goes), then wins
 		// the next election: two changes.
@@ -120,6 +124,7 @@ func TestPrimaryChanges(t *testing.T) {
 			}
 		},
 		changes: 2,
+		at:      []int{1, 2},
 	}, {
 		// A secondary sees b become primary after a sample without any.
 		name: "a secondary whose primary changes",
@@ -130,6 +135,7 @@ func TestPrimaryChanges(t *testing.T) {
 			}
 		},
 		changes: 1,
+		at:      []int{3},
 	}, {
 		name: "a secondary that sees the same primary again after none",
 		samples: func(t *testing.T) []Sample {
@@ -166,12 +172,24 @@ func TestPrimaryChanges(t *testing.T) {
 			return []Sample{old(0, true), old(1, true), old(2, false)}
 		},
 		changes: 1,
+		at:      []int{2},
 	}} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := buildSeries(time.Second, tt.samples(t)...)
 			sum := Summarize("shard", "mb-shard0-0", &s)
 			if sum.PrimaryChanges != tt.changes || sum.Restarts != tt.restarts {
 				t.Errorf("%d primary changes and %d restarts, want %d and %d", sum.PrimaryChanges, sum.Restarts, tt.changes, tt.restarts)
+			}
+			samples := tt.samples(t)
+			var want []time.Time
+			for _, i := range tt.at {
+				want = append(want, samples[i].Time)
+			}
+			if !slices.EqualFunc(s.PrimaryChangeTimes, want, time.Time.Equal) {
+				t.Errorf("changes seen at %v, want %v", s.PrimaryChangeTimes, want)
+			}
+			if err := s.Validate(); err != nil {
+				t.Error(err)
 			}
 			for _, a := range sum.Absent {
 				if strings.HasPrefix(a, "repl.") {

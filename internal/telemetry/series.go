@@ -64,6 +64,11 @@ func (p *Point) merge(o *Point) {
 	}
 }
 
+// MaxPrimaryChangeTimes bounds Series.PrimaryChangeTimes: ten StepDowns
+// (api MaxDisruptions) are seen as at most two changes each by a member
+// (it steps down, it sees the new primary), with room for as many more.
+const MaxPrimaryChangeTimes = 64
+
 // Series is the telemetry of one process over a phase, in at most
 // results.MaxSeriesPoints points. Point i covers the samples taken in
 // [Start + i·IntervalMillis, +IntervalMillis) and the counter deltas of the
@@ -87,6 +92,11 @@ type Series struct {
 	// ReplView.changedFrom): an election, a step-down, another primary.
 	// What changes across a restart is the restart's, not counted here.
 	PrimaryChanges int `json:"primaryChanges,omitempty"`
+	// PrimaryChangeTimes are the times of the samples PrimaryChanges
+	// counted, the first MaxPrimaryChangeTimes of them: what tells an
+	// election a planned disruption caused (a StepDown, at a known
+	// instant) from one it did not.
+	PrimaryChangeTimes []time.Time `json:"primaryChangeTimes,omitempty"`
 	// MaxReplLagMillis is the most a SECONDARY was behind this process
 	// while it was the primary of a set of several members (see
 	// ReplLagMillis); nil when it never was.
@@ -139,6 +149,14 @@ func (s *Series) coalesce() {
 
 // Validate checks the series' shape: what a decoder must refuse.
 func (s *Series) Validate() error {
+	if n := len(s.PrimaryChangeTimes); n > MaxPrimaryChangeTimes || n > s.PrimaryChanges {
+		return fmt.Errorf("telemetry series has %d primary change times for %d changes (at most %d kept)", n, s.PrimaryChanges, MaxPrimaryChangeTimes)
+	}
+	for i := 1; i < len(s.PrimaryChangeTimes); i++ {
+		if s.PrimaryChangeTimes[i].Before(s.PrimaryChangeTimes[i-1]) {
+			return fmt.Errorf("telemetry series' primary change times are out of order at %d", i)
+		}
+	}
 	if len(s.Points) > results.MaxSeriesPoints {
 		return fmt.Errorf("telemetry series has %d points, at most %d allowed", len(s.Points), results.MaxSeriesPoints)
 	}
@@ -220,6 +238,9 @@ func (b *SeriesBuilder) Add(s *Sample) {
 	}
 	if s.Repl.changedFrom(b.repl) {
 		b.series.PrimaryChanges++
+		if len(b.series.PrimaryChangeTimes) < MaxPrimaryChangeTimes {
+			b.series.PrimaryChangeTimes = append(b.series.PrimaryChangeTimes, s.Time)
+		}
 	}
 	if s.ReplLagMillis.Valid && (b.series.MaxReplLagMillis == nil || s.ReplLagMillis.V > *b.series.MaxReplLagMillis) {
 		v := s.ReplLagMillis.V

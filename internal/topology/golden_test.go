@@ -34,7 +34,9 @@ func goldenRuns() map[string]*benchv1.BenchmarkRun {
 	rs := replicaSet(nil)
 	rs.Spec.Telemetry.Enabled = ptr.To(false)
 	rs.Spec.Workload = benchv1.WorkloadSpec{Preset: "b"}
-	rs.Spec.Phases = []benchv1.PhaseSpec{{Name: "load", Type: benchv1.PhaseLoad}, {Name: "b", Type: benchv1.PhaseRun, Threads: 16}}
+	rs.Spec.Phases = []benchv1.PhaseSpec{{Name: "load", Type: benchv1.PhaseLoad}, {Name: "b", Type: benchv1.PhaseRun, Threads: 16,
+		Disruptions: []benchv1.Disruption{{At: metav1.Duration{Duration: 30 * time.Second}, Action: benchv1.DisruptionStepDown},
+			{At: metav1.Duration{Duration: 90 * time.Second}, Action: benchv1.DisruptionStepDown, StepDownSecs: ptr.To[int32](30)}}}}
 
 	ms := issueExample()
 	ms.Spec.Topology.Shards = ptr.To[int32](2)

@@ -11,7 +11,8 @@ import (
 
 // The run's Jobs report results by creating ConfigMaps (contract.ConfigMapKey);
 // besides, the loaders of a phase with a start barrier read that phase's
-// start ConfigMap, by name. RBAC cannot restrict create by name, so the
+// start ConfigMap, and loader 0 of a phase with disruptions reads and
+// updates their ledgers, by name. RBAC cannot restrict create by name, so the
 // Role is per run and namespace, and lives only as long as the run.
 
 // JobServiceAccount is the identity of the run's Jobs.
@@ -22,8 +23,11 @@ func JobServiceAccount(run *benchv1.BenchmarkRun) *corev1.ServiceAccount {
 	}
 }
 
-// JobRole allows creating ConfigMaps in the run's namespace, and reading
-// the start ConfigMaps of the run's phases with a start barrier, nothing
+// JobRole allows creating ConfigMaps in the run's namespace, reading the
+// start ConfigMaps of the run's phases with a start barrier, and reading
+// and updating the ledgers of the run's disruptions (loader 0 writes the
+// action's outcome into its ledger once it returned, and reads a ledger
+// it finds already created, to report what its predecessor did), nothing
 // else.
 func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 	role := &rbacv1.Role{
@@ -43,6 +47,15 @@ func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 	if len(starts) > 0 {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{
 			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: starts,
+		})
+	}
+	var ledgers []string //nolint:prealloc // nil without disruptions: no rule
+	for i := range run.Spec.Phases {
+		ledgers = append(ledgers, DisruptionLedgerNames(run, &run.Spec.Phases[i])...)
+	}
+	if len(ledgers) > 0 {
+		role.Rules = append(role.Rules, rbacv1.PolicyRule{
+			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: ledgers,
 		})
 	}
 	return role

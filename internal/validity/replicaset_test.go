@@ -66,3 +66,54 @@ func TestMemberSetElection(t *testing.T) {
 		t.Errorf("problems %+v", p)
 	}
 }
+
+// TestPlannedElections: the changes of primary the phase's StepDowns
+// explain (plannedPrimaryChanges, matched by time in the controller) do
+// not make the run invalid, and the message says how many there were;
+// any other still does, whether it came with planned ones or not.
+func TestPlannedElections(t *testing.T) {
+	withChanges := func(changes, planned [3]int32) *benchv1.BenchmarkRun {
+		run := memberSet()
+		res := &run.Status.Results[0]
+		res.Disruptions = []benchv1.DisruptionResult{{Index: 0, Action: benchv1.DisruptionStepDown}, {Index: 1, Action: benchv1.DisruptionStepDown}}
+		for i := range res.Server {
+			res.Server[i].PrimaryChanges, res.Server[i].PlannedPrimaryChanges = changes[i], planned[i]
+		}
+		return run
+	}
+	for _, tc := range []struct {
+		name             string
+		changes, planned [3]int32
+		problem          string // "" when valid
+		note             string // the Planned note ("" for none)
+	}{
+		{"every change planned", [3]int32{2, 4, 2}, [3]int32{2, 4, 2}, "",
+			"phase run: 4 planned change(s) of replica set rs0's primary, caused by the phase's 2 disruption(s), not counted"},
+		{"one more on a member", [3]int32{2, 5, 2}, [3]int32{2, 4, 2},
+			"replica set rs0 changed primary during the measured window (up to 1 time(s), seen by 1 of its 3 members: r-rs0-1)", "4 planned change(s)"},
+		{"none planned", [3]int32{1, 1, 0}, [3]int32{}, "up to 1 time(s), seen by 2 of its 3 members: r-rs0-0, r-rs0-1", ""},
+		{"planned above what was seen", [3]int32{1, 0, 0}, [3]int32{3, 0, 0}, "", "3 planned change(s)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := withChanges(tc.changes, tc.planned)
+			p := Check(run)
+			switch {
+			case tc.problem == "" && len(p) != 0:
+				t.Errorf("problems %+v, want none", p)
+			case tc.problem != "" && (len(p) != 1 || p[0].Reason != benchv1.ReasonPrimaryChanged || !strings.Contains(p[0].Message, tc.problem)):
+				t.Errorf("problems %+v, want one PrimaryChanged with %q", p, tc.problem)
+			}
+			msg := Summary(p, Planned(run), Unchecked(run))
+			if tc.note == "" && strings.Contains(msg, "planned") || !strings.Contains(msg, tc.note) {
+				t.Errorf("message %q, want %q", msg, tc.note)
+			}
+		})
+	}
+	// A one-member view (a run recorded before status named the sets)
+	// says which were its disruptions'.
+	run := withChanges([3]int32{3, 0, 0}, [3]int32{2, 0, 0})
+	run.Status.Topology = nil
+	if p := Check(run); len(p) != 1 || !strings.Contains(p[0].Message, "member r-rs0-0 saw its replica set's primary change 1 time(s) besides the 2 its disruptions caused") {
+		t.Errorf("problems %+v", p)
+	}
+}

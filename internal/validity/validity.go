@@ -163,12 +163,13 @@ func primaryChanges(servers []benchv1.ServerSummary, sets map[string]string, add
 	var order []string
 	bySet := map[string]*seen{}
 	for _, srv := range servers {
-		if srv.PrimaryChanges <= 0 {
+		changes := unplanned(&srv)
+		if changes <= 0 {
 			continue
 		}
 		rs := sets[srv.Pod]
 		if rs == "" || members[rs] < 2 {
-			add(benchv1.ReasonPrimaryChanged, "%s %s saw its replica set's primary change %d time(s)", srv.Role, srv.Pod, srv.PrimaryChanges)
+			add(benchv1.ReasonPrimaryChanged, "%s %s saw its replica set's primary change %d time(s)%s", srv.Role, srv.Pod, changes, besides(&srv))
 			continue
 		}
 		if bySet[rs] == nil {
@@ -176,13 +177,61 @@ func primaryChanges(servers []benchv1.ServerSummary, sets map[string]string, add
 			order = append(order, rs)
 		}
 		bySet[rs].pods = append(bySet[rs].pods, srv.Pod)
-		bySet[rs].most = max(bySet[rs].most, srv.PrimaryChanges)
+		bySet[rs].most = max(bySet[rs].most, changes)
 	}
 	for _, rs := range order {
 		s := bySet[rs]
 		add(benchv1.ReasonPrimaryChanged, "replica set %s changed primary during the measured window (up to %d time(s), seen by %d of its %d members: %s)",
 			rs, s.most, len(s.pods), members[rs], strings.Join(s.pods, ", "))
 	}
+}
+
+// unplanned is how many of a process's primary changes no disruption of
+// the phase explains (the controller matched their times against the
+// StepDowns': ServerSummary.PlannedPrimaryChanges).
+func unplanned(srv *benchv1.ServerSummary) int32 {
+	return max(srv.PrimaryChanges-max(srv.PlannedPrimaryChanges, 0), 0)
+}
+
+// besides says, for a process that also saw planned changes, that they
+// are not the ones counted.
+func besides(srv *benchv1.ServerSummary) string {
+	if srv.PlannedPrimaryChanges <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" besides the %d its disruptions caused", srv.PlannedPrimaryChanges)
+}
+
+// Planned lists, per phase and replica set, the changes of primary that
+// the phase's disruptions explain: they do not make the run invalid, and
+// the Valid condition says how many there were, so that a valid run with
+// StepDowns does not read as one without elections.
+func Planned(run *benchv1.BenchmarkRun) []string {
+	sets := replicaSets(run)
+	var out []string //nolint:prealloc // nil without planned changes
+	for i := range run.Status.Results {
+		res := &run.Status.Results[i]
+		most := map[string]int32{}
+		var order []string
+		for _, srv := range res.Server {
+			if srv.PlannedPrimaryChanges <= 0 {
+				continue
+			}
+			rs := sets[srv.Pod]
+			if rs == "" {
+				rs = srv.Pod
+			}
+			if _, ok := most[rs]; !ok {
+				order = append(order, rs)
+			}
+			most[rs] = max(most[rs], srv.PlannedPrimaryChanges)
+		}
+		for _, rs := range order {
+			out = append(out, fmt.Sprintf("phase %s: %d planned change(s) of replica set %s's primary, caused by the phase's %d disruption(s), not counted",
+				res.Name, most[rs], rs, len(res.Disruptions)))
+		}
+	}
+	return out
 }
 
 // expectedCacheBytes is the WiredTiger cache each data-bearing role was
@@ -215,8 +264,9 @@ func cacheBytes(gb string) (int64, bool) {
 }
 
 // Summary is the Valid condition's message for the problems found: each
-// problem, and then what could not be checked.
-func Summary(problems []Problem, unchecked []string) string {
+// problem, then the elections the run's disruptions explain (Planned),
+// and then what could not be checked.
+func Summary(problems []Problem, planned, unchecked []string) string {
 	var parts []string
 	for _, p := range problems {
 		parts = append(parts, p.Message)
@@ -224,6 +274,7 @@ func Summary(problems []Problem, unchecked []string) string {
 	if len(problems) == 0 {
 		parts = append(parts, "no check failed: errors, process restarts, elections, cache size, connection limit, loader CPU")
 	}
+	parts = append(parts, planned...)
 	if len(unchecked) > 0 {
 		parts = append(parts, "not checked: "+strings.Join(unchecked, "; "))
 	}

@@ -51,7 +51,7 @@ func TestHealthyRunIsValid(t *testing.T) {
 	if u := Unchecked(run); len(u) != 0 {
 		t.Fatalf("unchecked %v", u)
 	}
-	if s := Summary(nil, nil); !strings.Contains(s, "no check failed") {
+	if s := Summary(nil, nil, nil); !strings.Contains(s, "no check failed") {
 		t.Fatal(s)
 	}
 }
@@ -106,7 +106,7 @@ func TestEachCheck(t *testing.T) {
 			if !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("reasons %v, want %v: %+v", got, c.want, probs)
 			}
-			if sum := Summary(probs, nil); !strings.Contains(sum, c.text) {
+			if sum := Summary(probs, nil, nil); !strings.Contains(sum, c.text) {
 				t.Errorf("summary %q lacks %q", sum, c.text)
 			}
 		})
@@ -136,7 +136,7 @@ func TestWithoutFigures(t *testing.T) {
 	if p := Check(run); len(p) != 0 {
 		t.Fatalf("problems %+v", p)
 	}
-	sum := Summary(nil, Unchecked(run))
+	sum := Summary(nil, nil, Unchecked(run))
 	if !strings.Contains(sum, "not checked: restarts, elections, cache size and connection limit (no telemetry in phase S2); loader CPU") {
 		t.Fatal(sum)
 	}

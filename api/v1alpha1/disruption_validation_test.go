@@ -1,0 +1,80 @@
+package v1alpha1_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestDisruptionManifests: spec.phases[].disruptions is checked at kubectl
+// apply — a StepDown on a ReplicaSet of at least two members, in a Load or
+// Run phase, before maxExecutionTime, without a warm-up by operations, at
+// most 10 per phase, with a stepdown period longer than the catch-up.
+func TestDisruptionManifests(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	rs := "  topology: {mode: ReplicaSet, members: 3}\n  workload: {preset: a, recordCount: 1000}\n"
+	phases := func(run string) string {
+		return "  phases:\n  - {name: load, type: Load}\n  - " + run + "\n"
+	}
+	stepDown := "{at: 30s, action: StepDown}"
+	many := make([]string, 11)
+	for i := range many {
+		many[i] = fmt.Sprintf("{at: %ds, action: StepDown}", 10+i)
+	}
+	cases := []struct{ name, spec, want string }{
+		// Accepted.
+		{"a StepDown with its defaults", rs + phases("{name: run, type: Run, maxExecutionTime: 2m, disruptions: ["+stepDown+"]}"), ""},
+		{"a StepDown at 0s in a Load phase", rs + "  phases:\n  - {name: load, type: Load, disruptions: [{at: 0s, action: StepDown}]}\n", ""},
+		{"two members, a timed warm-up, ten StepDowns", "  topology: {mode: ReplicaSet, members: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, warmup: {duration: 10s}, disruptions: ["+strings.Join(many[:10], ", ")+"]}"), ""},
+		{"the default members (3)", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"), ""},
+		{"explicit periods", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 11, secondaryCatchUpPeriodSecs: 10}]}"), ""},
+		{"catch-up 0 (force-like)", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 1, secondaryCatchUpPeriodSecs: 0}]}"), ""},
+		{"an empty list on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: []}"), ""},
+		// Rejected.
+		{"on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
+			"disruptions need a replica set: a Standalone has no primary to step down"},
+		{"on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
+			"disruptions run on a ReplicaSet topology only so far"},
+		{"on External", ext("") + "  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
+			"disruptions run on a ReplicaSet topology only so far"},
+		{"one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
+			"a StepDown needs a replica set of at least 2 members (topology.members): with one there is no secondary to elect"},
+		{"a Grow phase", "  topology: {mode: ReplicaSet}\n  phases:\n  - {name: grow, type: Grow, grow: {targetRecords: 10}, disruptions: [" + stepDown + "]}\n",
+			"disruptions are for Load and Run phases"},
+		{"at maxExecutionTime", rs + phases("{name: run, type: Run, maxExecutionTime: 30s, disruptions: [{at: 10s, action: StepDown}, "+stepDown+"]}"),
+			"a disruption at or after maxExecutionTime (30s) never happens: the phase stops then; every disruptions[].at must be shorter"},
+		{"after maxExecutionTime", rs + phases("{name: run, type: Run, maxExecutionTime: 1m, disruptions: [{at: 90s, action: StepDown}]}"),
+			"a disruption at or after maxExecutionTime (1m) never happens"},
+		{"a warm-up by operations", rs + phases("{name: run, type: Run, warmup: {operations: 100}, disruptions: ["+stepDown+"]}"),
+			"disruptions need the measured window to start at one instant in every loader: use warmup.duration"},
+		{"eleven", rs + phases("{name: run, type: Run, disruptions: ["+strings.Join(many, ", ")+"]}"), "must have at most 10 items"},
+		{"stepDownSecs equal to the catch-up", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 10}]}"),
+			"stepDownSecs must be greater than secondaryCatchUpPeriodSecs (defaults 60 and 10)"},
+		{"a catch-up beyond the default stepdown", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, secondaryCatchUpPeriodSecs: 60}]}"),
+			"stepDownSecs must be greater than secondaryCatchUpPeriodSecs"},
+		{"stepDownSecs 0", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 0, secondaryCatchUpPeriodSecs: 0}]}"),
+			"stepDownSecs: Invalid value: 0"},
+		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), `Unsupported value: "KillPrimary"`},
+		{"no action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m}]}"), "action: Required value"},
+		{"a negative at", rs + phases("{name: run, type: Run, disruptions: [{at: -1s, action: StepDown}]}"), "at must be between 0s and 24h"},
+		{"an at beyond a day", rs + phases("{name: run, type: Run, disruptions: [{at: 25h, action: StepDown}]}"), "at must be between 0s and 24h"},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := create(t, c, ns, run(fmt.Sprintf("disrupt-%d", i), tc.spec))
+			expectAdmission(t, err, tc.want)
+			if i == 0 {
+				// Defaults are applied by the controller, not stored.
+				ds, _, _ := unstructured.NestedSlice(u.Object, "spec", "phases")
+				d := ds[1].(map[string]any)["disruptions"].([]any)[0].(map[string]any)
+				if _, ok := d["stepDownSecs"]; ok {
+					t.Errorf("stepDownSecs stored as %v; the default is the controller's", d["stepDownSecs"])
+				}
+			}
+		})
+	}
+}

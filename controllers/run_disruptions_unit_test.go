@@ -1,0 +1,155 @@
+package controllers
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/results"
+	"github.com/mongobench/mongobench/internal/telemetry"
+)
+
+// TestExplainElections: a member's change of primary within a StepDown's
+// stretch — from when it was sent to 30 s after its instant, plus one
+// sampling interval — is planned, whatever the outcome but NotReached or
+// a failure before sending; the first one after the instant is the new
+// primary's time from telemetry.
+func TestExplainElections(t *testing.T) {
+	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
+	sent := metav1.NewMicroTime(instant)
+	at := func(d time.Duration) time.Time { return instant.Add(d) }
+	for _, tc := range []struct {
+		name      string
+		outcome   benchv1.DisruptionOutcome
+		changes   []time.Time // of member rs-rs0-1; rs-rs0-0 saw one at +1.5 s
+		role      benchv1.ProcessRole
+		planned   int32 // of rs-rs0-1
+		newPrimMs int64 // -1: none
+	}{
+		{"done: both in the stretch", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
+			[]time.Time{at(2 * time.Second), at(3 * time.Second)}, benchv1.RoleMember, 2, 1500},
+		{"one before the instant, one after the stretch", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
+			[]time.Time{at(-time.Second), at(31 * time.Second), at(32 * time.Second)}, benchv1.RoleMember, 1, 1500},
+		{"unknown counts", benchv1.DisruptionOutcome{State: benchv1.DisruptionUnknown, Sent: &sent},
+			[]time.Time{at(time.Second)}, benchv1.RoleMember, 1, 1000},
+		{"failed after sending counts", benchv1.DisruptionOutcome{State: benchv1.DisruptionFailed, Sent: &sent},
+			[]time.Time{at(time.Second)}, benchv1.RoleMember, 1, 1000},
+		{"failed before sending does not", benchv1.DisruptionOutcome{State: benchv1.DisruptionFailed},
+			[]time.Time{at(time.Second)}, benchv1.RoleMember, 0, -1},
+		{"not reached does not", benchv1.DisruptionOutcome{State: benchv1.DisruptionNotReached},
+			[]time.Time{at(time.Second)}, benchv1.RoleMember, 0, -1},
+		{"not a member of the topology's set", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
+			[]time.Time{at(time.Second)}, benchv1.RoleShard, 0, 1500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := &telemetry.Payload{Processes: []telemetry.ProcessPayload{
+				{Role: "member", Pod: "rs-rs0-0", Series: telemetry.Series{PrimaryChanges: 1, PrimaryChangeTimes: []time.Time{at(1500 * time.Millisecond)}}},
+				{Role: string(tc.role), Pod: "rs-rs0-1", Series: telemetry.Series{PrimaryChanges: len(tc.changes), PrimaryChangeTimes: tc.changes}},
+			}}
+			res := &benchv1.PhaseResult{
+				Server: []benchv1.ServerSummary{{Role: benchv1.RoleMember, Pod: "rs-rs0-0", PrimaryChanges: 1},
+					{Role: tc.role, Pod: "rs-rs0-1", PrimaryChanges: int32(len(tc.changes))}},
+				Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionStepDown, Instant: metav1.NewMicroTime(instant), Outcome: tc.outcome}},
+			}
+			explainElections(rep, res, time.Second)
+			if got := res.Server[1].PlannedPrimaryChanges; got != tc.planned {
+				t.Errorf("rs-rs0-1: %d planned, want %d", got, tc.planned)
+			}
+			np := res.Disruptions[0].NewPrimaryTelemetryMicros
+			switch {
+			case tc.newPrimMs < 0 && np != nil:
+				t.Errorf("new primary after %d µs, want none", *np)
+			case tc.newPrimMs >= 0 && (np == nil || *np != tc.newPrimMs*1000):
+				t.Errorf("new primary after %v µs, want %d ms", np, tc.newPrimMs)
+			}
+		})
+	}
+}
+
+// TestDisruptionErrorsAreBounded: the most frequent labels first, at most
+// maxDisruptionErrorLabels, the rest (and an Other of the loader's own)
+// folded into Other; labels cut to their bound.
+func TestDisruptionErrorsAreBounded(t *testing.T) {
+	errs := map[string]int64{"Other": 1, strings.Repeat("x", 100): 7}
+	for i := range 20 {
+		errs[fmt.Sprintf("Code%02d", i)] = int64(100 - i)
+	}
+	got := disruptionErrors(errs)
+	if len(got) != maxDisruptionErrorLabels {
+		t.Fatalf("%d labels: %+v", len(got), got)
+	}
+	if got[0] != (benchv1.DisruptionErrorCount{Label: "Code00", Count: 100}) || got[len(got)-1].Label != "Other" {
+		t.Errorf("first %+v, last %+v: want Code00 first, Other last", got[0], got[len(got)-1])
+	}
+	var total, want int64
+	seen := map[string]bool{}
+	for _, e := range got {
+		total += e.Count
+		if len(e.Label) > maxDisruptionLabel || seen[e.Label] {
+			t.Errorf("label %q too long or repeated", e.Label)
+		}
+		seen[e.Label] = true
+	}
+	for _, n := range errs {
+		want += n
+	}
+	if total != want || !seen["Other"] {
+		t.Errorf("%d errors listed, want %d, with Other: %+v", total, want, got)
+	}
+	if disruptionErrors(nil) != nil {
+		t.Error("no errors: want nil")
+	}
+}
+
+// TestCheckDisruptions: a merged result must hold exactly the phase's
+// disruptions.
+func TestCheckDisruptions(t *testing.T) {
+	ph := &benchv1.PhaseSpec{Name: "run", Type: benchv1.PhaseRun, Disruptions: []benchv1.Disruption{
+		{At: metav1.Duration{Duration: 30 * time.Second}, Action: benchv1.DisruptionStepDown},
+		{At: metav1.Duration{Duration: 90 * time.Second}, Action: benchv1.DisruptionStepDown}}}
+	ok := func() *results.Result {
+		return &results.Result{Disruptions: []results.Disruption{{Index: 0, Action: "StepDown", AtMillis: 30_000}, {Index: 1, Action: "StepDown", AtMillis: 90_000}}}
+	}
+	if err := checkDisruptions(ph, ok()); err != nil {
+		t.Errorf("the phase's own: %v", err)
+	}
+	for name, edit := range map[string]func(*results.Result){
+		"one missing": func(r *results.Result) { r.Disruptions = r.Disruptions[:1] },
+		"none":        func(r *results.Result) { r.Disruptions = nil },
+		"another at":  func(r *results.Result) { r.Disruptions[1].AtMillis = 91_000 },
+		"swapped":     func(r *results.Result) { r.Disruptions[0].Index, r.Disruptions[1].Index = 1, 0 },
+	} {
+		r := ok()
+		edit(r)
+		if err := checkDisruptions(ph, r); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestDisruptionOutcome: times become a sent instant and a duration; a
+// missing outcome is Unknown, never Done.
+func TestDisruptionOutcome(t *testing.T) {
+	sent := time.Date(2026, 11, 27, 10, 0, 30, 123456000, time.UTC)
+	ret := sent.Add(1234567 * time.Microsecond)
+	got := disruptionOutcome(&results.DisruptionOutcome{State: results.DisruptionDone, Sent: sent, Returned: &ret, Primary: "a:27017"})
+	want := benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &metav1.MicroTime{Time: sent}, DurationMicros: ptrTo[int64](1234567), Primary: "a:27017"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("outcome %+v, want %+v", got, want)
+	}
+	if got := disruptionOutcome(&results.DisruptionOutcome{State: results.DisruptionNotReached}); got.Sent != nil || got.DurationMicros != nil {
+		t.Errorf("not reached: %+v", got)
+	}
+	if got := disruptionOutcome(nil); got.State != benchv1.DisruptionUnknown || got.Error == "" {
+		t.Errorf("no outcome: %+v", got)
+	}
+	long := disruptionOutcome(&results.DisruptionOutcome{State: results.DisruptionFailed, Sent: sent, Returned: &ret, Error: strings.Repeat("e", 5000)})
+	if len(long.Error) > maxDisruptionError {
+		t.Errorf("error of %d bytes", len(long.Error))
+	}
+}
