@@ -51,7 +51,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.mongobench.io,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods;services;persistentvolumeclaims;serviceaccounts,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list

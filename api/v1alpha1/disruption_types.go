@@ -122,8 +122,12 @@ type DisruptionResult struct {
 	// Outcome is what the actor did.
 	Outcome DisruptionOutcome `json:"outcome"`
 	// WriteUnavailable is, per loader, the time from the instant to the
-	// end of its first successful write (insert, update, delete) started
-	// at or after it. Absent when no loader wrote after the instant.
+	// end of its first successful write (insert, update, delete) that
+	// started after the loader saw the disruption: after the first write
+	// it failed or retried, or after its driver lost the primary, and not
+	// before the instant (an operation that starts before the action
+	// reaches the server proves nothing). Absent when no loader wrote
+	// after the instant.
 	// +optional
 	WriteUnavailable *LoaderTimes `json:"writeUnavailable,omitempty"`
 	// ReadUnavailable is the same for reads (read, scan).

@@ -61,10 +61,10 @@ func TestDisruptionArgs(t *testing.T) {
 	// The Role lets the loaders read and update exactly the ledgers.
 	role := JobRole(run)
 	ledgers := []string{"rs-load-disruption-0", "rs-run-disruption-0", "rs-run-disruption-1"}
-	i := slices.IndexFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Verbs, "update") })
-	if i < 0 || !reflect.DeepEqual(role.Rules[i].Verbs, []string{"get", "update"}) || !reflect.DeepEqual(role.Rules[i].ResourceNames, ledgers) ||
+	i := slices.IndexFunc(role.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Verbs, "patch") })
+	if i < 0 || !reflect.DeepEqual(role.Rules[i].Verbs, []string{"get", "patch"}) || !reflect.DeepEqual(role.Rules[i].ResourceNames, ledgers) ||
 		!reflect.DeepEqual(role.Rules[i].Resources, []string{"configmaps"}) {
-		t.Errorf("rules %+v, want get and update on %v", role.Rules, ledgers)
+		t.Errorf("rules %+v, want get and patch on %v", role.Rules, ledgers)
 	}
 	if got := DisruptionLedgerNames(run, &run.Spec.Phases[1]); !reflect.DeepEqual(got, ledgers[1:]) {
 		t.Errorf("ledger names %v", got)

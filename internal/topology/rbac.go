@@ -55,7 +55,7 @@ func JobRole(run *benchv1.BenchmarkRun) *rbacv1.Role {
 	}
 	if len(ledgers) > 0 {
 		role.Rules = append(role.Rules, rbacv1.PolicyRule{
-			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "update"}, ResourceNames: ledgers,
+			APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "patch"}, ResourceNames: ledgers,
 		})
 	}
 	return role
