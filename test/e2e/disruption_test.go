@@ -1,0 +1,154 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/topology"
+)
+
+// TestStepDown: a three-member set under workload A at a fixed rate, with
+// retryable writes, is stepped down in the middle of its Run phase. Loader
+// 0 sends one replSetStepDown to the primary at the instant (its ledger
+// says so); the set elects another member, after the command was sent;
+// both loaders measure a write and read unavailability shorter than the
+// stepdown period and see the new primary; the election is counted as
+// planned, so Valid does not hold it against the run; and the plugin's
+// results table shows the disruption.
+func TestStepDown(t *testing.T) { //nolint:gocyclo // one scenario, step by step
+	kubectl := os.Getenv("E2E_KUBECTL")
+	if kubectl == "" {
+		t.Fatal("E2E_KUBECTL must be set (run through make test-e2e)")
+	}
+	s := setup(t)
+	run := smallRun("stepdown", benchv1.TopologyReplicaSet, 0)
+	run.Spec.Topology.Members = ptr.To[int32](3)
+	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "majority", ReadPreference: "primary", RetryWrites: true}
+	run.Spec.Cleanup = benchv1.CleanupRetain // the ledger and the members are read afterwards
+	a := &run.Spec.Phases[1]
+	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
+	a.MaxExecutionTime = &metav1.Duration{Duration: 60 * time.Second}
+	a.Target = ptr.To[int64](400)
+	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
+	// stepDownSecs 30 keeps the old primary out of the next election;
+	// a catch-up period of 5 s is plenty for secondaries of a set written
+	// with w: majority.
+	a.Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 15 * time.Second}, Action: benchv1.DisruptionStepDown,
+		StepDownSecs: ptr.To[int32](30), SecondaryCatchUpPeriodSecs: ptr.To[int32](5)}}
+	s.create(run)
+	done := s.waitEnd("stepdown")
+	if done.Status.Phase != benchv1.RunSucceeded {
+		t.Fatalf("run failed: %s", failure(done))
+	}
+	res := done.Status.Results[1]
+	if len(res.Disruptions) != 1 {
+		t.Fatalf("phase a: disruptions %+v, want the one StepDown", res.Disruptions)
+	}
+	d := res.Disruptions[0]
+	o := d.Outcome
+	if o.State != benchv1.DisruptionDone || o.Sent == nil || o.DurationMicros == nil || o.Error != "" {
+		t.Fatalf("outcome %+v, want Done", o)
+	}
+	// The stepdown returns once the primary stepped down: within its
+	// catch-up period, plus the command's own round trip.
+	if *o.DurationMicros > (5*time.Second + 5*time.Second).Microseconds() {
+		t.Errorf("replSetStepDown took %d µs, more than its 5 s catch-up period allows", *o.DurationMicros)
+	}
+	if !strings.HasPrefix(o.Primary, done.Name+"-"+topology.ReplicaSetName+"-") {
+		t.Errorf("the stepdown went to %q, not to a member of the set", o.Primary)
+	}
+	if o.Sent.Time.Before(d.Instant.Time) || o.Sent.Sub(d.Instant.Time) > 2*time.Second {
+		t.Errorf("sent at %v, the instant is %v", o.Sent.Time, d.Instant.Time)
+	}
+	// Both loaders wrote and read again, well within the stepdown period:
+	// a real election of a set of three on one node takes seconds.
+	for name, lt := range map[string]*benchv1.LoaderTimes{"writes": d.WriteUnavailable, "reads": d.ReadUnavailable, "new primary": d.NewPrimary} {
+		if lt == nil || lt.Loaders != 2 || lt.Missing != 0 || lt.MaxMicros <= 0 || lt.MaxMicros > (20*time.Second).Microseconds() {
+			t.Errorf("%s: %+v, want both loaders, within 20 s", name, lt)
+		}
+	}
+	if d.NewPrimaryTelemetryMicros == nil {
+		t.Error("the server telemetry saw no new primary")
+	}
+	if d.Before == nil || d.After == nil || d.After.Throughput < 0.9*float64(*a.Target) {
+		t.Errorf("before %+v, after %+v: after recovery the phase should run at its target of %d ops/s again", d.Before, d.After, *a.Target)
+	}
+
+	// The set really elected another member, after the command was sent.
+	primary := ""
+	var elected time.Time
+	for i := range 3 {
+		pod := topology.MemberName(done, i)
+		out := s.mongosh(kubectl, pod, string(benchv1.RoleMember), topology.PortMongod,
+			`const m = db.adminCommand({replSetGetStatus: 1}).members.find(m => m.state === 1); m ? m.name + " " + m.electionDate.toISOString() : "none"`)
+		name, date, ok := strings.Cut(out, " ")
+		if !ok {
+			t.Fatalf("%s: no primary: %s", pod, out)
+		}
+		if primary == "" {
+			primary = name
+			var err error
+			if elected, err = time.Parse(time.RFC3339Nano, date); err != nil {
+				t.Fatalf("%s: election date %q: %v", pod, date, err)
+			}
+		} else if name != primary {
+			t.Errorf("%s sees %s as primary, another member sees %s", pod, name, primary)
+		}
+	}
+	if primary == o.Primary || elected.Before(o.Sent.Add(-time.Second)) {
+		t.Errorf("primary %s elected %v; the stepdown went to %s at %v", primary, elected, o.Primary, o.Sent.Time)
+	}
+
+	// Exactly once: one ledger, with the outcome.
+	ledgers := &corev1.ConfigMapList{}
+	if err := s.c.List(context.Background(), ledgers, client.InNamespace(s.ns)); err != nil {
+		t.Fatal(err)
+	}
+	jobName := topology.PhaseJobName(done, "a")
+	var found int
+	for _, cm := range ledgers.Items {
+		if strings.HasPrefix(cm.Name, jobName+"-disruption-") {
+			found++
+			if cm.Name != contract.DisruptionLedgerName(jobName, 0) || cm.Data[contract.DisruptionReturnedKey] == "" ||
+				cm.Data[contract.DisruptionErrorKey] != "" {
+				t.Errorf("ledger %s: %v", cm.Name, cm.Data)
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d ledgers, want 1", found)
+	}
+
+	// The election was planned: it does not count against the run.
+	planned := int32(0)
+	for _, sv := range res.Server {
+		planned += sv.PlannedPrimaryChanges
+		if sv.PrimaryChanges != sv.PlannedPrimaryChanges {
+			t.Errorf("%s: %d primary changes, %d of them planned", sv.Pod, sv.PrimaryChanges, sv.PlannedPrimaryChanges)
+		}
+	}
+	if planned == 0 {
+		t.Error("no member's telemetry saw the planned election")
+	}
+	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil ||
+		!strings.Contains(c.Message, "planned change(s) of replica set rs0's primary") || strings.Contains(c.Message, "changed primary during the measured window") {
+		t.Errorf("Valid %+v: want the election planned, none unplanned", c)
+	}
+
+	if code, out := s.plugin("results", "stepdown"); code != 0 || !strings.Contains(out, "StepDown") || !strings.Contains(out, "Done") {
+		t.Errorf("kubectl mongobench results: exit %d\n%s", code, out)
+	}
+}
