@@ -14,9 +14,12 @@ import (
 // stepDown is a disruption of phase S2 at `at` seconds whose loaders
 // measured these writes and reads (nil: none wrote, or read, after it).
 func stepDown(index int32, at int, state benchv1.DisruptionState, writes, reads *benchv1.LoaderTimes) benchv1.DisruptionResult {
-	return benchv1.DisruptionResult{Index: index, Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: time.Duration(at) * time.Second},
-		Outcome: benchv1.DisruptionOutcome{State: state, Error: map[benchv1.DisruptionState]string{benchv1.DisruptionFailed: "(ExceededTimeLimit) No electable secondaries caught up"}[state]},
-		WriteUnavailable: writes, ReadUnavailable: reads}
+	d := benchv1.DisruptionResult{Index: index, Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: time.Duration(at) * time.Second},
+		Outcome: benchv1.DisruptionOutcome{State: state}, WriteUnavailable: writes, ReadUnavailable: reads}
+	if state == benchv1.DisruptionFailed {
+		d.Outcome.Error = "(ExceededTimeLimit) No electable secondaries caught up"
+	}
+	return d
 }
 
 func disruptedRun(name string, ds ...benchv1.DisruptionResult) *benchv1.BenchmarkRun {
