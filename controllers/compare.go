@@ -6,6 +6,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -29,12 +30,6 @@ func specHash(spec *benchv1.BenchmarkRunSpec) (string, error) {
 // acknowledgements do.
 func metricName(m benchv1.CompareMetric) string {
 	return compare.MetricName(m)
-}
-
-// metricValue reads a metric from a run's results; false when the run has
-// no such phase or operation.
-func metricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, bool) {
-	return compare.MetricValue(run, m)
 }
 
 func direction(m benchv1.CompareMetric) compare.Direction {
@@ -81,7 +76,9 @@ func (j *judgement) counts() string {
 
 // judge compares each metric of the current runs (a run, or a sweep
 // cell's successful repetitions: their median, and with a history their
-// spread) with the baseline's runs.
+// spread) with the baseline's runs. Without baseline runs (basis says
+// why) only an unavailability its disruptions left unmeasured is judged:
+// it fails the gate whatever the baseline.
 func judge(spec *benchv1.CompareSpec, current, baseline []*benchv1.BenchmarkRun, history bool, basis string, now time.Time) judgement {
 	acks := make([]compare.Acknowledgement, 0, len(spec.Acknowledged))
 	for _, a := range spec.Acknowledged {
@@ -94,14 +91,29 @@ func judge(spec *benchv1.CompareSpec, current, baseline []*benchv1.BenchmarkRun,
 	j := judgement{verdicts: map[benchv1.CompareVerdict]int{}}
 	for _, m := range spec.Metrics {
 		name := metricName(m)
-		cur := metricValues(current, m)
-		if len(cur) == 0 {
-			j.missing = append(j.missing, name+" (not in the results)")
+		cur, unmeasured := compare.Values(current, m)
+		// A baseline's run whose disruption left the metric unmeasured
+		// is left out of it: it has no number to compare with.
+		ref, _ := compare.Values(baseline, m)
+		if len(unmeasured) > 0 {
+			// Never recovered, or no failover at all: the gate fails
+			// whatever the baseline says, even without one.
+			j.add(name, compare.Unrecovered(ref, cur, unmeasured), acks, now)
 			continue
 		}
-		ref := metricValues(baseline, m)
+		if len(cur) == 0 {
+			j.missing = append(j.missing, name+" ("+compare.Missing(current, m).Error()+")")
+			continue
+		}
 		if len(ref) == 0 {
-			j.missing = append(j.missing, name+" (not in the baseline's results)")
+			why := "not in the baseline's results"
+			switch err := compare.Missing(baseline, m); {
+			case len(baseline) == 0:
+				why = basis // why there is no baseline
+			case !errors.Is(err, compare.ErrNotInResults):
+				why += ": " + err.Error()
+			}
+			j.missing = append(j.missing, name+" ("+why+")")
 			continue
 		}
 		opts := compare.OptionsFor(spec, m)
@@ -117,30 +129,24 @@ func judge(spec *benchv1.CompareSpec, current, baseline []*benchv1.BenchmarkRun,
 			j.missing = append(j.missing, name+" ("+err.Error()+")")
 			continue
 		}
-		res, ack := compare.Acknowledge(res, name, acks, now)
-		mc := benchv1.MetricComparison{Metric: name, Baseline: res.Baseline, Current: res.Current, ChangePercent: res.ChangePercent,
-			PValue: res.PValue, Verdict: benchv1.CompareVerdict(res.Verdict), Basis: res.Basis}
-		if ack != nil {
-			mc.Acknowledged = ack.Reason
-		}
-		j.verdicts[mc.Verdict]++
-		if mc.Verdict == benchv1.VerdictRegressed {
-			j.regressed = append(j.regressed, compare.Summary(name, res))
-		}
-		j.rows = append(j.rows, mc)
+		j.add(name, res, acks, now)
 	}
 	return j
 }
 
-// metricValues reads a metric from each run that has it.
-func metricValues(runs []*benchv1.BenchmarkRun, m benchv1.CompareMetric) []float64 {
-	var out []float64
-	for _, run := range runs {
-		if v, ok := metricValue(run, m); ok {
-			out = append(out, v)
-		}
+// add records one metric's verdict, acknowledged when acks say so.
+func (j *judgement) add(name string, res compare.Result, acks []compare.Acknowledgement, now time.Time) {
+	res, ack := compare.Acknowledge(res, name, acks, now)
+	mc := benchv1.MetricComparison{Metric: name, Baseline: res.Baseline, Current: res.Current, ChangePercent: res.ChangePercent,
+		PValue: res.PValue, Verdict: benchv1.CompareVerdict(res.Verdict), Basis: res.Basis}
+	if ack != nil {
+		mc.Acknowledged = ack.Reason
 	}
-	return out
+	j.verdicts[mc.Verdict]++
+	if mc.Verdict == benchv1.VerdictRegressed {
+		j.regressed = append(j.regressed, compare.Summary(name, res))
+	}
+	j.rows = append(j.rows, mc)
 }
 
 // baselineQuery describes the baseline to find for a run or a sweep cell.

@@ -716,7 +716,7 @@ func loaderResult(t *testing.T, run *benchv1.BenchmarkRun, ph benchv1.PhaseSpec,
 	}
 	sb.Add(point)
 	r.Series = sb.Series()
-	r.Disruptions = harnessDisruptions(ph, r.Start, loader)
+	r.Disruptions = harnessDisruptions(run, ph, r.Start, loader)
 	b, err := results.Encode(r)
 	if err != nil {
 		t.Fatal(err)

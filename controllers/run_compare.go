@@ -14,7 +14,9 @@ import (
 // compareResults judges a run that just succeeded against spec.compare's
 // baseline: status.comparison gets a verdict per metric, the Regressed
 // condition the summary. A baseline without results makes the condition
-// Unknown (BaselineUnavailable); the run's success stands either way.
+// Unknown (BaselineUnavailable), unless a disruption left an
+// unavailability metric unmeasured, which fails the gate anyway; the
+// run's success stands either way.
 func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState) error {
 	run := s.run
 	spec := run.Spec.Compare
@@ -34,12 +36,14 @@ func (r *BenchmarkRunReconciler) compareResults(ctx context.Context, s *runState
 	if err != nil {
 		return err
 	}
-	if len(baseline) == 0 {
+	// Judged even without a baseline: a disruption the run never
+	// recovered from fails the gate whatever the baseline.
+	j := judge(spec, []*benchv1.BenchmarkRun{run}, baseline, history, basis, s.now)
+	if len(baseline) == 0 && len(j.regressed) == 0 {
 		s.setCondition(benchv1.ConditionRegressed, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, basis)
 		s.warnf(benchv1.ReasonBaselineUnavailable, "no comparison: %s", basis)
 		return nil
 	}
-	j := judge(spec, []*benchv1.BenchmarkRun{run}, baseline, history, basis, s.now)
 	run.Status.Comparison = j.rows
 	switch {
 	case len(j.regressed) > 0:

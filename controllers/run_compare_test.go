@@ -56,7 +56,8 @@ func (k *cluster) succeed(run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
 // plays kubelet and Job controller) whose S2 throughputs it chose by name:
 // a tight history at ~180 ops/s, then gated runs against the history, a
 // baseline run, a sweep's cell, with too little history, with an
-// acknowledgement and with a missing baseline.
+// acknowledgement and with a missing baseline; then the unavailability of
+// a StepDown, measured and never recovered from.
 func TestRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)
@@ -147,5 +148,60 @@ func TestRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step b
 	}
 	if c := cond(k.run(history[0]), benchv1.ConditionRegressed); c != nil {
 		t.Errorf("a run without compare has a Regressed condition: %+v", c)
+	}
+
+	// The unavailability of a StepDown (the harness' loaders recover
+	// writes after 1 s and 1.25 s): the slower loader, as in the
+	// baseline run, Unchanged. The harness' second loader fails 0.13% of
+	// its calls: the runs allow it, to stay valid.
+	disrupted := func(name string) *benchv1.BenchmarkRun {
+		run := disruptedRun(name, 2*time.Second)
+		run.Spec.Validity.MaxErrorPercent = ptr.To(1.0)
+		return run
+	}
+	k.succeed(disrupted("fo-base"))
+	unavailable := []benchv1.CompareMetric{
+		{Phase: "S2", Metric: benchv1.MetricUnavailabilityWrites, MaxRegressionPercent: ptr.To(50.0)},
+		{Phase: "S2", Metric: benchv1.MetricUnavailabilityReads, MaxRegressionPercent: ptr.To(50.0)},
+	}
+	failover := func(name string, baseline benchv1.CompareBaseline) *benchv1.BenchmarkRun {
+		run := disrupted(name)
+		run.Spec.Compare = &benchv1.CompareSpec{Baseline: baseline, Metrics: unavailable}
+		return k.succeed(run)
+	}
+	r = failover("fo-same", benchv1.CompareBaseline{RunRef: "fo-base"})
+	if c := cond(r, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse || len(r.Status.Comparison) != 2 ||
+		r.Status.Comparison[0].Current != 1_250_000 || r.Status.Comparison[0].Baseline != 1_250_000 ||
+		r.Status.Comparison[0].Verdict != benchv1.VerdictUnchanged || r.Status.Comparison[1].Current != 500_000 {
+		t.Errorf("unavailability against a run: %+v %+v", c, r.Status.Comparison)
+	}
+	// Loader 1 never recovered writes: Regressed, though the lower bound
+	// (loader 0's 1 s) is better than the baseline; reads are judged
+	// as usual.
+	r = failover("unrecovered-1", benchv1.CompareBaseline{RunRef: "fo-base"})
+	never := "S2 unavailabilityWrites: writes never recovered in run unrecovered-1: disruption 0 (StepDown at 2s): 1 of 2 loaders wrote after it and never succeeded"
+	if c := cond(r, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionTrue || c.Message != never {
+		t.Errorf("never recovered: %+v", c)
+	}
+	if cm := r.Status.Comparison; len(cm) != 2 || cm[0].Verdict != benchv1.VerdictRegressed || cm[0].Current != 1_000_000 ||
+		cm[0].Basis != strings.TrimPrefix(never, "S2 unavailabilityWrites: ") || cm[1].Verdict != benchv1.VerdictUnchanged {
+		t.Errorf("never recovered: %+v", cm)
+	}
+	k.assertPrinterColumns("unrecovered-1", "Succeeded", "True")
+	// Without a baseline it fails all the same; what needs one is not
+	// compared, and the message says why.
+	r = failover("unrecovered-2", benchv1.CompareBaseline{RunRef: "nope"})
+	if c := cond(r, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Message != strings.ReplaceAll(never, "unrecovered-1", "unrecovered-2")+"; not compared: S2 unavailabilityReads (baseline run nope does not exist)" {
+		t.Errorf("never recovered, no baseline: %+v", c)
+	}
+	// A run that never recovered is no baseline: nothing to compare with.
+	r = failover("fo-vs-unrecovered", benchv1.CompareBaseline{RunRef: "unrecovered-1"})
+	if cm := r.Status.Comparison; len(cm) != 1 || cm[0].Metric != "S2 unavailabilityReads" {
+		t.Errorf("against a run that never recovered: %+v", cm)
+	}
+	if c := cond(r, benchv1.ConditionRegressed); c == nil || !strings.HasSuffix(c.Message, "; not compared: S2 unavailabilityWrites (not in the baseline's results: "+
+		"writes never recovered in run unrecovered-1: disruption 0 (StepDown at 2s): 1 of 2 loaders wrote after it and never succeeded)") {
+		t.Errorf("against a run that never recovered: %+v", c)
 	}
 }

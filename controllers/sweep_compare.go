@@ -72,11 +72,13 @@ func (r *BenchmarkSweepReconciler) compareCells(ctx context.Context, s *sweepSta
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", c.Name(), err)
 		}
-		if len(baseline) == 0 {
+		// Judged even without a baseline: a disruption a run never
+		// recovered from fails the gate whatever the baseline.
+		j := judge(spec, cur, baseline, history, b, s.now)
+		if len(baseline) == 0 && len(j.regressed) == 0 {
 			skipped = append(skipped, "cell "+c.Name()+" ("+b+")")
 			continue
 		}
-		j := judge(spec, cur, baseline, history, b, s.now)
 		if j.note() != "" {
 			skipped = append(skipped, "cell "+c.Name()+" ("+strings.TrimPrefix(j.note(), "; not compared: ")+")")
 		}

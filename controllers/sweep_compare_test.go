@@ -63,6 +63,24 @@ func (k *cluster) runGatedSweep(name string, c *benchv1.CompareSpec, s2 map[stri
 func (k *cluster) runGatedSweepWith(name string, c *benchv1.CompareSpec, s2 map[string][]float64,
 	invalid map[string]benchv1.Reason) *benchv1.BenchmarkSweep {
 	k.t.Helper()
+	return k.gatedSweep(name, c, func(run, threads string, rep int) {
+		valid := validCondition
+		if reason, ok := invalid[run]; ok {
+			valid.Status, valid.Reason, valid.Message = metav1.ConditionFalse, string(reason), "phase S2: the test made it invalid"
+		}
+		k.finishChildAt(run, "hash-"+threads, s2[threads][rep-1], valid)
+	})
+}
+
+// validCondition is the Valid condition of a run no check failed.
+var validCondition = metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
+	Message: "no check failed"}
+
+// gatedSweep creates a two-cell sweep (threads 4 and 32, three
+// repetitions, all at once) with the given compare, has finish end each
+// of its runs and returns the ended sweep.
+func (k *cluster) gatedSweep(name string, c *benchv1.CompareSpec, finish func(run, threads string, rep int)) *benchv1.BenchmarkSweep {
+	k.t.Helper()
 	sw := newSweep(name, benchv1.SweepAxis{Name: "threads", Threads: []int32{4, 32}})
 	sw.Spec.Repetitions, sw.Spec.Parallelism = 3, 6
 	sw.Spec.Compare = c
@@ -76,21 +94,35 @@ func (k *cluster) runGatedSweepWith(name string, c *benchv1.CompareSpec, s2 map[
 	children := k.waitChildren(name, names...)
 	for _, n := range names {
 		_, rep, _ := sweep.ParseRunName(name, n)
-		threads := children[n].Labels[benchv1.LabelAxisPrefix+"threads"]
-		valid := metav1.Condition{Type: benchv1.ConditionValid, Status: metav1.ConditionTrue, Reason: string(benchv1.ReasonValid),
-			Message: "no check failed"}
-		if reason, ok := invalid[n]; ok {
-			valid.Status, valid.Reason, valid.Message = metav1.ConditionFalse, string(reason), "phase S2: the test made it invalid"
-		}
-		k.finishChildAt(n, "hash-"+threads, s2[threads][rep-1], valid)
+		finish(n, children[n].Labels[benchv1.LabelAxisPrefix+"threads"], rep)
 	}
 	return k.waitSweep(name, "ended", func(s *benchv1.BenchmarkSweep) bool { return sweep.Terminal(s.Status.Phase) })
+}
+
+// runFailoverSweep is gatedSweep whose runs' S2 had one StepDown at 30 s,
+// after which their slowest loader recovered writes after writes[threads]
+// [rep-1] µs (negative: one of the two loaders never did).
+func (k *cluster) runFailoverSweep(name string, c *benchv1.CompareSpec, writes map[string][]int64) *benchv1.BenchmarkSweep {
+	k.t.Helper()
+	return k.gatedSweep(name, c, func(run, threads string, rep int) {
+		w := &benchv1.LoaderTimes{MaxMicros: writes[threads][rep-1], MedianMicros: writes[threads][rep-1] * 9 / 10, Loaders: 2}
+		if w.MaxMicros < 0 {
+			w = &benchv1.LoaderTimes{MaxMicros: 800_000, MedianMicros: 800_000, Loaders: 1, Missing: 1}
+		}
+		n := numbersFor(0, 0, "load", "S2", "S5")
+		s2 := n["S2"]
+		s2.disruptions = []benchv1.DisruptionResult{{Index: 0, Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: 30 * time.Second}, Instant: metav1.NowMicro(),
+			Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionDone}, WriteUnavailable: w}}
+		n["S2"] = s2
+		k.finishChild(run, n, validCondition)
+	})
 }
 
 // TestSweepRegressionGate: spec.compare on a sweep judges each cell's
 // repetitions against the cell's history (its own runs excluded), against
 // the same cell of another sweep, and against a fixed cell of another
-// sweep; the Regressed condition sums the cells up.
+// sweep, their throughput and the unavailability of their StepDowns; the
+// Regressed condition sums the cells up.
 func TestSweepRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	k := newCluster(t)
 	startManagerWith(t, &counters{}, testLimits, managerOptions{sweepsOnly: true})
@@ -160,6 +192,33 @@ func TestSweepRegressionGate(t *testing.T) { //nolint:gocyclo // one scenario, s
 		c.Message != "no cell could be compared; not compared: cell 4 (sweep nope has no succeeded, valid run in cell threads=4), "+
 			"cell 32 (sweep nope has no succeeded, valid run in cell threads=32)" {
 		t.Errorf("no baseline: %s %+v", st.Status.Phase, c)
+	}
+
+	// The unavailability of a StepDown against the same cells of another
+	// sweep: the median of each cell's slowest loaders. Cell 32's
+	// failovers got slower by 82%, beyond its maxRegressionPercent 50.
+	writes := []benchv1.CompareMetric{{Phase: "S2", Metric: benchv1.MetricUnavailabilityWrites, MaxRegressionPercent: ptr.To(50.0)}}
+	k.runFailoverSweep("fo-ref", nil, map[string][]int64{"4": {1_000_000, 1_100_000, 1_200_000}, "32": {1_000_000, 1_100_000, 1_200_000}})
+	vsRef := &benchv1.CompareSpec{Baseline: benchv1.CompareBaseline{SweepRef: &benchv1.SweepCellRef{Name: "fo-ref"}}, Metrics: writes}
+	st = k.runFailoverSweep("fo-gate", vsRef, map[string][]int64{"4": {1_100_000, 1_000_000, 1_300_000}, "32": {2_000_000, 1_900_000, 2_200_000}})
+	if c := sweepCond(st, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Message != "1 of 2 cells regressed: cell 32: S2 unavailabilityWrites +81.8% vs sweep fo-ref cell threads=32 (3 runs)" {
+		t.Errorf("slower failovers: %+v", c)
+	}
+	if cm := st.Status.Cells[0].Comparison; len(cm) != 1 || cm[0].Verdict != benchv1.VerdictUnchanged || cm[0].Current != 1_100_000 || cm[0].Baseline != 1_100_000 {
+		t.Errorf("cell 4's failovers: %+v", cm)
+	}
+	// One repetition whose loader never recovered fails its cell, whatever
+	// its other repetitions and the baseline say.
+	st = k.runFailoverSweep("fo-unrec", vsRef, map[string][]int64{"4": {1_100_000, -1, 1_000_000}, "32": {1_000_000, 1_100_000, 1_200_000}})
+	if c := sweepCond(st, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionTrue ||
+		c.Message != "1 of 2 cells regressed: cell 4: S2 unavailabilityWrites: writes never recovered in run fo-unrec-0-r2: "+
+			"disruption 0 (StepDown at 30s): 1 of 2 loaders wrote after it and never succeeded" {
+		t.Errorf("never recovered: %+v", c)
+	}
+	if cm := st.Status.Cells[0].Comparison; len(cm) != 1 || cm[0].Verdict != benchv1.VerdictRegressed || cm[0].Current != 1_000_000 ||
+		!strings.HasPrefix(cm[0].Basis, "writes never recovered in run fo-unrec-0-r2") {
+		t.Errorf("cell 4, never recovered: %+v", cm)
 	}
 
 	// A selector the CRD cannot check (In without values): Unknown, saying

@@ -123,6 +123,8 @@ type phaseNumbers struct {
 	readMean   float64 // µs, 900 successful READs
 	updateMean float64 // µs, 100 successful UPDATEs
 	peakConns  int64
+	// disruptions are the phase's status.results[].disruptions.
+	disruptions []benchv1.DisruptionResult
 }
 
 // finishChild sets a child run Succeeded with results for each phase, and
@@ -151,7 +153,8 @@ func (k *cluster) finishChild(name string, byPhase map[string]phaseNumbers, cond
 				{Name: "READ", Count: 900, AverageMicros: n.readMean, P99Micros: n.p99},
 				{Name: "UPDATE", Count: 110, Errors: 10, AverageMicros: n.updateMean, P99Micros: n.p99},
 			},
-			Server: []benchv1.ServerSummary{{Role: benchv1.RoleStandalone, Pod: name + "-mongod", Samples: 5, PeakConnections: ptr.To(n.peakConns)}},
+			Server:      []benchv1.ServerSummary{{Role: benchv1.RoleStandalone, Pod: name + "-mongod", Samples: 5, PeakConnections: ptr.To(n.peakConns)}},
+			Disruptions: n.disruptions,
 		})
 	}
 	if err := k.c.Status().Update(k.ctx(), run); err != nil {

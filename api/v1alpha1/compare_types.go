@@ -105,8 +105,8 @@ type HistoryBaseline struct {
 }
 
 // CompareMetricKind is what is compared.
-// +kubebuilder:validation:Enum=throughput;p99;p999;mean;intendedP99
-// +kubebuilder:validation:MaxLength=11
+// +kubebuilder:validation:Enum=throughput;p99;p999;mean;intendedP99;unavailabilityWrites;unavailabilityReads
+// +kubebuilder:validation:MaxLength=20
 type CompareMetricKind string
 
 // Metric kinds.
@@ -118,7 +118,44 @@ const (
 	// MetricIntendedP99 is the p99 of intended latencies (the phase's, or
 	// an operation's), kept with measurement.interval intended or both.
 	MetricIntendedP99 CompareMetricKind = "intendedP99"
+	// MetricUnavailabilityWrites is how long writes were unavailable in a
+	// phase with disruptions, in µs: the maximum over the phase's
+	// disruptions of status.results[].disruptions[].writeUnavailable.maxMicros,
+	// that is the worst loader in the worst disruption.
+	//
+	// The maximum over the loaders, not their median: an application's
+	// outage is its slowest client's, and what a failover gate is there to
+	// catch (a driver that finds the new primary a heartbeat later, an
+	// election that takes seconds longer) often hits one client first; the
+	// median of two or three loaders would hide it. The maximum over the
+	// disruptions for the same reason: the phase is as available as its
+	// worst failover. Stability across repetitions does not come from the
+	// figure but from how the gate reads it: against a sweep's cell or its
+	// own repetitions it compares the median over the runs, against a
+	// history it tests against the history's own spread. Unavailability
+	// varies from run to run far more than throughput (the election's
+	// timing, the driver's next check of the servers), so compare it with
+	// several repetitions or a history, and with a wider
+	// maxRegressionPercent than a throughput's (docs/ci-gate.md).
+	//
+	// A phase whose disruption left writes unmeasured fails the gate
+	// (Regressed, whatever the baseline, the verdict's basis saying why):
+	// a loader that wrote after the disruption and never succeeded again
+	// (writeUnavailable.missing > 0), whose maximum would be only a lower
+	// bound, or a disruption that did not happen (outcome Failed or
+	// NotReached), after which the figure would measure no failover at
+	// all. Needs the phase to have disruptions; it is the phase's as a
+	// whole (no operation).
+	MetricUnavailabilityWrites CompareMetricKind = "unavailabilityWrites"
+	// MetricUnavailabilityReads is the same for reads (readUnavailable).
+	MetricUnavailabilityReads CompareMetricKind = "unavailabilityReads"
 )
+
+// Unavailability reports whether the metric is one of a phase's
+// disruptions (unavailabilityWrites, unavailabilityReads).
+func (k CompareMetricKind) Unavailability() bool {
+	return k == MetricUnavailabilityWrites || k == MetricUnavailabilityReads
+}
 
 // CompareDirection says which way a metric gets better.
 // +kubebuilder:validation:Enum=HigherIsBetter;LowerIsBetter
@@ -134,6 +171,7 @@ const (
 // CompareMetric is one compared number of a phase.
 //
 // +kubebuilder:validation:XValidation:rule="self.metric != 'p999' || has(self.operation)",message="p999 is kept per operation: name the operation"
+// +kubebuilder:validation:XValidation:rule="!(self.metric in ['unavailabilityWrites', 'unavailabilityReads']) || !has(self.operation)",message="unavailabilityWrites and unavailabilityReads are a phase's, over its disruptions: leave operation out"
 type CompareMetric struct {
 	// Phase names the phase (spec.phases[].name).
 	// +kubebuilder:validation:MinLength=1
@@ -147,10 +185,13 @@ type CompareMetric struct {
 	Operation string `json:"operation,omitempty"`
 	// Metric is throughput (ops/s), p99, p999, mean or intendedP99
 	// (latency, µs; intendedP99 needs measurement.interval intended or
-	// both on the phase).
+	// both on the phase), or unavailabilityWrites or unavailabilityReads
+	// (µs; the longest any loader could not write, or read, after any of
+	// the phase's disruptions, which it needs; a disruption the loaders
+	// never recovered from fails the gate).
 	Metric CompareMetricKind `json:"metric"`
 	// Direction is which way is better; default HigherIsBetter for
-	// throughput, LowerIsBetter for latencies.
+	// throughput, LowerIsBetter for latencies and unavailability.
 	// +optional
 	Direction CompareDirection `json:"direction,omitempty"`
 	// MaxRegressionPercent is the threshold of the runRef and sweepRef
@@ -209,7 +250,9 @@ type MetricComparison struct {
 	// Verdict is Improved, Unchanged, Regressed, Acknowledged or Invalid.
 	Verdict CompareVerdict `json:"verdict"`
 	// Basis says what the run was compared with ("baseline run x",
-	// "28-run history", "thresholds: history has 3 of 5 runs").
+	// "28-run history", "thresholds: history has 3 of 5 runs"), or why it
+	// fails whatever the baseline ("writes never recovered in run x: ...";
+	// Current is then a lower bound).
 	Basis string `json:"basis"`
 	// Acknowledged is the reason of the acknowledgement applied.
 	// +optional

@@ -53,3 +53,36 @@ func TestCompareIsValidated(t *testing.T) {
 		})
 	}
 }
+
+// TestUnavailabilityMetricsAreValidated: unavailabilityWrites and
+// unavailabilityReads are a phase's, over its disruptions: the phase must
+// have some, and no operation is named.
+func TestUnavailabilityMetricsAreValidated(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	spec := func(disruptions, metrics string) string {
+		return "  topology: {mode: ReplicaSet, members: 3}\n  workload: {preset: a}\n  phases:\n  - {name: load, type: Load}\n" +
+			"  - {name: run, type: Run, maxExecutionTime: 2m" + disruptions + "}\n" +
+			"  compare:\n    baseline: {history: {}}\n    metrics: " + metrics + "\n"
+	}
+	stepDown := ", disruptions: [{at: 30s, action: StepDown}]"
+	cases := []struct{ name, spec, want string }{
+		{"writes and reads of a disrupted phase", spec(stepDown,
+			"[{phase: run, metric: unavailabilityWrites, maxRegressionPercent: 50}, {phase: run, metric: unavailabilityReads, direction: LowerIsBetter}]"), ""},
+		{"a phase without disruptions", spec("", "[{phase: run, metric: unavailabilityWrites}]"),
+			"an unavailabilityWrites or unavailabilityReads metric needs its phase to have disruptions"},
+		{"an empty list of disruptions", spec(", disruptions: []", "[{phase: run, metric: unavailabilityReads}]"),
+			"an unavailabilityWrites or unavailabilityReads metric needs its phase to have disruptions"},
+		{"another phase's disruptions", spec(stepDown, "[{phase: load, metric: unavailabilityWrites}]"),
+			"an unavailabilityWrites or unavailabilityReads metric needs its phase to have disruptions"},
+		{"per operation", spec(stepDown, "[{phase: run, operation: UPDATE, metric: unavailabilityWrites}]"),
+			"unavailabilityWrites and unavailabilityReads are a phase's, over its disruptions: leave operation out"},
+		{"misspelt", spec(stepDown, "[{phase: run, metric: unavailabilityWrite}]"), `Unsupported value: "unavailabilityWrite"`},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := create(t, c, ns, run("unav-"+string(rune('a'+i)), tc.spec))
+			expectAdmission(t, err, tc.want)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -250,5 +251,58 @@ func TestSweepSamplesExpandToValidRuns(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d cells × %d repetitions, all valid", filepath.Base(f), len(cells), sw.Spec.Repetitions)
+	}
+}
+
+// TestFailoverSample: the failover study (study-failover) is what
+// docs/studies.md says: two cells, retryWrites on and off (the names
+// quoted, or YAML would read booleans), each a 3-member replica set whose
+// Run phase, at a fixed target after a timed warm-up, steps the primary
+// down twice inside its measured window, 3 repetitions.
+func TestFailoverSample(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	b, err := os.ReadFile(filepath.Join(kube.RepoRoot(), "config", "samples", "bench_v1alpha1_benchmarksweep_study-failover.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := create(t, c, ns, string(b)); err != nil {
+		t.Fatal(err)
+	}
+	var sw benchv1.BenchmarkSweep
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "study-failover"}, &sw); err != nil {
+		t.Fatal(err)
+	}
+	_, cells, err := sweep.Expand(&sw.Spec)
+	if err != nil || len(cells) != 2 || sw.Spec.Repetitions != 3 {
+		t.Fatalf("%d cells × %d repetitions: %v", len(cells), sw.Spec.Repetitions, err)
+	}
+	for _, cell := range cells {
+		s := cell.Spec
+		if want := cell.Name() == "on"; s.Driver.RetryWrites != want || (cell.Name() != "on" && cell.Name() != "off") {
+			t.Errorf("cell %q: retryWrites %v", cell.Name(), s.Driver.RetryWrites)
+		}
+		if s.Topology.Mode != benchv1.TopologyReplicaSet || s.Topology.Members == nil || *s.Topology.Members != 3 {
+			t.Errorf("cell %s: topology %+v", cell.Name(), s.Topology)
+		}
+		ph := s.Phases[len(s.Phases)-1]
+		if ph.Type != benchv1.PhaseRun || ph.Target == nil || *ph.Target <= 0 || ph.Warmup == nil || ph.Warmup.Duration == nil ||
+			ph.MaxExecutionTime == nil || len(ph.Disruptions) < 1 {
+			t.Fatalf("cell %s: phase %+v", cell.Name(), ph)
+		}
+		// The first StepDown in the middle of the measured window, each
+		// with its 30 s of series inside it.
+		window := ph.MaxExecutionTime.Duration
+		if ph.Disruptions[0].At.Duration != window/2 {
+			t.Errorf("cell %s: the first StepDown at %v of %v", cell.Name(), ph.Disruptions[0].At.Duration, window)
+		}
+		for _, d := range ph.Disruptions {
+			if d.Action != benchv1.DisruptionStepDown || d.At.Duration+30*time.Second > window {
+				t.Errorf("cell %s: disruption %+v in a window of %v", cell.Name(), d, window)
+			}
+		}
+	}
+	if got := sw.Spec.Baseline["retryWrites"]; got != "off" {
+		t.Errorf("baseline %v", sw.Spec.Baseline)
 	}
 }

@@ -43,6 +43,9 @@ type Result struct {
 	// Basis says what the current value was compared with, for messages:
 	// "baseline", "30-run history", "thresholds: history has 3 of 5 runs".
 	Basis string
+	// Failure says why the verdict is Regressed whatever the change
+	// (Unrecovered): "writes never recovered in run x: ...".
+	Failure string
 }
 
 // worse is the change in the direction that makes the metric worse, in %
@@ -209,7 +212,12 @@ func Acknowledge(r Result, metric string, acks []Acknowledgement, now time.Time)
 
 // Summary is the one line a condition shows: "S3 throughput −12.4% vs
 // 30-run history (p=2e-05)".
+// A failure is summed up by its reason: "S2 unavailabilityWrites: writes
+// never recovered in run x: ...".
 func Summary(metric string, r Result) string {
+	if r.Failure != "" {
+		return metric + ": " + r.Failure
+	}
 	s := fmt.Sprintf("%s %+.1f%% vs %s", metric, r.ChangePercent, r.Basis)
 	if r.PValue != nil {
 		s += fmt.Sprintf(" (p=%.2g)", *r.PValue)

@@ -13,4 +13,9 @@
 //     MongoDB's CI and Apache Otava do. With fewer runs than MinRuns it
 //     falls back to the threshold against the history's median, and says
 //     so.
+//
+// The unavailability of a phase's disruptions (unavailability.go) is
+// compared as a latency, except that a disruption a loader never
+// recovered from, or one that did not happen, has no figure: the gated
+// run then fails (Unrecovered) whatever the baseline.
 package compare

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -151,8 +152,20 @@ func MetricName(m benchv1.CompareMetric) string {
 }
 
 // MetricValue reads a metric from a run's results; false when the run has
-// no such phase or operation.
+// no such phase, operation or figure (ReadMetric says why).
 func MetricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, bool) {
+	v, err := ReadMetric(run, m)
+	return v, err == nil
+}
+
+// ErrNotInResults: the run has no such phase, operation or figure.
+var ErrNotInResults = errors.New("not in the results")
+
+// ReadMetric reads a metric from a run's results. Without a value, the
+// error says why: the run has no such phase, operation or figure, or (an
+// *Unmeasured, which fails the gate) the phase's disruptions left its
+// unavailability unmeasured.
+func ReadMetric(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, error) {
 	var res *benchv1.PhaseResult
 	for i := range run.Status.Results {
 		if run.Status.Results[i].Name == m.Phase {
@@ -160,8 +173,23 @@ func MetricValue(run *benchv1.BenchmarkRun, m benchv1.CompareMetric) (float64, b
 		}
 	}
 	if res == nil {
-		return 0, false
+		return 0, ErrNotInResults
 	}
+	if m.Metric.Unavailability() {
+		if m.Operation != "" {
+			return 0, ErrNotInResults // the CRD refuses it: the figure is the phase's
+		}
+		return unavailability(run.Name, res, m.Metric)
+	}
+	v, ok := figure(res, m)
+	if !ok {
+		return 0, ErrNotInResults
+	}
+	return v, nil
+}
+
+// figure reads a throughput or latency metric from a phase's results.
+func figure(res *benchv1.PhaseResult, m benchv1.CompareMetric) (float64, bool) {
 	if m.Operation == "" {
 		switch m.Metric {
 		case benchv1.MetricThroughput:
