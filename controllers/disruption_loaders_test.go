@@ -115,7 +115,7 @@ func TestStepDownThroughTheController(t *testing.T) { //nolint:gocyclo // one sc
 	}
 	// Sent at the instant: the measured window's start (the barrier's)
 	// plus at, late by the ledger's creation at most.
-	if o.Sent != nil && (o.Sent.Time.Before(d.Instant.Time) || o.Sent.Time.Sub(d.Instant.Time) > time.Second) {
+	if o.Sent != nil && (o.Sent.Time.Before(d.Instant.Time) || o.Sent.Sub(d.Instant.Time) > time.Second) {
 		t.Errorf("sent at %v, the instant is %v", o.Sent.Time, d.Instant.Time)
 	}
 	// Every loader saw writes refused for the stub's 1.5 s, plus at most

@@ -4,7 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -139,5 +141,43 @@ func TestWithoutFigures(t *testing.T) {
 	sum := Summary(nil, nil, Unchecked(run))
 	if !strings.Contains(sum, "not checked: restarts, elections, cache size and connection limit (no telemetry in phase S2); loader CPU") {
 		t.Fatal(sum)
+	}
+}
+
+// TestDisruptionErrorsDoNotCount: the calls a disruption made fail (a
+// failover's labels, in the 30 s after a disruption that was sent) are
+// what it measures, not a fault of the run; other errors in the same
+// window, and the errors of a disruption that was never sent, still count.
+func TestDisruptionErrorsDoNotCount(t *testing.T) {
+	sent := metav1.NewMicroTime(time.Date(2026, 11, 1, 10, 0, 2, 0, time.UTC))
+	for _, c := range []struct {
+		name    string
+		outcome benchv1.DisruptionOutcome
+		errors  []benchv1.DisruptionErrorCount
+		want    string // "" = valid
+	}{
+		{"a stepdown's refusals", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
+			[]benchv1.DisruptionErrorCount{{Label: "NotWritablePrimary", Count: 900}, {Label: "NetworkError", Count: 45}, {Label: "Code11602", Count: 5}}, ""},
+		{"a duplicate key in the window still counts", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
+			[]benchv1.DisruptionErrorCount{{Label: "NotWritablePrimary", Count: 850}, {Label: "DuplicateKey", Count: 100}},
+			"0.12% of the database calls failed (120 of 100000; 850 more failed in disruptions' windows and are not counted)"},
+		{"an action never sent explains nothing", benchv1.DisruptionOutcome{State: benchv1.DisruptionFailed, Error: "not sent: cannot create the ledger"},
+			[]benchv1.DisruptionErrorCount{{Label: "NotWritablePrimary", Count: 950}}, "0.97% of the database calls failed (970 of 100000)"},
+		{"unknown: sent by a loader that was replaced", benchv1.DisruptionOutcome{State: benchv1.DisruptionUnknown, Sent: &sent},
+			[]benchv1.DisruptionErrorCount{{Label: "InterruptedDueToReplStateChange", Count: 950}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run := healthy()
+			res := &run.Status.Results[0]
+			res.OperationStats[1].Errors = 950 // 970 failed calls of 100000 (20 reads, 950 updates)
+			res.Disruptions = []benchv1.DisruptionResult{{Index: 0, Action: benchv1.DisruptionStepDown, Outcome: c.outcome, Errors: c.errors}}
+			p := Check(run)
+			switch {
+			case c.want == "" && len(p) != 0:
+				t.Fatalf("problems %+v, want none", p)
+			case c.want != "" && (len(p) != 1 || p[0].Reason != benchv1.ReasonTooManyErrors || !strings.Contains(p[0].Message, c.want)):
+				t.Fatalf("problems %+v, want %q", p, c.want)
+			}
+		})
 	}
 }
