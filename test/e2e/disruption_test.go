@@ -25,8 +25,8 @@ import (
 // 0 sends one replSetStepDown to the primary at the instant (its ledger
 // says so); the set elects another member, after the command was sent;
 // both loaders measure a write and read unavailability shorter than the
-// stepdown period and see the new primary; the election is counted as
-// planned, so Valid does not hold it against the run; and the plugin's
+// stepdown period and see the new primary; the election, and the writes
+// refused meanwhile, are counted as planned, so the run is Valid; and the plugin's
 // results table shows the disruption.
 func TestStepDown(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	kubectl := os.Getenv("E2E_KUBECTL")
@@ -143,9 +143,11 @@ func TestStepDown(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	if planned == 0 {
 		t.Error("no member's telemetry saw the planned election")
 	}
-	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil ||
-		!strings.Contains(c.Message, "planned change(s) of replica set rs0's primary") || strings.Contains(c.Message, "changed primary during the measured window") {
-		t.Errorf("Valid %+v: want the election planned, none unplanned", c)
+	// Nor do the writes the failover refused: against real servers, with
+	// nothing else wrong, the run is Valid.
+	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "planned change(s) of replica set rs0's primary") {
+		t.Errorf("Valid %+v: want True, the election planned", c)
 	}
 
 	if code, out := s.plugin("results", "stepdown"); code != 0 || !strings.Contains(out, "StepDown") || !strings.Contains(out, "Done") {
