@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -368,12 +367,33 @@ func (s *Study) disruptionSection(ax int) section {
 	if s.Kind == KindSweep && slices.ContainsFunc(t.Rows, func(r []string) bool { return strings.Contains(r[9]+r[10]+r[11], "/") }) {
 		sec.Text = append(sec.Text, "Errors and retried are whole operations: "+pairsNote)
 	}
+	if s.Kind == KindSweep {
+		// Each repetition's primary is a member of its own run: the CSV
+		// and JSON name them.
+		t = dropColumn(t, "sent to")
+	}
 	sec.Tables = []table{s.perRun(t)}
 	if s.Kind == KindSweep && ax >= 0 {
 		sec.Tables = append(sec.Tables, s.disruptionComparison(ax)...)
 	}
 	sec.Items = problems
 	return sec
+}
+
+// dropColumn is t without its column named name.
+func dropColumn(t table, name string) table {
+	i := slices.Index(t.Header, name)
+	if i < 0 {
+		return t
+	}
+	t.Header = slices.Delete(slices.Clone(t.Header), i, i+1)
+	if i < len(t.Right) {
+		t.Right = slices.Delete(slices.Clone(t.Right), i, i+1)
+	}
+	for r := range t.Rows {
+		t.Rows[r] = slices.Delete(slices.Clone(t.Rows[r]), i, i+1)
+	}
+	return t
 }
 
 // disruptionFigure is a figure the sweep's comparison tables show.
@@ -383,6 +403,7 @@ type disruptionFigure struct {
 }
 
 var disruptionFigures = []disruptionFigure{
+	{"outcome", (*cellDisruption).outcome},
 	{"writes unavailable, max (ms)", func(cd *cellDisruption) string { return never(spread(cd.Write.Max, millis), cd.Write) }},
 	{"writes unavailable, median (ms)", func(cd *cellDisruption) string { return spread(cd.Write.Median, millis) }},
 	{"reads unavailable, max (ms)", func(cd *cellDisruption) string { return never(spread(cd.Read.Max, millis), cd.Read) }},
@@ -458,7 +479,18 @@ func (s *Study) disruptionComparison(ax int) []table {
 					name += " " + n
 				}
 			}
-			for _, f := range disruptionFigures {
+			reached := false
+			for _, c := range sl.Cells {
+				if cd := byCell[c][k]; c != nil && cd != nil {
+					reached = reached || cd.States[benchv1.DisruptionNotReached] < cd.Repetitions
+				}
+			}
+			figures := disruptionFigures
+			if !reached {
+				// Nothing measured: its outcome says why.
+				figures = figures[:1]
+			}
+			for _, f := range figures {
 				row := []string{name + ", " + f.Name}
 				for _, c := range sl.Cells {
 					cell := "-"
@@ -568,18 +600,4 @@ func (s *Study) jsonDisruptionsOf() []jsonDisruption {
 		out = append(out, jd)
 	}
 	return out
-}
-
-// unavailableWindow is the cell's shaded stretch of a disruption on the
-// charts: from the instant to the median over the repetitions of the
-// maximum write unavailability (reads when no loader wrote), NaN when no
-// loader recovered.
-func (cd *cellDisruption) unavailableWindow() float64 {
-	switch {
-	case len(cd.Write.Max) > 0:
-		return stats.Median(cd.Write.Max)
-	case len(cd.Read.Max) > 0 && !cd.Write.measured():
-		return stats.Median(cd.Read.Max)
-	}
-	return math.NaN()
 }
