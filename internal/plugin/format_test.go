@@ -165,7 +165,7 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 		"primary": d0.Outcome.Primary, "write_unavailable_max_us": strconv.FormatInt(d0.WriteUnavailable.MaxMicros, 10),
 		"write_unavailable_median_us": strconv.FormatInt(d0.WriteUnavailable.MedianMicros, 10), "read_never_recovered": "1",
 		"new_primary_max_us": "1500000", "disruption_errors": "132", "retried": "11", "retried_ok": "9",
-		"error_labels": "NotWritablePrimary=120;InterruptedDueToReplStateChange=8;NetworkError=3;Other=1",
+		"error_labels":       "NotWritablePrimary=120;InterruptedDueToReplStateChange=8;NetworkError=3;Other=1",
 		"before_ops_per_sec": "2010.4", "after_p99_us": "1911", "instant": "2026-05-02T10:00:16.000000Z",
 	} {
 		if got := disruptions[0][col[name]]; got != want {
