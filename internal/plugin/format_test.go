@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -383,5 +384,31 @@ func TestParseStatusPercentiles(t *testing.T) {
 		if _, err := parseStatusPercentiles(bad); err == nil {
 			t.Errorf("parseStatusPercentiles(%q) accepted", bad)
 		}
+	}
+}
+
+// The disruption lines docs/plugin.md shows are the golden report's.
+func TestDocsShowTheDisruptionLines(t *testing.T) {
+	doc, err := os.ReadFile(pluginDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("testdata", "results.ycsb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(doc), "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "[DISRUPTION ") {
+			continue
+		}
+		n++
+		if !strings.Contains(string(golden), l+"\n") {
+			t.Errorf("%s shows %q, which testdata/results.ycsb does not have", pluginDoc, l)
+		}
+	}
+	if n < 5 {
+		t.Errorf("%s shows %d disruption lines", pluginDoc, n)
 	}
 }

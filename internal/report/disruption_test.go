@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -276,6 +277,34 @@ func TestZoomLines(t *testing.T) {
 			if xy.X > 0.1 && xy.X <= float64(*d.Loaders[1].WriteUnavailableMicros)/1e6-0.1 && xy.X <= float64(*d.Loaders[1].ReadUnavailableMicros)/1e6 {
 				t.Errorf("%s: a p99 point at %v s, while nothing succeeded", run.Name, xy.X)
 			}
+		}
+	}
+}
+
+// The excerpt docs/reports.md shows is the failover fixture's report,
+// line for line.
+func TestDocsShowTheDisruptionReport(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/reports.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/failover.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "\n## Disruptions\n")
+	_, block, ok2 := strings.Cut(sec, "```text\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/reports.md has no Disruptions section with a text block")
+	}
+	lines := strings.Split(strings.TrimSpace(block), "\n")
+	if len(lines) < 4 {
+		t.Fatalf("the excerpt has %d lines", len(lines))
+	}
+	for _, l := range lines {
+		if !strings.Contains(string(golden), l+"\n") {
+			t.Errorf("docs/reports.md shows %q, which testdata/failover.md does not have", l)
 		}
 	}
 }
