@@ -228,9 +228,9 @@ func loaderText(t *testing.T, rr *ycsb.RunResult, pct []float64) string {
 
 // withoutFailedBlocks drops the "[OP-FAILED]" lines, which status cannot
 // rebuild (it keeps no latencies of failed operations).
-func withoutFailedBlocks(report string) string {
+func withoutFailedBlocks(text string) string {
 	var keep []string
-	for _, l := range strings.SplitAfter(report, "\n") {
+	for _, l := range strings.SplitAfter(text, "\n") {
 		if !strings.Contains(l, "-FAILED], ") {
 			keep = append(keep, l)
 		}

@@ -103,27 +103,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		{"failover", "", 2 + 1 + 2},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			var s *Study
-			switch tc.fixture {
-			case "nightly":
-				s = nightlyStudy(t, 0)
-			case "failover":
-				// With the merged results the plugin would read.
-				sw, runs := loadFixture(t, tc.fixture)
-				var drawn []benchv1.BenchmarkRun
-				s0, err := FromSweep(sw, runs, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, rp := range s0.DisruptionSeries() {
-					drawn = append(drawn, runs[slices.IndexFunc(runs, func(r benchv1.BenchmarkRun) bool { return r.Name == rp.Run })])
-				}
-				if s, err = FromSweep(sw, runs, failoverHistograms(t, drawn)); err != nil {
-					t.Fatal(err)
-				}
-			default:
-				s = sweepStudy(t, tc.fixture)
-			}
+			s := browserStudy(t, tc.fixture)
 			var buf bytes.Buffer
 			if err := HTML(&buf, s, Options{}); err != nil {
 				t.Fatal(err)
@@ -211,6 +191,31 @@ func TestHTMLInBrowser(t *testing.T) {
 			checkSections(t, doc, tc.fixture, growthCharts)
 		})
 	}
+}
+
+// browserStudy is the fixture's study as the plugin would build it: the
+// failover study with the merged results the plugin reads for it.
+func browserStudy(t *testing.T, fixture string) *Study {
+	t.Helper()
+	switch fixture {
+	case "nightly":
+		return nightlyStudy(t, 0)
+	case "failover":
+		sw, runs := loadFixture(t, fixture)
+		s, err := FromSweep(sw, runs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var drawn []benchv1.BenchmarkRun
+		for _, rp := range s.DisruptionSeries() {
+			drawn = append(drawn, runs[slices.IndexFunc(runs, func(r benchv1.BenchmarkRun) bool { return r.Name == rp.Run })])
+		}
+		if s, err = FromSweep(sw, runs, failoverHistograms(t, drawn)); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	return sweepStudy(t, fixture)
 }
 
 // throughputTexts are what a phase's throughput chart against an axis

@@ -377,7 +377,7 @@ func disruptionPlotters(sp chartSpec) (disruptionPlot, error) {
 		}
 		r, g, b, _ := palette[w.Line%len(palette)].RGBA()
 		band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x40}
-		band.LineStyle.Width = 0
+		band.Width = 0
 		out.under = append(out.under, band)
 		if len(out.legend) == 0 {
 			out.legend = append(out.legend, legendLine{Name: windowLegend, Thumbs: []plot.Thumbnailer{band}})

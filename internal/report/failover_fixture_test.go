@@ -188,7 +188,7 @@ func failoverMerged(run *benchv1.BenchmarkRun) *results.Result {
 	rng := rand.New(rand.NewPCG(27, uint64(write)))
 	for i := range results.MaxDisruptionPoints {
 		// The interval's end, in µs from the instant.
-		end := int64(md.SeriesStartMillis+int64(i+1)*results.DisruptionIntervalMillis) * 1000
+		end := (md.SeriesStartMillis + int64(i+1)*results.DisruptionIntervalMillis) * 1000
 		start := end - results.DisruptionIntervalMillis*1000
 		p := results.Point{Millis: results.DisruptionIntervalMillis}
 		for _, op := range []struct {
