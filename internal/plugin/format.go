@@ -256,20 +256,36 @@ var csvHeader = slices.Concat([]string{"namespace", "run", "phase", "type", "ope
 // can be checked row by row. The intended_* columns hold an operation's
 // intended latencies (intended_p99_us on OVERALL rows: the phase's),
 // start_skew_ms is on OVERALL rows, and valid and valid_reason (the run's
-// Valid condition) are on every row. The rows are the study report's
-// (report.PhaseRows), with the run's namespace and name before them and
-// the Valid condition last.
+// Valid condition) are on every row. A run with disruptions adds
+// report.DisruptionColumns after valid_reason and a DISRUPTION row per
+// disruption at the end of its phase's rows (the other rows leave them
+// empty); a run without any has neither, so its CSV is what it always
+// was. The rows are the study report's (report.PhaseRows), with the
+// run's namespace and name before them and the Valid condition after.
 func writeCSV(w io.Writer, run *benchv1.BenchmarkRun) error {
 	valid := []string{"", ""}
 	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionValid); c != nil {
 		valid = []string{string(c.Status), c.Reason}
 	}
-	rows := [][]string{csvHeader}
+	disruptions := slices.ContainsFunc(run.Status.Results, func(p benchv1.PhaseResult) bool { return len(p.Disruptions) > 0 })
+	header := csvHeader
+	if disruptions {
+		header = slices.Concat(csvHeader, report.DisruptionColumns)
+	}
+	rows := [][]string{header}
 	for i := range run.Status.Results {
 		p := &run.Status.Results[i]
 		for _, r := range report.PhaseRows(p) {
-			rows = append(rows, slices.Concat([]string{run.Namespace, run.Name, p.Name, string(p.Type), r.Operation}, r.Measured,
-				r.Intended, r.Loader, valid))
+			row := slices.Concat([]string{run.Namespace, run.Name, p.Name, string(p.Type), r.Operation}, r.Measured,
+				r.Intended, r.Loader, valid)
+			if disruptions {
+				d := r.Disruption
+				if d == nil {
+					d = make([]string, len(report.DisruptionColumns))
+				}
+				row = append(row, d...)
+			}
+			rows = append(rows, row)
 		}
 	}
 	cw := csv.NewWriter(w)

@@ -5,8 +5,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/report"
 	goldenfile "github.com/mongobench/mongobench/internal/testutil/golden"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
@@ -100,6 +103,9 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 	if doc.Valid == nil || doc.Valid.Status != "True" || doc.Valid.Reason != "Valid" {
 		t.Errorf("valid: %+v", doc.Valid)
 	}
+	if !reflect.DeepEqual(normalizeJSON(t, doc.Phases[1].Disruptions), normalizeJSON(t, run.Status.Results[1].Disruptions)) {
+		t.Errorf("json disruptions %+v, status %+v", doc.Phases[1].Disruptions, run.Status.Results[1].Disruptions)
+	}
 
 	var c bytes.Buffer
 	if err := writeResults(&c, run, run.Status.Results, outputCSV, nil, false); err != nil {
@@ -110,16 +116,17 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 		t.Fatal(err)
 	}
 	// A header, then per phase an OVERALL row, one row per operation, a
-	// WARMUP row and one per warm-up operation, and one per loader.
+	// WARMUP row and one per warm-up operation, one per loader and one
+	// per disruption.
 	want := 1
 	for _, r := range run.Status.Results {
-		want += 1 + len(r.OperationStats) + len(r.LoaderStats)
+		want += 1 + len(r.OperationStats) + len(r.LoaderStats) + len(r.Disruptions)
 		if r.Warmup != nil {
 			want += 1 + len(r.Warmup.OperationStats)
 		}
 	}
-	if want != 12 {
-		t.Fatalf("the fixture has %d rows, not a warm-up and loaders", want)
+	if want != 14 {
+		t.Fatalf("the fixture has %d rows, not a warm-up, loaders and disruptions", want)
 	}
 	if len(rows) != want {
 		t.Fatalf("%d csv rows, want %d", len(rows), want)
@@ -128,15 +135,83 @@ func TestResultsMachineFormatsMatchStatus(t *testing.T) { //nolint:gocyclo // on
 	for i, h := range rows[0] {
 		col[h] = i
 	}
+	// The disruptions' columns follow the others, so every column keeps
+	// its position.
+	if !reflect.DeepEqual(rows[0], slices.Concat(csvHeader, report.DisruptionColumns)) {
+		t.Fatalf("header %v", rows[0])
+	}
+	var disruptions [][]string
 	for _, row := range rows[1:] {
-		if len(row) != len(csvHeader) {
+		if len(row) != len(rows[0]) {
 			t.Fatalf("row %v has %d columns", row, len(row))
+		}
+		if row[col["operation"]] == report.RowDisruption {
+			disruptions = append(disruptions, row)
 		}
 		count, _ := strconv.ParseFloat(row[col["count"]], 64)
 		rt, _ := strconv.ParseFloat(row[col["runtime_ms"]], 64)
 		ops, _ := strconv.ParseFloat(row[col["ops_per_sec"]], 64)
 		if d := ops - count*1000/rt; d > 0.005 || d < -0.005 {
 			t.Errorf("row %v: ops_per_sec %v != count*1000/runtime_ms", row, ops)
+		}
+	}
+	// Each DISRUPTION row holds its disruption's status, in µs.
+	ds := run.Status.Results[1].Disruptions
+	if len(disruptions) != len(ds) {
+		t.Fatalf("%d DISRUPTION rows, status has %d disruptions", len(disruptions), len(ds))
+	}
+	d0 := ds[0]
+	for name, want := range map[string]string{
+		"phase": "run", "disruption": "0", "action": "StepDown", "at_ms": "5000", "outcome": "Done", "action_us": "812345",
+		"primary": d0.Outcome.Primary, "write_unavailable_max_us": strconv.FormatInt(d0.WriteUnavailable.MaxMicros, 10),
+		"write_unavailable_median_us": strconv.FormatInt(d0.WriteUnavailable.MedianMicros, 10), "read_never_recovered": "1",
+		"new_primary_max_us": "1500000", "disruption_errors": "132", "retried": "11", "retried_ok": "9",
+		"error_labels":       "NotWritablePrimary=120;InterruptedDueToReplStateChange=8;NetworkError=3;Other=1",
+		"before_ops_per_sec": "2010.4", "after_p99_us": "1911", "instant": "2026-05-02T10:00:16.000000Z",
+	} {
+		if got := disruptions[0][col[name]]; got != want {
+			t.Errorf("disruption 0: %s = %q, want %q", name, got, want)
+		}
+	}
+	// A disruption the phase did not reach measured nothing: no zeros.
+	for _, name := range []string{"outcome", "disruption_errors", "retried", "write_unavailable_max_us", "sent"} {
+		want := map[string]string{"outcome": "NotReached"}[name]
+		if got := disruptions[1][col[name]]; got != want {
+			t.Errorf("disruption 1: %s = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// normalizeJSON compares values through their JSON form.
+func normalizeJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A run without disruptions prints the CSV and YCSB report it printed
+// before disruptions existed: testdata/results-no-disruptions.* are the
+// goldens of that time, byte for byte, of the same run.
+func TestResultsWithoutDisruptionsUnchanged(t *testing.T) {
+	run := sampleRun()
+	for i := range run.Status.Results {
+		run.Status.Results[i].Disruptions = nil
+	}
+	for _, format := range []string{outputCSV, outputYCSB} {
+		var buf bytes.Buffer
+		if err := writeResults(&buf, run, run.Status.Results, format, []float64{95, 99}, true); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "results-no-disruptions."+format, buf.Bytes())
+		if strings.Contains(buf.String(), "isruption") || strings.Contains(buf.String(), "DISRUPTION") {
+			t.Errorf("%s of a run without disruptions names them:\n%s", format, buf.String())
 		}
 	}
 }
@@ -153,9 +228,9 @@ func loaderText(t *testing.T, rr *ycsb.RunResult, pct []float64) string {
 
 // withoutFailedBlocks drops the "[OP-FAILED]" lines, which status cannot
 // rebuild (it keeps no latencies of failed operations).
-func withoutFailedBlocks(report string) string {
+func withoutFailedBlocks(text string) string {
 	var keep []string
-	for _, l := range strings.SplitAfter(report, "\n") {
+	for _, l := range strings.SplitAfter(text, "\n") {
 		if !strings.Contains(l, "-FAILED], ") {
 			keep = append(keep, l)
 		}
@@ -197,7 +272,8 @@ func TestYCSBTextMatchesLoader(t *testing.T) {
 			if !strings.Contains(want, tc.shows) {
 				t.Fatalf("fixture should exercise %q:\n%s", tc.shows, want)
 			}
-			if got.String() != withoutFailedBlocks(want) {
+			// The loader's report, then the phase's disruptions.
+			if got.String() != withoutFailedBlocks(want)+ycsbDisruptionLines(phase[0].Disruptions) {
 				t.Errorf("phase %s (%s), percentiles %v:\n%s\nloader printed:\n%s", phase[0].Name, tc.rr.Interval, pct, got.String(), want)
 			}
 		}
@@ -208,10 +284,23 @@ func TestYCSBTextMatchesLoader(t *testing.T) {
 	if err := writeResults(&all, run, run.Status.Results, outputYCSB, []float64{95, 99}, true); err != nil {
 		t.Fatal(err)
 	}
+	dis := ycsbDisruptionLines(run.Status.Results[1].Disruptions)
+	if !strings.Contains(dis, "[DISRUPTION 0 StepDown], WriteUnavailableMax(ms), 1734.0\n") ||
+		!strings.Contains(dis, "[DISRUPTION 0 StepDown], Error=NotWritablePrimary, 120\n") ||
+		!strings.HasSuffix(dis, "[DISRUPTION 1 StepDown], At(ms), 9000\n[DISRUPTION 1 StepDown], Outcome=NotReached, 1\n") {
+		t.Errorf("disruption lines:\n%s", dis)
+	}
 	want := "# run/demo phase=load type=Load loaders=1 threads=4\n" + loaderText(t, loadRun(), []float64{95, 99}) +
-		"# run/demo phase=run type=Run loaders=2 threads=8\n" + withoutFailedBlocks(loaderText(t, runRun(), []float64{95, 99}))
+		"# run/demo phase=run type=Run loaders=2 threads=8\n" + withoutFailedBlocks(loaderText(t, runRun(), []float64{95, 99})) + dis
 	if all.String() != want {
 		t.Errorf("all phases:\n%s\nwant:\n%s", all.String(), want)
+	}
+	// Every value is a number, as YCSB's parsers expect.
+	for _, l := range strings.Split(strings.TrimSuffix(dis, "\n"), "\n") {
+		v := l[strings.LastIndex(l, ", ")+2:]
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			t.Errorf("line %q: value %q is not a number", l, v)
+		}
 	}
 	// Every line but the headers is a YCSB "[SECTION], Metric, value" line.
 	for _, l := range strings.Split(strings.TrimSuffix(all.String(), "\n"), "\n") {
@@ -272,8 +361,9 @@ func TestResultsShowAnInvalidRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	valid, reason := slices.Index(rows[0], "valid"), slices.Index(rows[0], "valid_reason")
 	for _, r := range rows[1:] {
-		if r[len(r)-2] != "False" || r[len(r)-1] != "PrimaryChanged" {
+		if r[valid] != "False" || r[reason] != "PrimaryChanged" {
 			t.Errorf("csv row %v", r)
 		}
 	}
@@ -294,5 +384,31 @@ func TestParseStatusPercentiles(t *testing.T) {
 		if _, err := parseStatusPercentiles(bad); err == nil {
 			t.Errorf("parseStatusPercentiles(%q) accepted", bad)
 		}
+	}
+}
+
+// The disruption lines docs/plugin.md shows are the golden report's.
+func TestDocsShowTheDisruptionLines(t *testing.T) {
+	doc, err := os.ReadFile(pluginDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile(filepath.Join("testdata", "results.ycsb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(doc), "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "[DISRUPTION ") {
+			continue
+		}
+		n++
+		if !strings.Contains(string(golden), l+"\n") {
+			t.Errorf("%s shows %q, which testdata/results.ycsb does not have", pluginDoc, l)
+		}
+	}
+	if n < 5 {
+		t.Errorf("%s shows %d disruption lines", pluginDoc, n)
 	}
 }

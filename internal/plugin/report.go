@@ -90,6 +90,21 @@ The aggregates are the sweep's status, as its controller computed them.
 Without --out the report goes to stdout; with --out DIR it is written to
 DIR/NAME.EXT (the directory is created) and the path is printed.
 
+A phase with disruptions (spec.phases[].disruptions) gets a table of
+them: per cell, phase and disruption its outcome, how long writes and
+reads were unavailable (maximum / median over the loaders, and loaders
+that never recovered), the time to a new primary, the errors by label,
+the retried operations, and throughput and p99 before → after (md, html;
+the median across a cell's repetitions); a sweep also compares them along
+the axis (--axis), a column per value, e.g. retryWrites on and off. The
+csv has a DISRUPTION row per run, phase and disruption (with its own
+columns), the json each cell's in disruptions. The html marks each
+disruption on the phase's throughput and p99 over time and shades its
+unavailability window, and draws each at 100 ms resolution from the
+phase's merged result: it reads that ConfigMap (status.results[].histograms)
+for one repetition per cell only, and does without it, with a warning,
+when it cannot.
+
 A sweep or run that has not ended is reported as far as it got (a note on
 stderr says so). Exit codes: 0 written, 2 no verdict: usage error (bad
 reference, -o, --axis or --history), the sweep or run does not exist, or
@@ -166,6 +181,9 @@ func (o *options) report(ctx context.Context, ref Ref, f *reportFlags) error {
 	if _, err := study.AxisIndex(f.axis); err != nil {
 		return usageErrorf("--axis: %w", err)
 	}
+	if format == report.FormatHTML {
+		study.Histograms = o.disruptionSeries(ctx, c, study)
+	}
 	opts := report.Options{Axis: f.axis}
 	if f.out == "" {
 		if err := report.Write(o.streams.Out, study, format, opts); err != nil {
@@ -217,6 +235,69 @@ func (o *options) history(ctx context.Context, c *apiClient, run *benchv1.Benchm
 	return nil
 }
 
+// disruptionSeries reads, for an HTML report, the merged results of the
+// phases whose disruptions the page draws at 100 ms
+// (report.Study.DisruptionSeries: one repetition per cell, at most ten
+// cells per phase), so a sweep of any size costs a few reads. They are
+// optional: the page draws what status has without them, so a ConfigMap
+// that is gone or unreadable, or an API error (a user may read runs but
+// not ConfigMaps), is a warning on stderr, not a failed report.
+func (o *options) disruptionSeries(ctx context.Context, c *apiClient, study *report.Study) report.Histograms {
+	out := report.Histograms{}
+	for _, rp := range study.DisruptionSeries() {
+		var res *benchv1.PhaseResult
+		for i := range study.Runs {
+			if study.Runs[i].Name != rp.Run {
+				continue
+			}
+			for j := range study.Runs[i].Status.Results {
+				if study.Runs[i].Status.Results[j].Name == rp.Phase {
+					res = &study.Runs[i].Status.Results[j]
+				}
+			}
+		}
+		if res == nil || res.Histograms == "" {
+			continue
+		}
+		b, problem, err := readMerged(ctx, c, res.Histograms)
+		if err != nil {
+			problem = "could not be read (" + err.Error() + ")"
+		}
+		if problem != "" {
+			_, _ = fmt.Fprintf(o.streams.ErrOut, "warning: run/%s phase %s: histogram ConfigMap %s %s; the report draws its disruptions "+
+				"from status, without their 100 ms series\n", rp.Run, rp.Phase, res.Histograms, problem)
+			continue
+		}
+		if out[rp.Run] == nil {
+			out[rp.Run] = map[string][]byte{}
+		}
+		out[rp.Run][rp.Phase] = b
+	}
+	return out
+}
+
+// readMerged reads a phase's kept merged result from its ConfigMap: the
+// bytes as stored once they decode as a merged result; a problem ("is
+// gone", "has no key ...", "is unreadable (...)") when the ConfigMap
+// cannot give one; an error when the API server could not be asked.
+func readMerged(ctx context.Context, c *apiClient, name string) ([]byte, string, error) {
+	cm, err := c.core.ConfigMaps(c.namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, "is gone", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("get ConfigMap %s: %w", name, err)
+	}
+	b, ok := cm.BinaryData[contract.ConfigMapKey]
+	if !ok {
+		return nil, "has no key " + contract.ConfigMapKey, nil
+	}
+	if _, err := results.DecodeMerged(b); err != nil {
+		return nil, fmt.Sprintf("is unreadable (%v)", err), nil
+	}
+	return b, "", nil
+}
+
 // histograms reads each run phase's kept merged result from the ConfigMap
 // its status names (status.results[].histograms). The bytes go into the
 // report as stored, once they decode as a merged result: a ConfigMap that
@@ -234,25 +315,13 @@ func (o *options) histograms(ctx context.Context, c *apiClient, runs []benchv1.B
 			if res.Histograms == "" {
 				continue
 			}
-			warn := func(format string, args ...any) {
+			b, problem, err := readMerged(ctx, c, res.Histograms)
+			if err != nil {
+				return nil, fmt.Errorf("get the histograms of run/%s phase %s: %w", run.Name, res.Name, err)
+			}
+			if problem != "" {
 				_, _ = fmt.Fprintf(o.streams.ErrOut, "warning: run/%s phase %s: histogram ConfigMap %s %s; the report has no histograms for the phase\n",
-					run.Name, res.Name, res.Histograms, fmt.Sprintf(format, args...))
-			}
-			cm, err := c.core.ConfigMaps(c.namespace).Get(ctx, res.Histograms, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-				warn("is gone")
-				continue
-			case err != nil:
-				return nil, fmt.Errorf("get the histograms of run/%s phase %s (ConfigMap %s): %w", run.Name, res.Name, res.Histograms, err)
-			}
-			b, ok := cm.BinaryData[contract.ConfigMapKey]
-			if !ok {
-				warn("has no key %s", contract.ConfigMapKey)
-				continue
-			}
-			if _, err := results.DecodeMerged(b); err != nil {
-				warn("is unreadable (%v)", err)
+					run.Name, res.Name, res.Histograms, problem)
 				continue
 			}
 			if out[run.Name] == nil {

@@ -64,7 +64,18 @@ Output formats (-o):
          cpu_limit,throttled_percent,valid,valid_reason (runtime_ms is the
          phase's on every row, the warm-up's on its rows; start_skew_ms is
          on OVERALL rows; valid and valid_reason, the Valid condition, on
-         every row).
+         every row). A run with disruptions also has, after valid_reason,
+         the columns disruption,action,at_ms,instant,outcome,sent,
+         action_us,action_error,primary,write_unavailable_max_us,
+         write_unavailable_median_us,write_loaders,write_never_recovered,
+         read_unavailable_max_us,read_unavailable_median_us,read_loaders,
+         read_never_recovered,new_primary_max_us,new_primary_median_us,
+         new_primary_loaders,new_primary_missing,new_primary_telemetry_us,
+         disruption_errors,error_labels,retried,retried_ok,before_ms,
+         before_ops_per_sec,before_p99_us,after_ms,after_ops_per_sec,
+         after_p99_us, filled on a DISRUPTION row per disruption at the end
+         of its phase's rows (times in µs from the instant; error_labels
+         "NotWritablePrimary=120;..."); a run without any has neither.
   json   {"kind": "BenchmarkRunResults", "version": 1, "namespace", "name",
           "runPhase", "valid": {"status", "reason", "message"},
           "phases": [{"name", "type", "loaders", "threads",
@@ -86,7 +97,15 @@ Output formats (-o):
   ycsb   YCSB's text report per phase ("[OVERALL], RunTime(ms), ...",
          "[READ], 95thPercentileLatency(us), ...", "[READ], Return=OK, ..."),
          printed by the loader's own report writer from the merged results,
-         so YCSB parsers keep working. With measurement.interval intended
+         so YCSB parsers keep working. A phase's disruptions follow its
+         report as lines of the same shape, a section per disruption:
+         "[DISRUPTION 0 StepDown], At(ms), 30000", "Outcome=Done, 1",
+         "ActionTime(us)", "WriteUnavailableMax(ms)", "...Median(ms)",
+         "...Loaders", "WriteNeverRecovered", the same for ReadUnavailable
+         and NewPrimary, "NewPrimaryTelemetry(ms)", "Errors",
+         "Error=<label>", "Retried", "RetriedOK",
+         "ThroughputBefore(ops/sec)", "99thPercentileLatencyBefore(us)" and
+         their After. With measurement.interval intended
          the [READ] blocks hold the intended latencies (with the Return=
          lines), with both the [Intended-READ] blocks follow the others
          (without them), as YCSB 0.17.0 prints them; a warm-up adds

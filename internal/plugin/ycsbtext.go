@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -134,8 +135,79 @@ func writeYCSB(w io.Writer, run *benchv1.BenchmarkRun, phases []benchv1.PhaseRes
 		if err := ycsb.WriteTextSummary(w, ycsbTextSummary(r, percentiles)); err != nil {
 			return fmt.Errorf("phase %s: %w", r.Name, err)
 		}
+		if _, err := io.WriteString(w, ycsbDisruptionLines(r.Disruptions)); err != nil {
+			return fmt.Errorf("phase %s: write disruptions: %w", r.Name, err)
+		}
 	}
 	return nil
+}
+
+// ycsbDisruptionLines are a phase's disruptions as YCSB-like lines, after
+// its report: "[DISRUPTION 0 StepDown], WriteUnavailableMax(ms), 1734.0".
+// Each is a "[SECTION], Metric, value" line with a number for its value,
+// so a parser of YCSB's reports reads them as one more section, and one
+// that knows nothing of them can skip the sections it does not know. The
+// outcome and the error labels are in the metric's name, as YCSB puts a
+// return status in "Return=OK": "Outcome=Done, 1", "Error=NotWritablePrimary,
+// 120". A figure the disruption does not have has no line. Times are in
+// ms (µs for the action's own duration, as precise as status).
+func ycsbDisruptionLines(ds []benchv1.DisruptionResult) string {
+	var b strings.Builder
+	for i := range ds {
+		d := &ds[i]
+		section := fmt.Sprintf("[DISRUPTION %d %s]", d.Index, d.Action)
+		line := func(metric, value string) {
+			// A ", " would split the line for a parser.
+			b.WriteString(section + ", " + strings.ReplaceAll(metric, ", ", " ") + ", " + value + "\n")
+		}
+		ms := func(us int64) string { return strconv.FormatFloat(float64(us)/1000, 'f', 1, 64) }
+		d64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+		line("At(ms)", d64(d.At.Milliseconds()))
+		line("Outcome="+string(d.Outcome.State), "1")
+		if d.Outcome.DurationMicros != nil {
+			line("ActionTime(us)", d64(*d.Outcome.DurationMicros))
+		}
+		times := func(name string, t *benchv1.LoaderTimes, missing string) {
+			if t == nil {
+				return
+			}
+			if t.Loaders > 0 {
+				line(name+"Max(ms)", ms(t.MaxMicros))
+				line(name+"Median(ms)", ms(t.MedianMicros))
+			}
+			line(name+"Loaders", strconv.Itoa(int(t.Loaders)))
+			line(missing, strconv.Itoa(int(t.Missing)))
+		}
+		times("WriteUnavailable", d.WriteUnavailable, "WriteNeverRecovered")
+		times("ReadUnavailable", d.ReadUnavailable, "ReadNeverRecovered")
+		times("NewPrimary", d.NewPrimary, "NewPrimaryMissing")
+		if d.NewPrimaryTelemetryMicros != nil {
+			line("NewPrimaryTelemetry(ms)", ms(*d.NewPrimaryTelemetryMicros))
+		}
+		if d.Outcome.State == benchv1.DisruptionNotReached {
+			continue
+		}
+		var total int64
+		for _, e := range d.Errors {
+			total += e.Count
+		}
+		line("Errors", d64(total))
+		for _, e := range d.Errors {
+			line("Error="+e.Label, d64(e.Count))
+		}
+		line("Retried", d64(d.Retried))
+		line("RetriedOK", d64(d.RetriedOK))
+		for _, p := range []struct {
+			when string
+			perf *benchv1.DisruptionPerformance
+		}{{"Before", d.Before}, {"After", d.After}} {
+			if p.perf != nil {
+				line("Throughput"+p.when+"(ops/sec)", strconv.FormatFloat(p.perf.Throughput, 'f', -1, 64))
+				line("99thPercentileLatency"+p.when+"(us)", d64(p.perf.P99Micros))
+			}
+		}
+	}
+	return b.String()
 }
 
 // phaseNames lists the finished phases for messages.

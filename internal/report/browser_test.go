@@ -67,7 +67,11 @@ var chartLabels = map[string][]string{
 	"Mean latency against ":    {"mean latency (µs)"},
 	"Peak server connections ": {"peak connections (any MongoDB process)"},
 	"Throughput over time: ":   {"time since the phase started (s)", "throughput (ops/s)"},
-	"History of ":              {"runs before this one (oldest left)", "this run", "compared with", "baseline (median)", "change point: regime starts"},
+	// A phase with disruptions: each marked, its window shaded.
+	"p99 latency over time: ":        {"time since the phase started (s)", "p99 latency (µs)", instantLegend, windowLegend},
+	"Throughput around disruption ":  {"time from the disruption (s)", "throughput (ops/s)", instantLegend, windowLegend},
+	"p99 latency around disruption ": {"time from the disruption (s)", "p99 latency (µs)", instantLegend, windowLegend},
+	"History of ":                    {"runs before this one (oldest left)", "this run", "compared with", "baseline (median)", "change point: regime starts"},
 }
 
 func TestHTMLInBrowser(t *testing.T) {
@@ -93,14 +97,13 @@ func TestHTMLInBrowser(t *testing.T) {
 		// topology, of its one phase, throughput, p99 and mean latency
 		// (no telemetry, no time series).
 		{"growth", "topology", 2 + 4*2 + 3 + 3},
+		// The failover study (retryWrites, not numeric: no chart against
+		// it): throughput over time of both phases, phase a's p99 over
+		// time, and its disruption reached at 100 ms, throughput and p99.
+		{"failover", "", 2 + 1 + 2},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			var s *Study
-			if tc.fixture == "nightly" {
-				s = nightlyStudy(t, 0)
-			} else {
-				s = sweepStudy(t, tc.fixture)
-			}
+			s := browserStudy(t, tc.fixture)
 			var buf bytes.Buffer
 			if err := HTML(&buf, s, Options{}); err != nil {
 				t.Fatal(err)
@@ -173,8 +176,8 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 				return
 			}
-			if kneeCharts == 0 {
-				t.Error("no throughput chart")
+			if kneeCharts == 0 && tc.axis != "" {
+				t.Error("no throughput chart against the axis")
 			}
 			if tc.fixture == "pool" {
 				// One throughput chart per phase: phases never share a y
@@ -188,6 +191,31 @@ func TestHTMLInBrowser(t *testing.T) {
 			checkSections(t, doc, tc.fixture, growthCharts)
 		})
 	}
+}
+
+// browserStudy is the fixture's study as the plugin would build it: the
+// failover study with the merged results the plugin reads for it.
+func browserStudy(t *testing.T, fixture string) *Study {
+	t.Helper()
+	switch fixture {
+	case "nightly":
+		return nightlyStudy(t, 0)
+	case "failover":
+		sw, runs := loadFixture(t, fixture)
+		s, err := FromSweep(sw, runs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var drawn []benchv1.BenchmarkRun
+		for _, rp := range s.DisruptionSeries() {
+			drawn = append(drawn, runs[slices.IndexFunc(runs, func(r benchv1.BenchmarkRun) bool { return r.Name == rp.Run })])
+		}
+		if s, err = FromSweep(sw, runs, failoverHistograms(t, drawn)); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	return sweepStudy(t, fixture)
 }
 
 // throughputTexts are what a phase's throughput chart against an axis
@@ -224,6 +252,9 @@ func checkSections(t *testing.T, doc *html.Node, fixture string, growthCharts in
 	if fixture == "microsharding" {
 		// Intended latencies, warm-ups, loaders and an invalid run.
 		sections = append(sections, "Intended p99 latency (µs)", "Warm-up and loaders", "Invalid runs")
+	}
+	if fixture == "failover" {
+		sections = append(sections, "Disruptions")
 	}
 	for _, h := range sections {
 		if !containsString(texts(findAll(doc, "h2")), h) {
@@ -295,7 +326,7 @@ func chartTexts(t *testing.T, title string, labels []string, axis string) []stri
 		if strings.HasPrefix(title, prefix) {
 			matched = true
 			want = append(want, ls...)
-			if axis != "" && !strings.HasPrefix(prefix, "Throughput over time") && prefix != "History of " {
+			if axis != "" && !strings.Contains(prefix, " over time") && !strings.Contains(prefix, " around disruption") && prefix != "History of " {
 				want = append(want, axis)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/results"
 )
 
 // maxSeriesLines bounds the lines of a time-series chart: beyond about ten
@@ -67,10 +68,28 @@ type marker struct {
 	Label string
 }
 
+// instant is a vertical dashed line across a chart at X, labelled at
+// its top (a disruption's instant).
+type instant struct {
+	X     float64
+	Label string
+}
+
+// span is a shaded stretch of x, in the colour of line Line (a cell's
+// unavailability window), under the lines.
+type span struct {
+	X0, X1 float64
+	Line   int
+}
+
 type chartSpec struct {
 	Title, XLabel, YLabel string
 	Lines                 []series
 	Markers               []marker
+	// Instants and Spans mark disruptions (disruptionchart.go); a chart
+	// without them is drawn as it always was.
+	Instants []instant
+	Spans    []span
 	// XTicks names the x values (axis values by their numbers); nil: the
 	// XTicker's ticks.
 	XTicks []plot.Tick
@@ -85,6 +104,9 @@ type chartSpec struct {
 	// order, for lines with long names (cells), which a legend right of
 	// the plot would squeeze it for.
 	LegendBelow bool
+	// NoPoints draws the lines without a glyph at each point: a series
+	// of hundreds of points (100 ms) would be a smear of glyphs.
+	NoPoints bool
 }
 
 // chartMetric is what an axis chart plots of a phase.
@@ -153,6 +175,10 @@ func (s *Study) charts() ([]chart, error) {
 			}
 		}
 	}
+	var merged map[RunPhase]*results.Result
+	if len(s.disruptions) > 0 {
+		merged = s.mergedResults()
+	}
 	for _, ph := range s.Phases {
 		sp, note := s.timeSeriesChart(ph)
 		if len(sp.Lines) == 0 && note != "" {
@@ -162,6 +188,21 @@ func (s *Study) charts() ([]chart, error) {
 		var err error
 		if out, err = appendChart(out, sp, note); err != nil {
 			return nil, err
+		}
+		if len(s.disruptions) == 0 {
+			continue
+		}
+		// A phase with disruptions: its p99 over time, then each
+		// disruption at 100 ms.
+		if sp, note := s.p99OverTimeChart(ph); len(sp.Lines) > 0 {
+			if out, err = appendChart(out, sp, note); err != nil {
+				return nil, err
+			}
+		}
+		for _, sp := range s.zoomCharts(ph, merged) {
+			if out, err = appendChart(out, sp, zoomNote); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
@@ -347,6 +388,8 @@ func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 	var omitted, short []string
 	partial := 0
 	var shortest *benchv1.PhaseResult
+	// drawn are the lines' phase results, in line order.
+	var drawn []*benchv1.PhaseResult
 	for ci := range s.Cells {
 		c := &s.Cells[ci]
 		res, rep := firstSeries(c, ph.Name)
@@ -378,6 +421,7 @@ func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 			line.XYs = append(line.XYs, plotter.XY{X: float64(int64(i+1)*ts.IntervalMillis) / 1000, Y: v})
 		}
 		sp.Lines = append(sp.Lines, line)
+		drawn = append(drawn, res)
 	}
 	if len(sp.Lines) == 0 {
 		if shortest == nil {
@@ -399,6 +443,9 @@ func (s *Study) timeSeriesChart(ph Phase) (chartSpec, string) {
 	}
 	if len(omitted) > 0 {
 		notes = append(notes, fmt.Sprintf("%d cells not drawn, to keep the chart readable: %s.", len(omitted), strings.Join(omitted, ", ")))
+	}
+	if addDisruptionMarks(&sp, drawn) {
+		notes = append(notes, marksNote)
 	}
 	return sp, strings.Join(notes, " ")
 }
@@ -483,6 +530,15 @@ func render(sp chartSpec) (string, error) {
 	legend.Top = true
 	legend.Left = true
 	entries := make([]legendLine, 0, len(sp.Lines))
+	var marks disruptionPlot
+	if len(sp.Spans)+len(sp.Instants) > 0 {
+		var err error
+		if marks, err = disruptionPlotters(sp); err != nil {
+			return "", err
+		}
+		// The windows under the lines, the instants over them.
+		p.Add(marks.under...)
+	}
 	whiskers := false
 	for i, l := range sp.Lines {
 		line, points, err := plotter.NewLinePoints(l.XYs)
@@ -493,6 +549,12 @@ func render(sp chartSpec) (string, error) {
 		line.Width = vg.Points(1.5)
 		points.Color = line.Color
 		points.Shape = plotutil.Shape(i)
+		if sp.NoPoints {
+			p.Add(line)
+			legend.Add(l.Name, line)
+			entries = append(entries, legendLine{Name: l.Name, Thumbs: []plot.Thumbnailer{line}})
+			continue
+		}
 		p.Add(line, points)
 		if l.Spread != nil {
 			bars, err := plotter.NewYErrorBars(struct {
@@ -545,6 +607,11 @@ func render(sp chartSpec) (string, error) {
 		legend.Add("knee (95% of best)", knees)
 		entries = append(entries, legendLine{Name: "knee (95% of best)", Thumbs: []plot.Thumbnailer{knees}})
 	}
+	p.Add(marks.over...)
+	for _, e := range marks.legend {
+		legend.Add(e.Name, e.Thumbs...)
+	}
+	entries = append(entries, marks.legend...)
 	if sp.LegendBelow {
 		return drawSVGLegendBelow(p, entries, sp.Title)
 	}

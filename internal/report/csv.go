@@ -46,7 +46,7 @@ var (
 // csvExtras are the optional column groups a study's CSV has, after
 // p999_us and before the Grow columns.
 type csvExtras struct {
-	validity, intended, loaders, replication bool
+	validity, intended, loaders, replication, disruptions bool
 }
 
 func (x csvExtras) header() []string {
@@ -63,13 +63,17 @@ func (x csvExtras) header() []string {
 	if x.replication {
 		out = append(out, csvReplication...)
 	}
+	if x.disruptions {
+		out = append(out, DisruptionColumns...)
+	}
 	return out
 }
 
 func (x csvExtras) width() int { return len(x.header()) }
 
 // csvExtrasOf looks at the study's runs (and its history's) for a Valid
-// condition, intended latencies and loaders' figures.
+// condition, intended latencies, loaders' figures, replication lags and
+// disruptions.
 func (s *Study) csvExtrasOf() csvExtras {
 	var x csvExtras
 	runs := slices.Clone(s.Runs)
@@ -84,6 +88,7 @@ func (s *Study) csvExtrasOf() csvExtras {
 		for _, p := range r.Status.Results {
 			x.loaders = x.loaders || len(p.LoaderStats) > 0
 			x.replication = x.replication || p.MaxReplicationLagMillis != nil
+			x.disruptions = x.disruptions || len(p.Disruptions) > 0
 			x.intended = x.intended || p.IntendedP99Micros != nil || slices.ContainsFunc(p.OperationStats,
 				func(o benchv1.OperationResult) bool { return o.Intended != nil })
 		}
@@ -210,6 +215,14 @@ func (s *Study) csvGrowthColumns() *growthColumns {
 // WARMUP row (its operations, ops_per_sec, runtime_ms and p99_us) and a
 // WARMUP-<OP> row per operation, after its operations' rows, their
 // runtime_ms the warm-up's.
+//
+// A study whose runs had disruptions (spec.phases[].disruptions) adds
+// DisruptionColumns after the others of that group (and before the Grow
+// columns), and a DISRUPTION row per disruption at the end of its phase's
+// rows: each repetition's as its status has it (see DisruptionColumns),
+// the measurement columns empty. The other rows leave those columns
+// empty; a study without disruptions has neither, so its CSV is what it
+// was before disruptions existed.
 func CSV(w io.Writer, s *Study) error {
 	growth := s.csvGrowthColumns()
 	extras := s.csvExtrasOf()
@@ -363,9 +376,9 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 	// lag is the replication column of the phase being written: its
 	// OVERALL row's, empty on the others.
 	var lag []string
-	// extra fills the optional groups of a row: the intended latencies
-	// and the loader's columns, empty when nil.
-	extra := func(op string, intended, loader []string) []string {
+	// extra fills the optional groups of a row: the intended latencies,
+	// the loader's and the disruption's columns, empty when nil.
+	extra := func(op string, intended, loader, disruption []string) []string {
 		out := slices.Clone(valid)
 		if extras.intended {
 			out = append(out, orEmpty(intended, len(IntendedColumns))...)
@@ -380,10 +393,13 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 				out = append(out, orEmpty(lag, len(csvReplication))...)
 			}
 		}
+		if extras.disruptions {
+			out = append(out, orEmpty(disruption, len(DisruptionColumns))...)
+		}
 		return out
 	}
-	row := func(phase, op string, measured, grown, intended, loader []string) []string {
-		out := slices.Concat(lead, measured, extra(op, intended, loader))
+	row := func(phase, op string, measured, grown, intended, loader, disruption []string) []string {
+		out := slices.Concat(lead, measured, extra(op, intended, loader, disruption))
 		if growth != nil {
 			if grown == nil {
 				grown = make([]string, growth.width())
@@ -400,7 +416,7 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 		res = run.Status.Results
 	}
 	if len(res) == 0 {
-		if err := cw.Write(row("", "", make([]string, len(csvTrail)-csvRunColumns), nil, nil, nil)); err != nil {
+		if err := cw.Write(row("", "", make([]string, len(csvTrail)-csvRunColumns), nil, nil, nil, nil)); err != nil {
 			return fmt.Errorf("write csv: %w", err)
 		}
 		return nil
@@ -414,7 +430,7 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 		var rows [][]string
 		for _, r := range PhaseRows(p) {
 			rows = append(rows, row(p.Name, r.Operation, slices.Concat([]string{p.Name, string(p.Type), r.Operation}, r.Measured), nil,
-				r.Intended, r.Loader))
+				r.Intended, r.Loader, r.Disruption))
 		}
 		if growth != nil && p.Growth != nil {
 			// The checkpoints carry no change point: the tail gets no phase.
@@ -424,10 +440,10 @@ func writeRunRows(cw *csv.Writer, lead []string, run *benchv1.BenchmarkRun, tail
 					return []string{p.Name, string(p.Type), op, "", i64(errors), plain(rate), "", "", "", "", i64(p50), "", i64(p99), ""}
 				}
 				rows = append(rows, row("", "", measured(results.OpInsert, cp.InsertErrors, cp.InsertsPerSec, cp.InsertP50Micros, cp.InsertP99Micros),
-					growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), ""), nil, nil))
+					growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), ""), nil, nil, nil))
 				for _, q := range cp.Queries {
 					rows = append(rows, row("", "", measured(string(q.Name), q.Errors, q.OpsPerSec, q.P50Micros, q.P99Micros),
-						growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), plain(q.DocumentsPerQuery)), nil, nil))
+						growth.checkpoint(i+1, cp, string(p.Growth.InsertMode), plain(q.DocumentsPerQuery)), nil, nil, nil))
 				}
 			}
 		}

@@ -107,6 +107,11 @@ func (s *Study) buildDocument(ax int) document {
 	if k := s.kneeSection(); len(k.Items) > 0 {
 		d.Parts = append(d.Parts, k)
 	}
+	// What a disruption study is read for, right after the numbers it
+	// disturbed.
+	if dis := s.disruptionSection(ax); len(dis.Tables) > 0 {
+		d.Parts = append(d.Parts, dis)
+	}
 	if c := s.comparisonSection(); len(c.Tables) > 0 {
 		d.Parts = append(d.Parts, c)
 	}

@@ -47,7 +47,7 @@ var regenerateFixtures = flag.Bool("fixtures", false, "regenerate the sweep fixt
 // TestFixtures checks the committed fixtures are what the generator makes
 // (or rewrites them with -fixtures).
 func TestFixtures(t *testing.T) {
-	for name, gen := range map[string]func() fixture{"microsharding": microsharding, "pool": pool, "growth": growthStudy} {
+	for name, gen := range map[string]func() fixture{"microsharding": microsharding, "pool": pool, "growth": growthStudy, "failover": failover} {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
@@ -115,6 +115,8 @@ type cellModel struct {
 	// bestEffort marks repetitions whose database pods ran without
 	// resources (BestEffort QoS): the run has a Warnings condition.
 	bestEffort map[int32]bool
+	// disrupt measures a phase's disruptions (failover_fixture_test.go).
+	disrupt func(aux *rand.Rand, run *benchv1.BenchmarkRun, ps *benchv1.PhaseSpec, r *benchv1.PhaseResult)
 }
 
 type phaseModel struct {
@@ -123,6 +125,8 @@ type phaseModel struct {
 	mix map[string]float64
 	// ops is how many operations a Load phase does (Run phases run 600 s).
 	ops int64
+	// points is the length of the phase's series (0: 20).
+	points int
 }
 
 type studyModel struct {
@@ -438,6 +442,9 @@ func (m studyModel) run(rng *rand.Rand, c *sweep.Cell, cm cellModel, p sweep.Pla
 			r = m.phase(rng, cm, p, clock)
 			i := slices.IndexFunc(run.Spec.Phases, func(ps benchv1.PhaseSpec) bool { return ps.Name == p.spec.Name })
 			m.measurement(aux, &run, &run.Spec.Phases[i], cm.saturated[rep] == p.spec.Name, &r)
+			if cm.disrupt != nil && len(run.Spec.Phases[i].Disruptions) > 0 {
+				cm.disrupt(aux, &run, &run.Spec.Phases[i], &r)
+			}
 		}
 		st.Results = append(st.Results, r)
 		clock = r.CompletionTime.Add(15 * time.Second)
@@ -654,8 +661,9 @@ func (m studyModel) phase(rng *rand.Rand, cm cellModel, p phaseModel, start time
 	cleanup := benchv1.OperationResult{Name: "CLEANUP", Count: int64(cm.threads), Statuses: map[string]int64{"OK": int64(cm.threads)},
 		AverageMicros: 21.5, MinMicros: 4, MaxMicros: 96, P50Micros: 12, P95Micros: 61, P99Micros: 96, P999Micros: 96}
 	r.OperationStats = append(r.OperationStats, cleanup)
-	ts := &benchv1.TimeSeries{IntervalMillis: runtime / 20}
-	for i := 0; i < 20; i++ {
+	points := cmp.Or(p.points, 20)
+	ts := &benchv1.TimeSeries{IntervalMillis: runtime / int64(points)}
+	for i := 0; i < points; i++ {
 		// Warm-up: the first intervals run slower while the cache fills.
 		warm := math.Min(1, 0.55+0.15*float64(i))
 		ts.Throughput = append(ts.Throughput, math.Round(thr*warm*(1+(rng.Float64()-0.5)*0.08)*100)/100)

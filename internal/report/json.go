@@ -47,6 +47,9 @@ type jsonReport struct {
 	// whose runs have them); the runs' own are in their status.
 	Warmups []jsonWarmup  `json:"warmups,omitempty"`
 	Loaders []jsonLoaders `json:"loaders,omitempty"`
+	// Disruptions are each cell's disruptions per phase, as the Markdown
+	// and HTML reports show them (studies whose runs had disruptions).
+	Disruptions []jsonDisruption `json:"disruptions,omitempty"`
 }
 
 // jsonInvalidRun is a run left out as invalid, with its Valid condition.
@@ -191,11 +194,13 @@ type jsonRun struct {
 // gated run's history series (History), and each cell's growth in a Grow
 // phase (the medians the other formats show; the runs' rows are in their
 // status), the invalid runs with their Valid condition, and each cell's
-// warm-ups and loaders' figures as the other formats show them.
+// warm-ups, loaders' figures and disruptions as the other formats show
+// them.
 func JSON(w io.Writer, s *Study) error {
 	rep := jsonReport{
 		Format: JSONFormat, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name,
 		Runs: []jsonRun{}, HistogramEncoding: HistogramEncoding, History: s.History, Growth: s.jsonGrowthOf(),
+		Disruptions: s.jsonDisruptionsOf(),
 	}
 	if s.Sweep != nil {
 		rep.Sweep = &jsonSweep{Metadata: trimMeta(s.Sweep.ObjectMeta), Spec: s.Sweep.Spec, Status: s.Sweep.Status}

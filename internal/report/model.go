@@ -64,6 +64,9 @@ type Study struct {
 	// growth is each Grow phase's growth, reduced once from the cells
 	// when the study is built (reduceGrowth); the formats only render it.
 	growth []growthPhase
+	// disruptions are the cells' disruptions, reduced once the same way
+	// (reduceDisruptions).
+	disruptions []cellDisruption
 }
 
 // Axis is one axis of the study, its values in spec order.
@@ -214,6 +217,7 @@ func FromSweep(sw *benchv1.BenchmarkSweep, runs []benchv1.BenchmarkRun, histogra
 	s.Phases = phasesOf(sw.Spec.Template.Phases, s.Cells, s.Runs)
 	s.linkBaselines(&sw.Spec)
 	s.reduceGrowth()
+	s.reduceDisruptions()
 	return s, nil
 }
 
@@ -249,6 +253,7 @@ func FromRun(run *benchv1.BenchmarkRun, histograms Histograms) *Study {
 	s.Cells = []Cell{c}
 	s.Phases = phasesOf(run.Spec.Phases, s.Cells, s.Runs)
 	s.reduceGrowth()
+	s.reduceDisruptions()
 	return s
 }
 
