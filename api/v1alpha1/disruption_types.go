@@ -135,7 +135,8 @@ type DisruptionState string
 
 // Disruption states.
 const (
-	// DisruptionDone: the action was sent and returned without error.
+	// DisruptionDone: the action was sent and returned without error (a
+	// pod deletion: the API server accepted it).
 	DisruptionDone DisruptionState = "Done"
 	// DisruptionFailed: the action returned an error (outcome.error).
 	DisruptionFailed DisruptionState = "Failed"
@@ -225,7 +226,9 @@ type DisruptionOutcome struct {
 	Sent *metav1.MicroTime `json:"sent,omitempty"`
 	// DurationMicros is how long the action took to return (Done,
 	// Failed): a StepDown returns once the primary stepped down, after
-	// up to secondaryCatchUpPeriodSecs of waiting for a secondary.
+	// up to secondaryCatchUpPeriodSecs of waiting for a secondary; a pod
+	// deletion once the API server accepted it, from loader 0's request
+	// (the controller's reaction included; the pod's shutdown is not).
 	// +optional
 	DurationMicros *int64 `json:"durationMicros,omitempty"`
 	// Error is the action's error (Failed), or why its outcome is
@@ -234,9 +237,15 @@ type DisruptionOutcome struct {
 	// +optional
 	Error string `json:"error,omitempty"`
 	// Primary is the member (host:port) that was primary when the action
-	// was sent, as the actor's driver knew it.
+	// was sent, as the actor's driver knew it: for KillPrimary, the
+	// member whose pod was deleted.
 	// +optional
 	Primary string `json:"primary,omitempty"`
+	// Pod is the pod a KillPrimary or RestartMember deleted (or would
+	// have, when Failed after it was chosen).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Pod string `json:"pod,omitempty"`
 }
 
 // LoaderTimes is a time every loader measured from a disruption's instant:

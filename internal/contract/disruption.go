@@ -48,14 +48,16 @@ const (
 //  1. maps the target to a member's pod and patches DisruptionPodKey and
 //     DisruptionPodUIDKey into the ledger, before it deletes anything;
 //  2. deletes that pod with the UID as precondition, and patches
-//     DisruptionReturnedKey (when the API server accepted the deletion)
-//     or DisruptionErrorKey (why there was none).
+//     DisruptionReturnedKey (when the API server answered) and
+//     DisruptionErrorKey ("" when it accepted the deletion, else why no
+//     pod was deleted). A target that names no member, or a member
+//     without a pod, gets the error without step 1.
 //
 // A manager restarted between the steps finds the ledger where it left
 // it: after 1 it deletes the same UID again (NotFound, or a failed
 // precondition once the pod was recreated, means done before), never the
-// pod that replaced it. A ledger with DisruptionReturnedKey tells the
-// controller to recreate the pod it names, if it is missing. The ledger
+// pod that replaced it. A ledger with DisruptionReturnedKey and no error
+// tells the controller to recreate the pod it names, if it is missing. The ledger
 // is the outcome's source: the controller fills the disruption's outcome
 // from it.
 const (
@@ -66,9 +68,11 @@ const (
 	// controller maps itself, or when the driver knew no such member.
 	DisruptionTargetKey = "target"
 	// DisruptionPodKey and DisruptionPodUIDKey are the pod the controller
-	// is about to delete, and its UID.
+	// is about to delete, and its UID; DisruptionNodeKey the node it ran
+	// on, where its replacement goes.
 	DisruptionPodKey    = "pod"
 	DisruptionPodUIDKey = "podUID"
+	DisruptionNodeKey   = "node"
 )
 
 // DeletesPod reports whether action is a pod deletion (the controller's),
