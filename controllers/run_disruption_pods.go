@@ -40,6 +40,10 @@ import (
 // until the kubelet reports the containers stopped.
 const killGracePeriodSeconds = 1
 
+// ledgerConflictRetry is when a reconcile that found its ledger stale
+// looks again at the latest, should no event come first.
+const ledgerConflictRetry = 200 * time.Millisecond
+
 // podDeletion is one pod deletion of the run's phases whose ledger exists.
 type podDeletion struct {
 	phase  *benchv1.PhaseSpec
@@ -81,7 +85,14 @@ func (r *BenchmarkRunReconciler) disruptPods(ctx context.Context, s *runState) (
 		return true, nil
 	}
 	for _, pd := range podDeletions(s) {
-		if err := r.deletePod(ctx, s, pd); err != nil {
+		err := r.deletePod(ctx, s, pd)
+		if apierrors.IsConflict(err) {
+			// A stale ledger (patchLedger): its update event is on the
+			// way; look again then, quietly.
+			s.wakeAfter(ledgerConflictRetry)
+			return false, nil
+		}
+		if err != nil {
 			return false, err
 		}
 	}
@@ -151,8 +162,9 @@ func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, s *runState, pd 
 	pod := &corev1.Pod{}
 	pod.Name, pod.Namespace = name, s.run.Namespace
 	err := r.Delete(ctx, pod, opts...)
+	deleted := err == nil
 	switch {
-	case err == nil, apierrors.IsNotFound(err), apierrors.IsConflict(err):
+	case deleted, apierrors.IsNotFound(err), apierrors.IsConflict(err):
 		// NotFound or a failed UID precondition (409 Conflict): this pod
 		// was deleted before, by this manager's predecessor, which did
 		// not live to record it; the pod under that name now, if any,
@@ -166,7 +178,9 @@ func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, s *runState, pd 
 	if err := r.patchLedger(ctx, pd.ledger, patch); err != nil {
 		return err
 	}
-	s.eventf(benchv1.EventDisruptionPodDeleted, "phase %s, disruption %d (%s): deleted pod %s %s", pd.phase.Name, pd.index, pd.spec.Action, name, how)
+	if deleted {
+		s.eventf(benchv1.EventDisruptionPodDeleted, "phase %s, disruption %d (%s): deleted pod %s %s", pd.phase.Name, pd.index, pd.spec.Action, name, how)
+	}
 	return nil
 }
 
@@ -183,8 +197,10 @@ func (r *BenchmarkRunReconciler) refuseDeletion(ctx context.Context, s *runState
 }
 
 // patchLedger merges data into a ledger (a JSON merge patch of its data,
-// as loader 0 writes it) and into the cached copy this reconcile goes on
-// with.
+// as loader 0 writes it) and into the copy this reconcile goes on with.
+// The patch carries the resourceVersion read: a reconcile that saw a
+// stale ledger (the cache behind this manager's own last patch) fails
+// with a conflict and looks again, instead of recording over it.
 func (r *BenchmarkRunReconciler) patchLedger(ctx context.Context, cm *corev1.ConfigMap, data map[string]string) error {
 	base := cm.DeepCopy()
 	next := cm.DeepCopy()
@@ -194,7 +210,7 @@ func (r *BenchmarkRunReconciler) patchLedger(ctx context.Context, cm *corev1.Con
 	for k, v := range data {
 		next.Data[k] = v
 	}
-	if err := r.Patch(ctx, next, client.MergeFrom(base)); err != nil {
+	if err := r.Patch(ctx, next, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("patch the disruption ledger %s: %w", cm.Name, err)
 	}
 	*cm = *next
