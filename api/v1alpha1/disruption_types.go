@@ -26,8 +26,8 @@ const (
 	// electable secondary takes over, and the old primary cannot be
 	// elected again for stepDownSecs.
 	DisruptionStepDown DisruptionAction = "StepDown"
-	// DisruptionKillPrimary deletes the primary's pod with a grace period
-	// of 0: the kubelet kills mongod at once (SIGKILL), a crash. The
+	// DisruptionKillPrimary deletes the primary's pod with the shortest
+	// stop the kubelet allows (SIGTERM, then SIGKILL 2 s later). The
 	// controller recreates the pod (same name, same volume) and the
 	// member rejoins the set.
 	DisruptionKillPrimary DisruptionAction = "KillPrimary"
@@ -79,9 +79,9 @@ type Disruption struct {
 	At metav1.Duration `json:"at"`
 
 	// Action is what happens: StepDown (replSetStepDown on the primary),
-	// KillPrimary (the primary's pod deleted at once: a crash) or
-	// RestartMember (member's pod deleted with its grace period: an
-	// orderly shutdown). A deleted pod is recreated under the same name
+	// KillPrimary (the primary's pod deleted with the kubelet's shortest
+	// stop: SIGTERM, SIGKILL 2 s later) or RestartMember (member's pod
+	// deleted with its grace period: an orderly shutdown). A deleted pod is recreated under the same name
 	// and volume, and its member rejoins the set.
 	Action DisruptionAction `json:"action"`
 
