@@ -218,7 +218,8 @@ func errSuffix(e string) string {
 // claim creates the ledger, create-only, sent at now. acted is false when the action
 // must not be sent: the ledger existed (o is what it says) or could not
 // be created (o says why).
-func (a *actor) claim(ctx context.Context, name string, d contract.Disruption, primary, target string, now time.Time) (o *results.DisruptionOutcome, acted bool) {
+func (a *actor) claim(ctx context.Context, name string, d contract.Disruption, primary, target string,
+	now time.Time) (o *results.DisruptionOutcome, acted bool) {
 	cm := a.sink.cm
 	cm.Name = name
 	cm.Mutable = true
