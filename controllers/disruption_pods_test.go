@@ -6,9 +6,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
@@ -219,4 +222,61 @@ func equalVolumes(a, b []corev1.Volume) bool {
 		}
 	}
 	return true
+}
+
+// TestRestartMemberByIndex: a RestartMember of member 1 needs no address
+// from loader 0: the controller maps the index to the pod, deletes it
+// with the pod's own grace period (an orderly shutdown), and the run
+// waits while it terminates, without taking it for a lost topology; once
+// the kubelet removed it, the pod is created again and the run succeeds.
+func TestRestartMemberByIndex(t *testing.T) {
+	k := newCluster(t)
+	count := &counters{}
+	startManager(t, count, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true})
+	defer stop()
+	run := killRun("restart")
+	run.Spec.Phases[1].Disruptions[0] = benchv1.Disruption{At: metav1.Duration{Duration: 2 * time.Second}, Action: benchv1.DisruptionRestartMember,
+		Member: ptr.To(intstr.FromInt32(1))}
+	run = k.create(run)
+	k.waitLifecycle(run.Name, benchv1.RunLoading)
+	k.finishPhase(run, run.Spec.Phases[0])
+	jobName := topology.PhaseJobName(run, "S2")
+	if args := strings.Join(k.job(jobName).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "0,RestartMember,2s,member=1") {
+		t.Errorf("the Job does not pass the RestartMember: %s", args)
+	}
+	member := topology.MemberName(run, 1)
+	old := k.pod(member)
+	led := k.podLedger(run, jobName, 0, benchv1.DisruptionRestartMember, "")
+	k.waitLedger(led.Name, "the deletion recorded", func(d map[string]string) bool {
+		return d[contract.DisruptionReturnedKey] != "" && d[contract.DisruptionPodKey] == member
+	})
+	p := k.pod(member)
+	if p.UID != old.UID || p.DeletionTimestamp == nil || p.DeletionGracePeriodSeconds == nil || old.Spec.TerminationGracePeriodSeconds == nil ||
+		*p.DeletionGracePeriodSeconds != *old.Spec.TerminationGracePeriodSeconds {
+		t.Fatalf("pod %s: deleting %v with %v s, want its own grace period %v s", member, p.DeletionTimestamp, p.DeletionGracePeriodSeconds,
+			old.Spec.TerminationGracePeriodSeconds)
+	}
+	// Terminating: the run waits (the watch sees the pod, deleting).
+	k.waitRun(run.Name, "reconciled with the pod terminating", func(r *benchv1.BenchmarkRun) bool { return r.Status.ObservedGeneration == r.Generation })
+	if r := k.run(run.Name); r.Status.Phase != benchv1.RunRunning {
+		t.Fatalf("run %s while the member shuts down: %s", r.Status.Phase, failedMessage(r))
+	}
+	// The kubelet removes it; the controller creates it again.
+	if err := k.c.Delete(k.ctx(), p, client.GracePeriodSeconds(0)); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	k.eventually("pod "+member+" recreated and ready", 60*time.Second, func() (bool, error) {
+		back := &corev1.Pod{}
+		err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: member}, back)
+		return err == nil && back.UID != old.UID && podIsReady(back), nil
+	})
+	k.finishPhase(run, run.Spec.Phases[1])
+	r := k.waitLifecycle(run.Name, benchv1.RunSucceeded)
+	if o := r.Status.Results[1].Disruptions[0].Outcome; o.State != benchv1.DisruptionDone || o.Pod != member {
+		t.Errorf("outcome %+v, want Done, pod %s", o, member)
+	}
+	if n := count.podDeletes.Load(); n != 1 {
+		t.Errorf("%d pod deletions, want 1", n)
+	}
 }
