@@ -87,12 +87,19 @@ type counters struct {
 	writes atomic.Int64
 	// sweepWrites counts the sweep controller's writes.
 	sweepWrites atomic.Int64
+	// podDeletes counts the pod deletions the API server accepted;
+	// failPodDeletes makes every pod deletion fail as an unavailable API
+	// server would (a transient error), while it is set.
+	podDeletes     atomic.Int64
+	failPodDeletes atomic.Bool
 }
 
 // countingClient counts every write the controller makes.
 type countingClient struct {
 	client.Client
 	n *atomic.Int64
+	// pods, when set, counts (and may fail) the deletions of pods.
+	pods *counters
 }
 
 func (c countingClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
@@ -102,6 +109,16 @@ func (c countingClient) Create(ctx context.Context, obj client.Object, opts ...c
 
 func (c countingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	c.n.Add(1)
+	if _, pod := obj.(*corev1.Pod); pod && c.pods != nil {
+		if c.pods.failPodDeletes.Load() {
+			return apierrors.NewServiceUnavailable("injected: the test fails pod deletions")
+		}
+		err := c.Client.Delete(ctx, obj, opts...)
+		if err == nil {
+			c.pods.podDeletes.Add(1)
+		}
+		return err
+	}
 	return c.Client.Delete(ctx, obj, opts...)
 }
 
@@ -181,7 +198,7 @@ func startManagerWith(t *testing.T, count *counters, limits controllers.Limits, 
 		clk = clock.RealClock{}
 	}
 	rec := &controllers.BenchmarkRunReconciler{
-		Client:    countingClient{mgr.GetClient(), &count.writes},
+		Client:    countingClient{mgr.GetClient(), &count.writes, count},
 		APIReader: mgr.GetAPIReader(),
 		Logs:      controllers.PodLogs{Pods: corev1client.NewForConfigOrDie(env.Config)},
 		Scheme:    mgr.GetScheme(),
@@ -200,7 +217,7 @@ func startManagerWith(t *testing.T, count *counters, limits controllers.Limits, 
 		}
 	}
 	sweeps := &controllers.BenchmarkSweepReconciler{
-		Client:                  countingClient{mgr.GetClient(), &count.sweepWrites},
+		Client:                  countingClient{mgr.GetClient(), &count.sweepWrites, nil},
 		APIReader:               mgr.GetAPIReader(),
 		Scheme:                  mgr.GetScheme(),
 		Recorder:                mgr.GetEventRecorder("mongobench"),
@@ -787,6 +804,10 @@ type autopilotOptions struct {
 	realScheduler bool
 	// holdPhases: leave loader Jobs to the test (finishPhase).
 	holdPhases bool
+	// removeDeleted: play the kubelet that stops a deleted pod, after
+	// which the pod goes away (without it, a pod deleted with a grace
+	// period stays, terminating, in envtest).
+	removeDeleted bool
 }
 
 func (k *cluster) autopilotWith(opts autopilotOptions) (stop func()) {
@@ -814,7 +835,7 @@ func (k *cluster) autopilotStep(ctx context.Context, done map[string]bool, opts 
 	}
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if p.DeletionTimestamp != nil && opts.realScheduler {
+		if p.DeletionTimestamp != nil && (opts.realScheduler || opts.removeDeleted) {
 			// The kubelet stops a deleted pod and the pod goes away; until
 			// then the scheduler still counts it on its node.
 			if err := k.c.Delete(ctx, p, client.GracePeriodSeconds(0)); err != nil && !apierrors.IsNotFound(err) {

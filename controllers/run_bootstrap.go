@@ -203,13 +203,19 @@ func (r *BenchmarkRunReconciler) jobDone(s *runState, job *batchv1.Job, reason b
 }
 
 // watchTopology fails a run whose topology changed under it after it was
-// ready: a restarted or vanished MongoDB process invalidates the numbers.
+// ready: a restarted or vanished MongoDB process invalidates the numbers,
+// unless a disruption deleted it (disruptPods, which brings it back).
 func (r *BenchmarkRunReconciler) watchTopology(_ context.Context, s *runState) (bool, error) {
 	run := s.run
 	procs := topology.Processes(run)
 	baseline := recordedRestarts(run.Status.Topology)
 	for _, p := range procs {
 		pod := s.pods[p.Name]
+		if uid, ok := s.deletedPods[p.Name]; ok && (pod == nil || pod.UID == uid || s.recovering[p.Name]) {
+			// A disruption deleted it (disruptPods recreates it): the
+			// pod it deleted, its absence, or its replacement coming up.
+			continue
+		}
 		switch {
 		case pod == nil:
 			s.fail(benchv1.ReasonTopologyLost, "topology lost: pod %s disappeared", p.Name)

@@ -95,7 +95,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	steps := []step{
 		r.start, r.checkTimeout, // the run's clock
 		r.ensureIdentity, r.preflight, r.ensureClaims, r.placePods, r.checkPods, // MongoDB pods on one node
-		r.bootstrap, r.watchTopology, // replica sets, shards, collection; a topology that must not change
+		r.bootstrap, r.disruptPods, r.watchTopology, // replica sets, shards, collection; pods a disruption deletes; a topology that must not change otherwise
 		r.recordEnvironment,    // what the numbers come from
 		r.runPhases, r.succeed, // spec.phases and the merged results
 	}

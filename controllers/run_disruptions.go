@@ -93,7 +93,7 @@ func disruptionOutcome(o *results.DisruptionOutcome) benchv1.DisruptionOutcome {
 		return benchv1.DisruptionOutcome{State: benchv1.DisruptionUnknown, Error: "loader 0, the actor, reported no outcome"}
 	}
 	out := benchv1.DisruptionOutcome{State: benchv1.DisruptionState(o.State), Error: truncateBytes(o.Error, maxDisruptionError),
-		Primary: truncateBytes(o.Primary, maxTelemetryText)}
+		Primary: truncateBytes(o.Primary, maxTelemetryText), Pod: truncateBytes(o.Pod, maxTelemetryText)}
 	if !o.Sent.IsZero() {
 		sent := metav1.NewMicroTime(o.Sent.UTC())
 		out.Sent = &sent
@@ -158,13 +158,15 @@ func performance(p *results.Performance) *benchv1.DisruptionPerformance {
 // stretch is when a disruption's effects are expected: from when its
 // action was sent (or its instant) to DisruptionAfterMillis after its
 // instant. ok is false when nothing was sent (NotReached, or Failed
-// before it could be).
+// before it could be) or nothing deleted (a pod deletion that Failed).
 func stretch(d *benchv1.DisruptionResult) (from, to time.Time, ok bool) {
 	o := &d.Outcome
 	switch {
 	case o.State == benchv1.DisruptionNotReached:
 		return time.Time{}, time.Time{}, false
-	case o.State == benchv1.DisruptionFailed && o.Sent == nil:
+	case o.State == benchv1.DisruptionFailed && (o.Sent == nil || d.Action.DeletesPod()):
+		// A pod deletion that Failed deleted nothing, whenever it was
+		// requested.
 		return time.Time{}, time.Time{}, false
 	}
 	from = d.Instant.Time
@@ -174,13 +176,15 @@ func stretch(d *benchv1.DisruptionResult) (from, to time.Time, ok bool) {
 	return from, d.Instant.Add(results.DisruptionAfterMillis * time.Millisecond), true
 }
 
-// explainElections matches the phase's telemetry against its StepDowns:
-// a change of primary a member of the ReplicaSet topology saw within a
-// StepDown's stretch (its sample up to one sampling interval later) is
-// planned (server[].plannedPrimaryChanges), and the first such change
-// after the instant, over the members, is the new primary's time from
-// telemetry. A change beyond the times the telemetry kept
-// (telemetry.MaxPrimaryChangeTimes) is never taken as planned.
+// explainElections matches the phase's telemetry against its
+// disruptions: a change of primary a member of the ReplicaSet topology
+// saw within a disruption's stretch (its sample up to one sampling
+// interval later) is planned (server[].plannedPrimaryChanges), and the
+// first such change after the instant, over the members, is the new
+// primary's time from telemetry. A change beyond the times the telemetry
+// kept (telemetry.MaxPrimaryChangeTimes) is never taken as planned. Every
+// action causes an election (a StepDown, a killed or restarted primary),
+// or none the member sees (a restarted secondary). Then explainRestarts.
 func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval time.Duration) {
 	if len(res.Disruptions) == 0 {
 		return
@@ -200,7 +204,7 @@ func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval
 			for j := range res.Disruptions {
 				d := &res.Disruptions[j]
 				from, to, ok := stretch(d)
-				if !ok || d.Action != benchv1.DisruptionStepDown || at.Before(from) || at.After(to.Add(interval)) {
+				if !ok || at.Before(from) || at.After(to.Add(interval)) {
 					continue
 				}
 				planned++
@@ -211,6 +215,41 @@ func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval
 			}
 		}
 		srv.PlannedPrimaryChanges = min(planned, srv.PrimaryChanges)
+	}
+	explainRestarts(byPod, res)
+}
+
+// explainRestarts: a pod deletion (KillPrimary, RestartMember) that was
+// carried out explains one restart of the member whose pod it deleted,
+// seen after it was sent (server[].plannedRestarts). Not within its 30 s
+// stretch: the member comes back after its shutdown (up to its grace
+// period), scheduling and start-up, which no fixed window bounds; a
+// restart before the deletion, or a second one, is still a problem. A
+// restart beyond the times the telemetry kept (telemetry.MaxRestartTimes)
+// is never taken as planned.
+func explainRestarts(byPod map[string]*telemetry.ProcessPayload, res *benchv1.PhaseResult) {
+	for i := range res.Server {
+		srv := &res.Server[i]
+		p := byPod[srv.Pod]
+		if p == nil || srv.Restarts == 0 {
+			continue
+		}
+		used := make([]bool, len(p.Series.RestartTimes))
+		var planned int32
+		for j := range res.Disruptions {
+			d := &res.Disruptions[j]
+			if !d.Action.DeletesPod() || d.Outcome.State != benchv1.DisruptionDone || d.Outcome.Pod != srv.Pod || d.Outcome.Sent == nil {
+				continue
+			}
+			for k, at := range p.Series.RestartTimes {
+				if !used[k] && !at.Before(d.Outcome.Sent.Time) {
+					used[k] = true
+					planned++
+					break
+				}
+			}
+		}
+		srv.PlannedRestarts = min(planned, srv.Restarts)
 	}
 }
 

@@ -28,6 +28,7 @@ func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.Bench
 		services: map[string]*corev1.Service{}, claims: map[string]*corev1.PersistentVolumeClaim{},
 		serviceAccounts: map[string]*corev1.ServiceAccount{}, roles: map[string]*rbacv1.Role{}, roleBindings: map[string]*rbacv1.RoleBinding{},
 		networkPolicies: map[string]*networkingv1.NetworkPolicy{}, secrets: map[string]*corev1.Secret{},
+		deletedPods: map[string]types.UID{}, recovering: map[string]bool{},
 	}
 	opts := []client.ListOption{client.InNamespace(run.Namespace), client.MatchingLabels{benchv1.LabelRun: run.Name}}
 	list := func(l client.ObjectList, keep func(client.Object) bool, add func(client.Object)) error {

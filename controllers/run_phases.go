@@ -40,6 +40,12 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 		name := topology.PhaseJobName(run, ph.Name)
 		job := s.jobs[name]
 		if job == nil {
+			if len(s.recovering) > 0 {
+				// A member an earlier phase's disruption deleted is not
+				// back yet: the next phase measures the whole set. Its
+				// pod's events wake the run; the run's timeout bounds it.
+				return false, nil
+			}
 			if ok, err := r.clearStaleLedgers(ctx, s, ph, name); !ok || err != nil {
 				return false, err
 			}
@@ -70,6 +76,7 @@ func (r *BenchmarkRunReconciler) runPhases(ctx context.Context, s *runState) (bo
 			s.fail(benchv1.ReasonResultInvalid, "phase %s: %v", ph.Name, err)
 			return false, nil
 		}
+		podDeletionOutcomes(s, ph, name, merged)
 		res := phaseResult(ph, merged)
 		var problems []string
 		res.Growth, problems = growthStatus(merged.Growth, len(topology.Processes(run)))

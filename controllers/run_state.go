@@ -10,6 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 )
@@ -34,6 +35,12 @@ type runState struct {
 	networkPolicies map[string]*networkingv1.NetworkPolicy
 	// Its keyfile and its users' passwords (security.auth).
 	secrets map[string]*corev1.Secret
+
+	// deletedPods are the database pods a disruption's ledger deleted or
+	// is about to delete, with the UID it deleted (disruptPods);
+	// recovering those not back and ready yet.
+	deletedPods map[string]types.UID
+	recovering  map[string]bool
 
 	// candidates restricts the anchor pod to these hostnames (preflight).
 	candidates []string

@@ -377,13 +377,22 @@ type ServerSummary struct {
 	// +optional
 	PrimaryChanges int32 `json:"primaryChanges,omitempty"`
 	// PlannedPrimaryChanges is how many of primaryChanges a disruption of
-	// the phase explains: seen by a member of the replica set a StepDown
-	// was sent to, from when it was sent (or its instant) to 30 s after
+	// the phase explains: seen by a member of the replica set a StepDown,
+	// KillPrimary or RestartMember was sent to (a pod deletion only once
+	// the pod was deleted), from when it was sent (or its instant) to 30 s after
 	// its instant plus one telemetry interval (a sample sees a change up
 	// to an interval late). They do not make the run invalid; the others
 	// do.
 	// +optional
 	PlannedPrimaryChanges int32 `json:"plannedPrimaryChanges,omitempty"`
+	// PlannedRestarts is how many of restarts a disruption of the phase
+	// explains: one per pod deletion (KillPrimary, RestartMember) of
+	// this process's pod, seen after it was sent (a recreated member
+	// comes back after its shutdown, scheduling and start-up, which no
+	// fixed window bounds). They do not make the run invalid; the
+	// others do.
+	// +optional
+	PlannedRestarts int32 `json:"plannedRestarts,omitempty"`
 	// MaxReplicationLagMillis is, for the primary of a replica set of
 	// several members, the most its furthest SECONDARY was behind it in
 	// the samples of the phase, in ms: the primary's replSetGetStatus,

@@ -63,7 +63,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || (!has(self.placement.nodeName) && (!has(self.placement.nodeSelector) || size(self.placement.nodeSelector) == 0))",message="placement.nodeName and nodeSelector choose the node of the database pods mongobench deploys: with mode External there are none (loaderPlacement AnyNode places the loaders anywhere)"
 // +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.readConcern) || self.driver.readConcern != 'snapshot' || self.topology.mode != 'Standalone'",message="driver.readConcern snapshot needs a replica set: a standalone mongod refuses it (node needs to be a replica set member to use readConcern: snapshot); use ReplicaSet, Sharded, or local or majority"
 // +kubebuilder:validation:XValidation:rule="self.topology.mode == 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0)",messageExpression="self.topology.mode == 'Standalone' ? 'disruptions need a replica set: a Standalone has no primary to step down' : 'disruptions run on a ReplicaSet topology only so far: StepDown of a shard or of the config server (Sharded) and disruptions of an External cluster are not built yet'"
-// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0) || (has(self.topology.members) ? self.topology.members : 3) >= 2",message="a StepDown needs a replica set of at least 2 members (topology.members): with one there is no secondary to elect"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0) || (has(self.topology.members) ? self.topology.members : 3) >= 2",message="disruptions need a replica set of at least 2 members (topology.members): with one there is no secondary to elect"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, !has(d.member) || type(d.member) != int || int(d.member) < (has(self.topology.members) ? self.topology.members : 3)))",message="a RestartMember's member index must be below topology.members (default 3): members are numbered from 0"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
 	// or co-located micro-shards (one-member replica sets) behind a mongos
@@ -786,8 +787,8 @@ type PhaseSpec struct {
 
 	// Disruptions are faults injected into the phase under load, each at
 	// an instant of its measured window, and measured with its own
-	// histograms (status.results[].disruptions). A ReplicaSet of at least
-	// two members only, for now.
+	// histograms (status.results[].disruptions): StepDown, KillPrimary,
+	// RestartMember. A ReplicaSet of at least two members only, for now.
 	// +kubebuilder:validation:MaxItems=10
 	// +listType=atomic
 	// +optional

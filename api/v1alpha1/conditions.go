@@ -192,6 +192,13 @@ const (
 	// EventHistogramsNotKept (a Warning): a phase's merged histograms could
 	// not be stored in a ConfigMap; the phase's results stand without them.
 	EventHistogramsNotKept Reason = "HistogramsNotKept"
+	// EventDisruptionPodDeleted: a KillPrimary or RestartMember deleted a
+	// member's pod; EventDisruptionPodRecreated: the controller created
+	// it again. EventDisruptionFailed (a Warning): a pod deletion could
+	// not be carried out; the phase goes on without it.
+	EventDisruptionPodDeleted   Reason = "DisruptionPodDeleted"
+	EventDisruptionPodRecreated Reason = "DisruptionPodRecreated"
+	EventDisruptionFailed       Reason = "DisruptionFailed"
 )
 
 // FailureReasons lists the reasons a Failed condition may carry, for tools

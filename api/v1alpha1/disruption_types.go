@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // MaxDisruptions bounds a phase's disruptions: each keeps a 100 ms series of
@@ -10,10 +11,11 @@ const MaxDisruptions = 10
 
 // DisruptionAction is what a disruption does.
 //
-// Only StepDown exists so far; KillPrimary, RestartMember, KillMongos and
-// Pause (docs/design/disruptions.md) come with the controller's pod
-// deletions. An action is added to this enum only once it runs end to end.
-// +kubebuilder:validation:Enum=StepDown
+// StepDown is a MongoDB command (loader 0 sends it); KillPrimary and
+// RestartMember are pod deletions (the controller deletes the pod loader
+// 0 names). KillMongos and Pause (docs/design/disruptions.md) are not
+// built: an action is added to this enum only once it runs end to end.
+// +kubebuilder:validation:Enum=StepDown;KillPrimary;RestartMember
 // +kubebuilder:validation:MaxLength=16
 type DisruptionAction string
 
@@ -24,7 +26,31 @@ const (
 	// electable secondary takes over, and the old primary cannot be
 	// elected again for stepDownSecs.
 	DisruptionStepDown DisruptionAction = "StepDown"
+	// DisruptionKillPrimary deletes the primary's pod with the shortest
+	// stop the kubelet allows (SIGTERM, then SIGKILL 2 s later). The
+	// controller recreates the pod (same name, same volume) and the
+	// member rejoins the set.
+	DisruptionKillPrimary DisruptionAction = "KillPrimary"
+	// DisruptionRestartMember deletes a member's pod (member) with the
+	// pod's own grace period: mongod gets SIGTERM and shuts down in
+	// order (a primary first tries to step down). The controller
+	// recreates the pod and the member rejoins the set.
+	DisruptionRestartMember DisruptionAction = "RestartMember"
 )
+
+// Targets of RestartMember besides a member's index.
+const (
+	// MemberPrimary is whichever member is primary at the instant.
+	MemberPrimary = "primary"
+	// MemberSecondary is one member that is secondary at the instant.
+	MemberSecondary = "secondary"
+)
+
+// DeletesPod reports whether the action is a pod deletion, the
+// controller's to carry out (the others are loader 0's commands).
+func (a DisruptionAction) DeletesPod() bool {
+	return a == DisruptionKillPrimary || a == DisruptionRestartMember
+}
 
 // Defaults of replSetStepDown (MongoDB manual, "replSetStepDown": 60 s
 // when the stepdown period is not numeric, secondaryCatchUpPeriodSecs 10).
@@ -41,6 +67,9 @@ const (
 // manager restart or a replaced loader pod never repeats it.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.stepDownSecs) ? self.stepDownSecs : 60) > (has(self.secondaryCatchUpPeriodSecs) ? self.secondaryCatchUpPeriodSecs : 10)",message="stepDownSecs must be greater than secondaryCatchUpPeriodSecs (defaults 60 and 10): replSetStepDown refuses it otherwise"
+// +kubebuilder:validation:XValidation:rule="self.action == 'StepDown' || (!has(self.stepDownSecs) && !has(self.secondaryCatchUpPeriodSecs))",message="stepDownSecs and secondaryCatchUpPeriodSecs are replSetStepDown's: only for action StepDown"
+// +kubebuilder:validation:XValidation:rule="has(self.member) == (self.action == 'RestartMember')",message="member is RestartMember's, and RestartMember needs it: a member's index (0 to topology.members - 1), primary or secondary"
+// +kubebuilder:validation:XValidation:rule="!has(self.member) || (type(self.member) == int ? int(self.member) >= 0 : string(self.member) in ['primary', 'secondary'])",message="member is a member's index (0 to topology.members - 1), primary or secondary"
 type Disruption struct {
 	// At is when the disruption happens, counted from the start of the
 	// phase's measured window (after its warm-up). The window's start is
@@ -49,8 +78,21 @@ type Disruption struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('24h')",message="at must be between 0s and 24h"
 	At metav1.Duration `json:"at"`
 
-	// Action is what happens: StepDown.
+	// Action is what happens: StepDown (replSetStepDown on the primary),
+	// KillPrimary (the primary's pod deleted with the kubelet's shortest
+	// stop: SIGTERM, SIGKILL 2 s later) or RestartMember (member's pod
+	// deleted with its grace period: an orderly shutdown). A deleted pod is recreated under the same name
+	// and volume, and its member rejoins the set.
 	Action DisruptionAction `json:"action"`
+
+	// Member is the member RestartMember restarts: its index in the set
+	// (0 to topology.members - 1, pod <run>-rs0-<index>), or primary or
+	// secondary, whichever member is one at the instant (as loader 0's
+	// driver knows it). RestartMember only, where it is required.
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:MaxLength=9
+	// +optional
+	Member *intstr.IntOrString `json:"member,omitempty"`
 
 	// StepDownSecs is replSetStepDown's stepdown period: for this long the
 	// old primary cannot become primary again (default 60).
@@ -93,7 +135,8 @@ type DisruptionState string
 
 // Disruption states.
 const (
-	// DisruptionDone: the action was sent and returned without error.
+	// DisruptionDone: the action was sent and returned without error (a
+	// pod deletion: the API server accepted it).
 	DisruptionDone DisruptionState = "Done"
 	// DisruptionFailed: the action returned an error (outcome.error).
 	DisruptionFailed DisruptionState = "Failed"
@@ -183,7 +226,9 @@ type DisruptionOutcome struct {
 	Sent *metav1.MicroTime `json:"sent,omitempty"`
 	// DurationMicros is how long the action took to return (Done,
 	// Failed): a StepDown returns once the primary stepped down, after
-	// up to secondaryCatchUpPeriodSecs of waiting for a secondary.
+	// up to secondaryCatchUpPeriodSecs of waiting for a secondary; a pod
+	// deletion once the API server accepted it, from loader 0's request
+	// (the controller's reaction included; the pod's shutdown is not).
 	// +optional
 	DurationMicros *int64 `json:"durationMicros,omitempty"`
 	// Error is the action's error (Failed), or why its outcome is
@@ -192,9 +237,15 @@ type DisruptionOutcome struct {
 	// +optional
 	Error string `json:"error,omitempty"`
 	// Primary is the member (host:port) that was primary when the action
-	// was sent, as the actor's driver knew it.
+	// was sent, as the actor's driver knew it: for KillPrimary, the
+	// member whose pod was deleted.
 	// +optional
 	Primary string `json:"primary,omitempty"`
+	// Pod is the pod a KillPrimary or RestartMember deleted (or would
+	// have, when Failed after it was chosen).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Pod string `json:"pod,omitempty"`
 }
 
 // LoaderTimes is a time every loader measured from a disruption's instant:

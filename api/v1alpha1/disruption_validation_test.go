@@ -9,9 +9,11 @@ import (
 )
 
 // TestDisruptionManifests: spec.phases[].disruptions is checked at kubectl
-// apply — a StepDown on a ReplicaSet of at least two members, in a Load or
-// Run phase, before maxExecutionTime, without a warm-up by operations, at
-// most 10 per phase, with a stepdown period longer than the catch-up.
+// apply — a StepDown, KillPrimary or RestartMember on a ReplicaSet of at
+// least two members, in a Load or Run phase, before maxExecutionTime,
+// without a warm-up by operations, at most 10 per phase, with a stepdown
+// period longer than the catch-up (StepDown's fields on StepDown only),
+// and RestartMember's member (and only its) naming a member that exists.
 func TestDisruptionManifests(t *testing.T) {
 	c := newClient(t)
 	ns := namespace(t, c)
@@ -33,6 +35,11 @@ func TestDisruptionManifests(t *testing.T) {
 		{"the default members (3)", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"), ""},
 		{"explicit periods", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 11, secondaryCatchUpPeriodSecs: 10}]}"), ""},
 		{"catch-up 0 (force-like)", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 1, secondaryCatchUpPeriodSecs: 0}]}"), ""},
+		{"a KillPrimary", rs + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary}]}"), ""},
+		{"RestartMember by index, primary, secondary", rs + phases("{name: run, type: Run, disruptions: [{at: 10s, action: RestartMember, member: 2}, "+
+			"{at: 20s, action: RestartMember, member: primary}, {at: 30s, action: RestartMember, member: secondary}]}"), ""},
+		{"RestartMember of the default members' last", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 2}]}"), ""},
 		{"an empty list on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: []}"), ""},
 		// Rejected.
 		{"on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
@@ -42,7 +49,7 @@ func TestDisruptionManifests(t *testing.T) {
 		{"on External", ext("") + "  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
 			"disruptions run on a ReplicaSet topology only so far"},
 		{"one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
-			"a StepDown needs a replica set of at least 2 members (topology.members): with one there is no secondary to elect"},
+			"disruptions need a replica set of at least 2 members (topology.members): with one there is no secondary to elect"},
 		{"a Grow phase", "  topology: {mode: ReplicaSet}\n  phases:\n  - {name: grow, type: Grow, grow: {targetRecords: 10}, disruptions: [" + stepDown + "]}\n",
 			"disruptions are for Load and Run phases"},
 		{"at maxExecutionTime", rs + phases("{name: run, type: Run, maxExecutionTime: 30s, disruptions: [{at: 10s, action: StepDown}, "+stepDown+"]}"),
@@ -58,7 +65,31 @@ func TestDisruptionManifests(t *testing.T) {
 			"stepDownSecs must be greater than secondaryCatchUpPeriodSecs"},
 		{"stepDownSecs 0", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 0, secondaryCatchUpPeriodSecs: 0}]}"),
 			"stepDownSecs: Invalid value: 0"},
-		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), `Unsupported value: "KillPrimary"`},
+		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos}]}"), `Unsupported value: "KillMongos"`},
+		{"a KillPrimary on one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "disruptions need a replica set of at least 2 members"},
+		{"a KillPrimary on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "disruptions run on a ReplicaSet topology only so far"},
+		{"RestartMember without member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember}]}"),
+			"member is RestartMember's, and RestartMember needs it"},
+		{"a member on KillPrimary", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary, member: 1}]}"),
+			"member is RestartMember's, and RestartMember needs it"},
+		{"a member on StepDown", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, member: primary}]}"),
+			"member is RestartMember's, and RestartMember needs it"},
+		{"a member index at topology.members", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 3}]}"),
+			"a RestartMember's member index must be below topology.members (default 3)"},
+		{"a member index beyond the default members", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 5}]}"), "must be below topology.members (default 3)"},
+		{"a negative member index", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: -1}]}"),
+			"member is a member's index (0 to topology.members - 1), primary or secondary"},
+		{"an unknown member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: arbiter}]}"),
+			"member is a member's index (0 to topology.members - 1), primary or secondary"},
+		{"a member index as a string", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: \"1\"}]}"),
+			"member is a member's index (0 to topology.members - 1), primary or secondary"},
+		{"stepDownSecs on KillPrimary", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary, stepDownSecs: 30}]}"),
+			"stepDownSecs and secondaryCatchUpPeriodSecs are replSetStepDown's: only for action StepDown"},
+		{"secondaryCatchUpPeriodSecs on RestartMember", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 0, secondaryCatchUpPeriodSecs: 5}]}"),
+			"only for action StepDown"},
 		{"no action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m}]}"), "action: Required value"},
 		{"a negative at", rs + phases("{name: run, type: Run, disruptions: [{at: -1s, action: StepDown}]}"), "at must be between 0s and 24h"},
 		{"an at beyond a day", rs + phases("{name: run, type: Run, disruptions: [{at: 25h, action: StepDown}]}"), "at must be between 0s and 24h"},

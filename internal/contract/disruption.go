@@ -39,6 +39,48 @@ const (
 	DisruptionErrorKey    = "error"
 )
 
+// A pod deletion (KillPrimary, RestartMember) is the controller's: the
+// manager talks only to the Kubernetes API, and only loader 0's driver
+// knows which member is primary. So at the instant loader 0 creates the
+// ledger as for a command, with DisruptionTargetKey, and sends nothing.
+// The controller, which watches the run's ConfigMaps, then:
+//
+//  1. maps the target to a member's pod and patches DisruptionPodKey and
+//     DisruptionPodUIDKey into the ledger, before it deletes anything;
+//  2. deletes that pod with the UID as precondition, and patches
+//     DisruptionReturnedKey (when the API server answered) and
+//     DisruptionErrorKey ("" when it accepted the deletion, else why no
+//     pod was deleted). A target that names no member, or a member
+//     without a pod, gets the error without step 1.
+//
+// A manager restarted between the steps finds the ledger where it left
+// it: after 1 it deletes the same UID again (NotFound, or a failed
+// precondition once the pod was recreated, means done before), never the
+// pod that replaced it. A ledger with DisruptionReturnedKey and no error
+// tells the controller to recreate the pod it names, if it is missing. The ledger
+// is the outcome's source: the controller fills the disruption's outcome
+// from it.
+const (
+	// DisruptionTargetKey is the member to delete as loader 0's driver
+	// knew it at the instant (host:port): the primary (KillPrimary,
+	// RestartMember primary) or one secondary (RestartMember
+	// secondary); absent for a member given by index, which the
+	// controller maps itself, or when the driver knew no such member.
+	DisruptionTargetKey = "target"
+	// DisruptionPodKey and DisruptionPodUIDKey are the pod the controller
+	// is about to delete, and its UID; DisruptionNodeKey the node it ran
+	// on, where its replacement goes.
+	DisruptionPodKey    = "pod"
+	DisruptionPodUIDKey = "podUID"
+	DisruptionNodeKey   = "node"
+)
+
+// DeletesPod reports whether action is a pod deletion (the controller's),
+// not a command loader 0 sends.
+func DeletesPod(action string) bool {
+	return action == "KillPrimary" || action == "RestartMember"
+}
+
 // DisruptionLedgerName is the ledger ConfigMap of disruption i of Job
 // jobName: <job>-disruption-<i>.
 func DisruptionLedgerName(jobName string, index int) string {
@@ -58,17 +100,31 @@ type Disruption struct {
 	// the controller).
 	StepDownSecs int
 	CatchUpSecs  int
+	// Member is RestartMember's member: "primary", "secondary" or a
+	// member's index ("0", "1", …).
+	Member string
 }
 
 // EncodeDisruption is the FlagDisruption value of d:
-// "INDEX,ACTION,AT[,key=value…]", e.g. "0,StepDown,30s,stepDownSecs=60,catchUpSecs=10".
-// AT is a Go duration.
+// "INDEX,ACTION,AT[,key=value…]", e.g. "0,StepDown,30s,stepDownSecs=60,catchUpSecs=10",
+// "1,KillPrimary,45s", "2,RestartMember,1m0s,member=secondary". AT is a Go
+// duration.
 func EncodeDisruption(d Disruption) string {
 	parts := []string{strconv.Itoa(d.Index), d.Action, d.At.String()}
-	if d.Action == "StepDown" {
+	switch d.Action {
+	case "StepDown":
 		parts = append(parts, "stepDownSecs="+strconv.Itoa(d.StepDownSecs), "catchUpSecs="+strconv.Itoa(d.CatchUpSecs))
+	case "RestartMember":
+		parts = append(parts, "member="+d.Member)
 	}
 	return strings.Join(parts, ",")
+}
+
+// MemberIndex is a RestartMember's member index; ok is false for
+// "primary" and "secondary".
+func (d Disruption) MemberIndex() (int, bool) {
+	n, err := strconv.Atoi(d.Member)
+	return n, err == nil
 }
 
 // DecodeDisruption parses EncodeDisruption's form.
@@ -92,26 +148,41 @@ func DecodeDisruption(s string) (Disruption, error) {
 	switch d.Action {
 	case "StepDown":
 		d.StepDownSecs, d.CatchUpSecs = -1, -1
+	case "KillPrimary", "RestartMember":
 	default:
-		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown)", s, d.Action)
+		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown, KillPrimary or RestartMember)", s, d.Action)
 	}
 	for _, kv := range parts[3:] {
 		k, v, ok := strings.Cut(kv, "=")
+		if ok && k == "member" && d.Action == "RestartMember" {
+			if n, err := strconv.Atoi(v); (err != nil || n < 0) && v != "primary" && v != "secondary" {
+				return Disruption{}, fmt.Errorf("disruption %q: member %q: want primary, secondary or an index ≥ 0", s, v)
+			}
+			d.Member = v
+			continue
+		}
 		n, err := strconv.Atoi(v)
 		if !ok || err != nil || n < 0 {
 			return Disruption{}, fmt.Errorf("disruption %q: %q: want key=number", s, kv)
 		}
-		switch k {
-		case "stepDownSecs":
+		switch {
+		case k == "stepDownSecs" && d.Action == "StepDown":
 			d.StepDownSecs = n
-		case "catchUpSecs":
+		case k == "catchUpSecs" && d.Action == "StepDown":
 			d.CatchUpSecs = n
 		default:
-			return Disruption{}, fmt.Errorf("disruption %q: unknown key %q", s, k)
+			return Disruption{}, fmt.Errorf("disruption %q: unknown key %q for %s", s, k, d.Action)
 		}
 	}
-	if d.StepDownSecs < 1 || d.CatchUpSecs < 0 || d.StepDownSecs <= d.CatchUpSecs {
-		return Disruption{}, fmt.Errorf("disruption %q: StepDown needs stepDownSecs ≥ 1 greater than catchUpSecs ≥ 0", s)
+	switch d.Action {
+	case "StepDown":
+		if d.StepDownSecs < 1 || d.CatchUpSecs < 0 || d.StepDownSecs <= d.CatchUpSecs {
+			return Disruption{}, fmt.Errorf("disruption %q: StepDown needs stepDownSecs ≥ 1 greater than catchUpSecs ≥ 0", s)
+		}
+	case "RestartMember":
+		if d.Member == "" {
+			return Disruption{}, fmt.Errorf("disruption %q: RestartMember needs member=primary, secondary or an index", s)
+		}
 	}
 	return d, nil
 }

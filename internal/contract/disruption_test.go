@@ -16,6 +16,36 @@ func TestDisruptionRoundTrip(t *testing.T) {
 	if err != nil || got != d {
 		t.Fatalf("decoded %+v, %v; want %+v", got, err, d)
 	}
+	for _, tc := range []struct {
+		d    Disruption
+		want string
+	}{
+		{Disruption{Index: 1, Action: "KillPrimary", At: 45 * time.Second}, "1,KillPrimary,45s"},
+		{Disruption{Index: 2, Action: "RestartMember", At: time.Minute, Member: "secondary"}, "2,RestartMember,1m0s,member=secondary"},
+		{Disruption{Index: 0, Action: "RestartMember", At: 0, Member: "primary"}, "0,RestartMember,0s,member=primary"},
+		{Disruption{Index: 9, Action: "RestartMember", At: time.Second, Member: "2"}, "9,RestartMember,1s,member=2"},
+	} {
+		s := EncodeDisruption(tc.d)
+		if s != tc.want {
+			t.Errorf("encoded %q, want %q", s, tc.want)
+		}
+		got, err := DecodeDisruption(s)
+		if err != nil || got != tc.d {
+			t.Errorf("decoded %+v, %v; want %+v", got, err, tc.d)
+		}
+		if !DeletesPod(got.Action) {
+			t.Errorf("%s is a pod deletion", got.Action)
+		}
+	}
+	if i, ok := (Disruption{Action: "RestartMember", Member: "2"}).MemberIndex(); !ok || i != 2 {
+		t.Errorf("member 2: index %d, %v", i, ok)
+	}
+	if _, ok := (Disruption{Action: "RestartMember", Member: "primary"}).MemberIndex(); ok {
+		t.Error("member primary has no index")
+	}
+	if DeletesPod("StepDown") {
+		t.Error("StepDown is a command, not a pod deletion")
+	}
 	if DisruptionLedgerName("r1-run", 2) != "r1-run-disruption-2" {
 		t.Errorf("ledger name %q", DisruptionLedgerName("r1-run", 2))
 	}
@@ -28,7 +58,14 @@ func TestDecodeDisruptionRejects(t *testing.T) {
 		{"-1,StepDown,1s,stepDownSecs=60,catchUpSecs=10", "index"},
 		{"0,StepDown,soon,stepDownSecs=60,catchUpSecs=10", "at"},
 		{"0,StepDown,-1s,stepDownSecs=60,catchUpSecs=10", "at"},
-		{"0,KillPrimary,1s", "unknown action"},
+		{"0,KillMongos,1s", "unknown action"},
+		{"0,RestartMember,1s", "RestartMember needs member"},
+		{"0,RestartMember,1s,member=arbiter", "want primary, secondary or an index"},
+		{"0,RestartMember,1s,member=-1", "want primary, secondary or an index"},
+		{"0,KillPrimary,1s,member=1", "unknown key"},
+		{"0,KillPrimary,1s,stepDownSecs=60", "unknown key"},
+		{"0,RestartMember,1s,member=1,catchUpSecs=10", "unknown key"},
+		{"0,StepDown,1s,member=1,stepDownSecs=60,catchUpSecs=10", "unknown key \"member\" for StepDown"},
 		{"0,StepDown,1s,stepDownSecs=60", "greater than"},
 		{"0,StepDown,1s,stepDownSecs=10,catchUpSecs=10", "greater than"},
 		{"0,StepDown,1s,stepDownSecs=60,catchUpSecs=10,force=1", "unknown key"},

@@ -1,6 +1,7 @@
 package loader
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -142,10 +143,13 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 	if p := mongodb.PrimaryAt(a.client.Primaries(), time.Now()); p.Addr != "" {
 		primary = p.Addr
 	}
+	if contract.DeletesPod(d.Action) {
+		return a.request(ctx, d, primary)
+	}
 	var ledger string
 	if a.sink != nil {
 		ledger = contract.DisruptionLedgerName(a.job, d.Index)
-		if o, acted := a.claim(ctx, ledger, d, primary); !acted {
+		if o, acted := a.claim(ctx, ledger, d, primary, "", time.Now()); !acted {
 			return o
 		}
 	}
@@ -174,6 +178,36 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 	return o
 }
 
+// request asks the controller for a pod deletion (KillPrimary,
+// RestartMember): the ledger, created once, names the member to delete as
+// this loader's driver knows it (contract.DisruptionTargetKey), and
+// nothing is sent to MongoDB. The controller deletes the pod and writes
+// how it went into the ledger; it reports the outcome from there, so the
+// loader's own says only that the request was made (Unknown until the
+// controller's replaces it), or what an existing ledger said.
+func (a *actor) request(ctx context.Context, d contract.Disruption, primary string) *results.DisruptionOutcome {
+	target := "" // a member by index: the controller maps it to its pod itself
+	switch {
+	case d.Action == "KillPrimary", d.Member == "primary":
+		target = primary
+	case d.Member == "secondary":
+		target = a.client.Secondary()
+	}
+	now := time.Now()
+	if a.sink == nil {
+		return &results.DisruptionOutcome{State: results.DisruptionFailed, Sent: now, Returned: &now, Primary: primary,
+			Error: "not requested: a pod deletion is the controller's, through the disruption's ledger, and this loader writes no ConfigMaps"}
+	}
+	ledger := contract.DisruptionLedgerName(a.job, d.Index)
+	if o, acted := a.claim(ctx, ledger, d, primary, target, now); !acted {
+		return o
+	}
+	_, _ = fmt.Fprintf(a.log, "disruption %d: %s of %q requested from the controller at %s (ledger %s)\n", d.Index, d.Action,
+		cmp.Or(target, "member "+d.Member), now.UTC().Format(time.RFC3339Nano), ledger)
+	return &results.DisruptionOutcome{State: results.DisruptionUnknown, Sent: now, Primary: primary,
+		Error: fmt.Sprintf("requested from the controller (ledger %s), which deletes the pod and reports how it ended", ledger)}
+}
+
 func errSuffix(e string) string {
 	if e == "" {
 		return ""
@@ -181,11 +215,11 @@ func errSuffix(e string) string {
 	return ": " + e
 }
 
-// claim creates the ledger, create-only. acted is false when the action
+// claim creates the ledger, create-only, sent at now. acted is false when the action
 // must not be sent: the ledger existed (o is what it says) or could not
 // be created (o says why).
-func (a *actor) claim(ctx context.Context, name string, d contract.Disruption, primary string) (o *results.DisruptionOutcome, acted bool) {
-	now := time.Now()
+func (a *actor) claim(ctx context.Context, name string, d contract.Disruption, primary, target string,
+	now time.Time) (o *results.DisruptionOutcome, acted bool) {
 	cm := a.sink.cm
 	cm.Name = name
 	cm.Mutable = true
@@ -198,6 +232,9 @@ func (a *actor) claim(ctx context.Context, name string, d contract.Disruption, p
 		contract.DisruptionSentKey:    now.UTC().Format(time.RFC3339Nano),
 		contract.DisruptionActorKey:   a.hostname,
 		contract.DisruptionPrimaryKey: primary,
+	}
+	if target != "" {
+		cm.Data[contract.DisruptionTargetKey] = target
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
 	defer cancel()

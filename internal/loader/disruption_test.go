@@ -299,3 +299,102 @@ func deref(p *int64) any {
 	}
 	return *p
 }
+
+// TestDisruptionPodDeletionRequests: a KillPrimary or RestartMember is the
+// controller's. At each instant loader 0 creates the ledger, once, with
+// the action and the member to delete as its driver knows it (the
+// primary; nothing for a member by index, which the controller maps), and
+// sends MongoDB nothing: no replSetStepDown, and the phase's writes flow
+// on. Its outcome says the request was made; the controller's replaces
+// it. Without a ledger (no result ConfigMap) nothing is requested.
+func TestDisruptionPodDeletionRequests(t *testing.T) {
+	const job = "r1-run"
+	env := map[string]string{"POD_NAMESPACE": "ns", "POD_NAME": job + "-0"}
+	fake := &fakeConfigMaps{items: map[string]map[string]any{}}
+	api := httptest.NewServer(fake)
+	defer api.Close()
+	newWriter := func() (*k8sresult.Writer, error) { return k8sresult.New(api.URL, http.DefaultClient, ""), nil }
+	srv := stubmongo.Start(t, stubmongo.ReplicaSet("rs0", stepDownFor))
+	url := fmt.Sprintf("mongodb://%s/ycsb?replicaSet=rs0", srv.Addr())
+	run := func(newWriter func() (*k8sresult.Writer, error), out ...string) (*results.Result, string) {
+		t.Helper()
+		args := append([]string{"run", "-P", "workloada", "-p", "recordcount=100", "-p", "operationcount=0",
+			"-p", "maxexecutiontime=2", "-threads", "2", "-p", "mongodb.url=" + url,
+			"--" + contract.FlagDisruption, "0,KillPrimary,300ms",
+			"--" + contract.FlagDisruption, "1,RestartMember,600ms,member=2",
+			"--" + contract.FlagDisruption, "2,RestartMember,900ms,member=primary",
+		}, out...)
+		code, stdout, stderr, _ := runMain(t, env, newWriter, args...)
+		if code != ExitOK {
+			t.Fatalf("loader run: exit %d\n%s", code, stderr)
+		}
+		if newWriter == nil {
+			r, err := results.Decode([]byte(stdout))
+			if err != nil {
+				t.Fatalf("decode result: %v\n%s", err, stderr)
+			}
+			return r, stderr
+		}
+		fake.mu.Lock()
+		resCM := fake.items[contract.ResultConfigMapName(job, 0)]
+		fake.mu.Unlock()
+		bin, _ := resCM["binaryData"].(map[string]any)
+		enc, _ := bin[contract.ConfigMapKey].(string)
+		var raw []byte
+		if err := json.Unmarshal([]byte(`"`+enc+`"`), &raw); err != nil {
+			t.Fatal(err)
+		}
+		r, err := results.Decode(raw)
+		if err != nil {
+			t.Fatalf("result ConfigMap: %v\n%s", err, stderr)
+		}
+		return r, stderr
+	}
+
+	r, stderr := run(newWriter, "--result-configmap", contract.ResultConfigMapPrefix(job), "--result-labels", "bench.mongobench.io/run=r1")
+	if n := srv.StepDowns(); n != 0 {
+		t.Errorf("the stub saw %d replSetStepDown: a pod deletion sends MongoDB nothing", n)
+	}
+	if len(r.Disruptions) != 3 {
+		t.Fatalf("%d disruptions in the result, want 3", len(r.Disruptions))
+	}
+	wantTarget := []any{srv.Addr(), nil, srv.Addr()}
+	for i, d := range r.Disruptions {
+		name := contract.DisruptionLedgerName(job, i)
+		data := fake.data(name)
+		o := d.Outcome
+		if o == nil || o.State != results.DisruptionUnknown || o.Sent.Before(d.Instant) || o.Sent.Sub(d.Instant) > 200*time.Millisecond ||
+			o.Primary != srv.Addr() || !strings.Contains(o.Error, "requested from the controller (ledger "+name+")") {
+			t.Errorf("disruption %d: outcome %+v, want the request at the instant %v", i, o, d.Instant)
+			continue
+		}
+		if data[contract.DisruptionActionKey] != d.Action || data[contract.DisruptionSentKey] != o.Sent.UTC().Format(time.RFC3339Nano) ||
+			data[contract.DisruptionActorKey] != job+"-0" || data[contract.DisruptionPrimaryKey] != srv.Addr() ||
+			data[contract.DisruptionTargetKey] != wantTarget[i] {
+			t.Errorf("ledger %s: %v, want %s of target %v", name, data, d.Action, wantTarget[i])
+		}
+		for _, k := range []string{contract.DisruptionReturnedKey, contract.DisruptionErrorKey, contract.DisruptionPodKey, contract.DisruptionPodUIDKey} {
+			if _, ok := data[k]; ok {
+				t.Errorf("ledger %s: the loader wrote %s, the controller's: %v", name, k, data)
+			}
+		}
+		// The writes went on: the stub never stepped down.
+		if len(d.Errors) > 0 || d.Retried > 0 {
+			t.Errorf("disruption %d: errors %v, %d retried", i, d.Errors, d.Retried)
+		}
+	}
+	if !strings.Contains(stderr, `disruption 1: RestartMember of "member 2" requested from the controller`) {
+		t.Errorf("log:\n%s", stderr)
+	}
+
+	// By hand, without ConfigMaps: nothing to ask the controller with.
+	r, _ = run(nil, "--result", "-")
+	for _, d := range r.Disruptions {
+		if o := d.Outcome; o == nil || o.State != results.DisruptionFailed || !strings.Contains(o.Error, "this loader writes no ConfigMaps") {
+			t.Errorf("disruption %d by hand: outcome %+v", d.Index, o)
+		}
+	}
+	if n := srv.StepDowns(); n != 0 {
+		t.Errorf("the stub saw %d replSetStepDown", n)
+	}
+}

@@ -91,6 +91,9 @@ type DisruptionOutcome struct {
 	// Primary is the host:port that was primary when the action was sent,
 	// as the actor's driver knew it ("" when unknown).
 	Primary string `json:"primary,omitempty"`
+	// Pod is the pod a pod deletion (KillPrimary, RestartMember) deleted:
+	// set by the controller, which carries those out, from the ledger.
+	Pod string `json:"pod,omitempty"`
 }
 
 // DisruptionLoader is what one loader saw of a disruption.

@@ -69,6 +69,11 @@ func (p *Point) merge(o *Point) {
 // (it steps down, it sees the new primary), with room for as many more.
 const MaxPrimaryChangeTimes = 64
 
+// MaxRestartTimes bounds Series.RestartTimes: a phase restarts a member at
+// most once per disruption (api MaxDisruptions), with room for as many
+// more.
+const MaxRestartTimes = 20
+
 // Series is the telemetry of one process over a phase, in at most
 // results.MaxSeriesPoints points. Point i covers the samples taken in
 // [Start + i·IntervalMillis, +IntervalMillis) and the counter deltas of the
@@ -87,6 +92,10 @@ type Series struct {
 	EvictedByAppFrom EvictionSource `json:"evictedByAppFrom,omitempty"`
 	// Restarts counts the restarts seen (uptime going down).
 	Restarts int `json:"restarts,omitempty"`
+	// RestartTimes are the times of the samples that saw them, the first
+	// MaxRestartTimes of them: what tells a restart a planned pod
+	// deletion caused (KillPrimary, RestartMember) from one it did not.
+	RestartTimes []time.Time `json:"restartTimes,omitempty"`
 	// PrimaryChanges counts the samples of a replica set member in which
 	// its view of the primary changed from the one before (see
 	// ReplView.changedFrom): an election, a step-down, another primary.
@@ -155,6 +164,14 @@ func (s *Series) Validate() error {
 	for i := 1; i < len(s.PrimaryChangeTimes); i++ {
 		if s.PrimaryChangeTimes[i].Before(s.PrimaryChangeTimes[i-1]) {
 			return fmt.Errorf("telemetry series' primary change times are out of order at %d", i)
+		}
+	}
+	if n := len(s.RestartTimes); n > MaxRestartTimes || n > s.Restarts {
+		return fmt.Errorf("telemetry series has %d restart times for %d restarts (at most %d kept)", n, s.Restarts, MaxRestartTimes)
+	}
+	for i := 1; i < len(s.RestartTimes); i++ {
+		if s.RestartTimes[i].Before(s.RestartTimes[i-1]) {
+			return fmt.Errorf("telemetry series' restart times are out of order at %d", i)
 		}
 	}
 	if len(s.Points) > results.MaxSeriesPoints {
@@ -233,6 +250,9 @@ func (b *SeriesBuilder) Add(s *Sample) {
 		}
 		if iv.Restarted {
 			b.series.Restarts++
+			if len(b.series.RestartTimes) < MaxRestartTimes {
+				b.series.RestartTimes = append(b.series.RestartTimes, s.Time)
+			}
 			b.repl = ReplView{}
 		}
 	}

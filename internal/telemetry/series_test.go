@@ -132,8 +132,11 @@ func TestSeriesRestart(t *testing.T) {
 		sampleAt(t0.Add(2*time.Second), 500, c{CounterInsert: 30}, nil),
 		sampleAt(t0.Add(3*time.Second), 1500, c{CounterInsert: 130}, nil),
 	)
-	if s.Restarts != 1 {
-		t.Errorf("restarts %d, want 1", s.Restarts)
+	if s.Restarts != 1 || len(s.RestartTimes) != 1 || !s.RestartTimes[0].Equal(t0.Add(2*time.Second)) {
+		t.Errorf("restarts %d at %v, want 1 seen by the sample at +2 s", s.Restarts, s.RestartTimes)
+	}
+	if err := s.Validate(); err != nil {
+		t.Error(err)
 	}
 	if got, want := s.Total(CounterInsert), (Delta{Count: 100 + 30 + 100, Millis: 1000 + 500 + 1000}); got != want {
 		t.Errorf("total %+v, want %+v", got, want)
@@ -226,6 +229,8 @@ func TestSeriesValidate(t *testing.T) {
 		{"no interval", Series{Points: []Point{ok}}, "must be positive"},
 		{"negative count", Series{IntervalMillis: 1000, Points: []Point{{Counters: CounterDeltas{CounterQuery: {Count: -1, Millis: 5}}}}}, "query: negative"},
 		{"more values than samples", Series{IntervalMillis: 1000, Points: []Point{{Gauges: ok.Gauges}}}, "connections: 1 values (of 0 samples)"},
+		{"more restart times than restarts", Series{Restarts: 1, RestartTimes: []time.Time{t0, t0}}, "2 restart times for 1 restarts"},
+		{"restart times out of order", Series{Restarts: 2, RestartTimes: []time.Time{t0, t0.Add(-time.Second)}}, "restart times are out of order at 1"},
 		{"mean outside min..max", Series{IntervalMillis: 1000, Points: []Point{{Samples: 1, Gauges: GaugeStats{{N: 1, Mean: 5, Min: 1, Max: 2}}}}}, "mean 5"},
 	} {
 		err := tt.s.Validate()

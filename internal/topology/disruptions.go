@@ -8,8 +8,9 @@ import (
 // A phase's disruptions (spec.phases[].disruptions) are the loaders' to run
 // and measure: every loader of the phase's Job gets every disruption, with
 // the API's defaults applied here, so that the loader never guesses them.
-// Loader 0 acts (a MongoDB command) and keeps an exactly-once ledger per
-// disruption in a ConfigMap (contract.DisruptionLedgerName).
+// Loader 0 acts (a MongoDB command; for a pod deletion, the request the
+// controller carries out) and keeps an exactly-once ledger per disruption
+// in a ConfigMap (contract.DisruptionLedgerName).
 
 // Disruptions are a phase's disruptions as the loaders receive them
 // (contract.Disruption), defaults applied; none for a Grow phase, which
@@ -21,8 +22,16 @@ func Disruptions(phase *benchv1.PhaseSpec) []contract.Disruption {
 	out := make([]contract.Disruption, 0, len(phase.Disruptions))
 	for i := range phase.Disruptions {
 		d := &phase.Disruptions[i]
-		out = append(out, contract.Disruption{Index: i, Action: string(d.Action), At: d.At.Duration,
-			StepDownSecs: int(d.StepDownSeconds()), CatchUpSecs: int(d.CatchUpSeconds())})
+		c := contract.Disruption{Index: i, Action: string(d.Action), At: d.At.Duration}
+		switch d.Action {
+		case benchv1.DisruptionStepDown:
+			c.StepDownSecs, c.CatchUpSecs = int(d.StepDownSeconds()), int(d.CatchUpSeconds())
+		case benchv1.DisruptionRestartMember:
+			if d.Member != nil {
+				c.Member = d.Member.String() // an index as its decimal digits
+			}
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -115,5 +116,49 @@ func TestPlannedElections(t *testing.T) {
 	run.Status.Topology = nil
 	if p := Check(run); len(p) != 1 || !strings.Contains(p[0].Message, "member r-rs0-0 saw its replica set's primary change 1 time(s) besides the 2 its disruptions caused") {
 		t.Errorf("problems %+v", p)
+	}
+}
+
+// TestPlannedRestarts: the restarts of a member whose pod a KillPrimary
+// or RestartMember deleted (plannedRestarts, matched in the controller)
+// do not make the run invalid, and the message says so; one more restart
+// of it, or a restart of another member, still does. A pod deletion that
+// Failed deleted nothing: the failover errors in its window count.
+func TestPlannedRestarts(t *testing.T) {
+	run := memberSet()
+	res := &run.Status.Results[0]
+	res.Disruptions = []benchv1.DisruptionResult{{Index: 0, Action: benchv1.DisruptionKillPrimary}}
+	res.Server[0].Restarts, res.Server[0].PlannedRestarts = 1, 1
+	res.Server[0].PrimaryChanges, res.Server[0].PlannedPrimaryChanges = 1, 1
+	if p := Check(run); len(p) != 0 {
+		t.Errorf("problems %+v, want none", p)
+	}
+	if msg := Summary(Check(run), Planned(run), Unchecked(run)); !strings.Contains(msg, "phase run: 1 planned restart(s) of r-rs0-0, whose pod the phase's disruptions deleted, not counted") {
+		t.Errorf("message %q", msg)
+	}
+	res.Server[0].Restarts = 2
+	res.Server[2].Restarts = 1
+	p := Check(run)
+	if len(p) != 2 || p[0].Reason != benchv1.ReasonProcessRestarted ||
+		p[0].Message != "phase run: member r-rs0-0 restarted 1 time(s) besides the 1 its pod's deletion by a disruption caused" ||
+		p[1].Message != "phase run: member r-rs0-2 restarted 1 time(s)" {
+		t.Errorf("problems %+v", p)
+	}
+
+	// Errors of a failover in the window of a KillPrimary that deleted
+	// nothing are the run's.
+	run = memberSet()
+	res = &run.Status.Results[0]
+	sent := metav1.NowMicro()
+	res.OperationStats[0].Errors = 10
+	res.Disruptions = []benchv1.DisruptionResult{{Index: 0, Action: benchv1.DisruptionKillPrimary,
+		Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionFailed, Sent: &sent, Error: "loader 0's driver knew no primary"},
+		Errors:  []benchv1.DisruptionErrorCount{{Label: "NotWritablePrimary", Count: 10}}}}
+	if p := Check(run); len(p) != 1 || p[0].Reason != benchv1.ReasonTooManyErrors {
+		t.Errorf("problems %+v, want the errors counted", p)
+	}
+	res.Disruptions[0].Outcome.State = benchv1.DisruptionDone
+	if p := Check(run); len(p) != 0 {
+		t.Errorf("problems %+v, want the errors of a Done KillPrimary not counted", p)
 	}
 }

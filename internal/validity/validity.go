@@ -69,8 +69,10 @@ func Check(run *benchv1.BenchmarkRun) []Problem {
 			}
 		}
 		for _, srv := range res.Server {
-			if srv.Restarts > 0 {
-				add(benchv1.ReasonProcessRestarted, "%s %s restarted %d time(s)", srv.Role, srv.Pod, srv.Restarts)
+			// A restart of a member a pod deletion deleted is what the
+			// disruption measures (ServerSummary.PlannedRestarts).
+			if n := srv.Restarts - max(srv.PlannedRestarts, 0); n > 0 {
+				add(benchv1.ReasonProcessRestarted, "%s %s restarted %d time(s)%s", srv.Role, srv.Pod, n, restartsBesides(&srv))
 			}
 		}
 		primaryChanges(res.Server, sets, add)
@@ -206,10 +208,20 @@ func besides(srv *benchv1.ServerSummary) string {
 	return fmt.Sprintf(" besides the %d its disruptions caused", srv.PlannedPrimaryChanges)
 }
 
+// restartsBesides says, for a process that also restarted as planned,
+// that those restarts are not the ones counted.
+func restartsBesides(srv *benchv1.ServerSummary) string {
+	if srv.PlannedRestarts <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" besides the %d its pod's deletion by a disruption caused", srv.PlannedRestarts)
+}
+
 // Planned lists, per phase and replica set, the changes of primary that
-// the phase's disruptions explain: they do not make the run invalid, and
-// the Valid condition says how many there were, so that a valid run with
-// StepDowns does not read as one without elections.
+// the phase's disruptions explain, and per process the restarts: they do
+// not make the run invalid, and the Valid condition says how many there
+// were, so that a valid run with disruptions does not read as one without
+// elections or restarts.
 func Planned(run *benchv1.BenchmarkRun) []string {
 	sets := replicaSets(run)
 	var out []string //nolint:prealloc // nil without planned changes
@@ -233,6 +245,12 @@ func Planned(run *benchv1.BenchmarkRun) []string {
 		for _, rs := range order {
 			out = append(out, fmt.Sprintf("phase %s: %d planned change(s) of replica set %s's primary, caused by the phase's %d disruption(s), not counted",
 				res.Name, most[rs], rs, len(res.Disruptions)))
+		}
+		for _, srv := range res.Server {
+			if srv.PlannedRestarts > 0 {
+				out = append(out, fmt.Sprintf("phase %s: %d planned restart(s) of %s, whose pod the phase's disruptions deleted, not counted",
+					res.Name, srv.PlannedRestarts, srv.Pod))
+			}
 		}
 	}
 	return out
@@ -330,11 +348,13 @@ var failoverLabels = func() map[string]bool {
 
 // disruptionErrors counts the failed calls of a phase that its
 // disruptions explain: those with a failover's label in the 30 s after a
-// disruption that was sent (Done, Unknown, or Failed once sent).
+// disruption that was sent (Done, Unknown, or Failed once sent; a pod
+// deletion that Failed deleted nothing and explains none).
 func disruptionErrors(res *benchv1.PhaseResult) int64 {
 	var n int64
 	for _, d := range res.Disruptions {
-		if d.Outcome.State == benchv1.DisruptionNotReached || d.Outcome.Sent == nil {
+		if d.Outcome.State == benchv1.DisruptionNotReached || d.Outcome.Sent == nil ||
+			(d.Action.DeletesPod() && d.Outcome.State == benchv1.DisruptionFailed) { // nothing deleted
 			continue
 		}
 		for _, e := range d.Errors {

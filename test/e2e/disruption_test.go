@@ -154,3 +154,106 @@ func TestStepDown(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 		t.Errorf("kubectl mongobench results: exit %d\n%s", code, out)
 	}
 }
+
+// TestKillPrimary: a three-member set under workload A at a fixed rate,
+// with retryable writes, loses its primary's pod in the middle of its Run
+// phase. Loader 0 names the primary in the ledger at the instant; the
+// controller deletes that pod once (the ledger records the pod, its UID
+// and when) and creates it again, on the same node; the member rejoins
+// the set; the others elect a primary; both loaders recover; the killed
+// member's restart and the election are planned, so the run is Valid;
+// and the plugin's results table shows the disruption.
+func TestKillPrimary(t *testing.T) { //nolint:gocyclo // one scenario, step by step
+	kubectl := os.Getenv("E2E_KUBECTL")
+	if kubectl == "" {
+		t.Fatal("E2E_KUBECTL must be set (run through make test-e2e)")
+	}
+	s := setup(t)
+	run := smallRun("killprimary", benchv1.TopologyReplicaSet, 0)
+	run.Spec.Topology.Members = ptr.To[int32](3)
+	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "majority", ReadPreference: "primary", RetryWrites: true}
+	run.Spec.Cleanup = benchv1.CleanupRetain // the ledger and the members are read afterwards
+	a := &run.Spec.Phases[1]
+	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
+	// An election follows electionTimeoutMillis (10 s) without the
+	// primary's heartbeats at worst; the member's pod comes back and
+	// resyncs meanwhile: 90 s leaves a stretch after recovery to measure.
+	a.MaxExecutionTime = &metav1.Duration{Duration: 90 * time.Second}
+	a.Target = ptr.To[int64](400)
+	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
+	a.Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 15 * time.Second}, Action: benchv1.DisruptionKillPrimary}}
+	s.create(run)
+	done := s.waitEnd("killprimary")
+	if done.Status.Phase != benchv1.RunSucceeded {
+		t.Fatalf("run failed: %s", failure(done))
+	}
+	res := done.Status.Results[1]
+	if len(res.Disruptions) != 1 {
+		t.Fatalf("phase a: disruptions %+v, want the one KillPrimary", res.Disruptions)
+	}
+	d := res.Disruptions[0]
+	o := d.Outcome
+	if d.Action != benchv1.DisruptionKillPrimary || o.State != benchv1.DisruptionDone || o.Sent == nil || o.DurationMicros == nil || o.Error != "" {
+		t.Fatalf("outcome %+v, want Done", o)
+	}
+	prefix := done.Name + "-" + topology.ReplicaSetName + "-"
+	if !strings.HasPrefix(o.Pod, prefix) || !strings.HasPrefix(o.Primary, o.Pod+".") {
+		t.Errorf("deleted pod %q, primary %q: want the primary's pod", o.Pod, o.Primary)
+	}
+	// The controller reacts to the ledger's event: seconds at most.
+	if o.Sent.Time.Before(d.Instant.Time) || o.Sent.Sub(d.Instant.Time) > 2*time.Second || *o.DurationMicros > (10*time.Second).Microseconds() {
+		t.Errorf("requested at %v (instant %v), deleted %d µs later", o.Sent.Time, d.Instant.Time, *o.DurationMicros)
+	}
+	for name, lt := range map[string]*benchv1.LoaderTimes{"writes": d.WriteUnavailable, "reads": d.ReadUnavailable, "new primary": d.NewPrimary} {
+		if lt == nil || lt.Loaders != 2 || lt.Missing != 0 || lt.MaxMicros <= 0 || lt.MaxMicros > (30*time.Second).Microseconds() {
+			t.Errorf("%s: %+v, want both loaders, within 30 s", name, lt)
+		}
+	}
+	if d.After == nil || d.After.Throughput < 0.9*float64(*a.Target) {
+		t.Errorf("after %+v: after recovery the phase should run at its target of %d ops/s again", d.After, *a.Target)
+	}
+
+	// The pod came back after the deletion, under its name, on the node
+	// its predecessor ran on, and its member is in the set again.
+	pod := &corev1.Pod{}
+	if err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: o.Pod}, pod); err != nil {
+		t.Fatalf("the killed member's pod: %v", err)
+	}
+	ledger := &corev1.ConfigMap{}
+	jobName := topology.PhaseJobName(done, "a")
+	if err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: contract.DisruptionLedgerName(jobName, 0)}, ledger); err != nil {
+		t.Fatal(err)
+	}
+	if ledger.Data[contract.DisruptionPodKey] != o.Pod || ledger.Data[contract.DisruptionPodUIDKey] == "" ||
+		ledger.Data[contract.DisruptionPodUIDKey] == string(pod.UID) || ledger.Data[contract.DisruptionReturnedKey] == "" ||
+		ledger.Data[contract.DisruptionErrorKey] != "" || ledger.Data[contract.DisruptionNodeKey] != pod.Spec.NodeName {
+		t.Errorf("ledger %v; the pod now %s on %s", ledger.Data, pod.UID, pod.Spec.NodeName)
+	}
+	if pod.CreationTimestamp.Time.Before(o.Sent.Add(-time.Second)) {
+		t.Errorf("pod %s created %v, before the deletion at %v", o.Pod, pod.CreationTimestamp.Time, o.Sent.Time)
+	}
+	state := s.mongosh(kubectl, o.Pod, string(benchv1.RoleMember), topology.PortMongod, `db.adminCommand({replSetGetStatus: 1}).myState`)
+	if state != "1" && state != "2" {
+		t.Errorf("the recreated member's state is %s, want PRIMARY (1) or SECONDARY (2)", state)
+	}
+
+	// The restart and the election were planned: the run is Valid.
+	var restarts, planned int32
+	for _, sv := range res.Server {
+		if sv.Pod == o.Pod {
+			restarts, planned = sv.Restarts, sv.PlannedRestarts
+		}
+		if sv.PrimaryChanges != sv.PlannedPrimaryChanges {
+			t.Errorf("%s: %d primary changes, %d of them planned", sv.Pod, sv.PrimaryChanges, sv.PlannedPrimaryChanges)
+		}
+	}
+	if restarts != planned || restarts > 1 {
+		t.Errorf("%s: %d restarts, %d planned", o.Pod, restarts, planned)
+	}
+	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Valid %+v: want True, the restart and the election planned", c)
+	}
+	if code, out := s.plugin("results", "killprimary"); code != 0 || !strings.Contains(out, "KillPrimary") || !strings.Contains(out, "Done") {
+		t.Errorf("kubectl mongobench results: exit %d\n%s", code, out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -132,22 +133,32 @@ type PrimaryChange struct {
 type primaries struct {
 	mu      sync.Mutex
 	changes []PrimaryChange
+	// secondaries are the members the latest description has as
+	// secondaries, sorted (a RestartMember of "secondary" picks one).
+	secondaries []string
 }
 
 func (p *primaries) topologyChanged(e *event.TopologyDescriptionChangedEvent) {
 	now := time.Now()
 	var c PrimaryChange
+	var secondaries []string
 	for _, s := range e.NewDescription.Servers {
-		// description.ServerKindRSPrimary's String (x/mongo/driver/
-		// description/server.go); a standalone or a mongos is no
-		// replica set's primary.
-		if s.Kind == "RSPrimary" {
-			c = PrimaryChange{Addr: s.Addr.String(), ElectionID: s.ElectionID}
-			break
+		// description.ServerKindRSPrimary's and RSSecondary's String
+		// (x/mongo/driver/description/server.go); a standalone or a
+		// mongos is no replica set's primary.
+		switch s.Kind {
+		case "RSPrimary":
+			if c.Addr == "" {
+				c = PrimaryChange{Addr: s.Addr.String(), ElectionID: s.ElectionID}
+			}
+		case "RSSecondary":
+			secondaries = append(secondaries, s.Addr.String())
 		}
 	}
+	slices.Sort(secondaries)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.secondaries = secondaries
 	if n := len(p.changes); n > 0 && p.changes[n-1].Addr == c.Addr && p.changes[n-1].ElectionID == c.ElectionID {
 		return
 	}
@@ -167,6 +178,20 @@ func (c *Client) Primaries() []PrimaryChange {
 	c.primaries.mu.Lock()
 	defer c.primaries.mu.Unlock()
 	return append([]PrimaryChange(nil), c.primaries.changes...)
+}
+
+// Secondary is a member the driver knows as a secondary now, the first
+// by address ("" none; only with Config.Disruptions).
+func (c *Client) Secondary() string {
+	if c.primaries == nil {
+		return ""
+	}
+	c.primaries.mu.Lock()
+	defer c.primaries.mu.Unlock()
+	if len(c.primaries.secondaries) == 0 {
+		return ""
+	}
+	return c.primaries.secondaries[0]
 }
 
 // PrimaryAt is the primary the driver knew at t ("" none).
