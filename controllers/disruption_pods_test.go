@@ -139,8 +139,8 @@ func TestKillPrimaryThroughTheController(t *testing.T) { //nolint:gocyclo // one
 	rep.Processes[0].Series.RestartTimes = []time.Time{telemetryStart.Add(5 * time.Second)}
 	k.finishPhaseWith(run, run.Spec.Phases[1], encodeTelemetry(t, rep))
 	r := k.waitLifecycle(run.Name, benchv1.RunSucceeded)
-	if n := count.podDeletes.Load(); n != 1 {
-		t.Errorf("%d pod deletions, want exactly 1", n)
+	if uids := count.deletedPodUIDs(); len(uids) != 1 || uids[0] != old.UID {
+		t.Errorf("pods deleted: %v, want exactly the primary's %s", uids, old.UID)
 	}
 	if p := k.pod(victim); p.UID != back.UID {
 		t.Errorf("the replacement %s was replaced (UID %s)", back.UID, p.UID)
@@ -276,7 +276,60 @@ func TestRestartMemberByIndex(t *testing.T) {
 	if o := r.Status.Results[1].Disruptions[0].Outcome; o.State != benchv1.DisruptionDone || o.Pod != member {
 		t.Errorf("outcome %+v, want Done, pod %s", o, member)
 	}
-	if n := count.podDeletes.Load(); n != 1 {
-		t.Errorf("%d pod deletions, want 1", n)
+	if uids := count.deletedPodUIDs(); len(uids) != 1 || uids[0] != old.UID {
+		t.Errorf("pods deleted: %v, want exactly %s's %s", uids, member, old.UID)
+	}
+}
+
+// TestLostReplacementFailsTheRun: the pod a KillPrimary's replacement is
+// (its UID recorded in the ledger) going missing in its turn is no
+// disruption's doing: the run fails as for any lost member, and the
+// controller does not quietly create the pod a third time.
+func TestLostReplacementFailsTheRun(t *testing.T) {
+	k := newCluster(t)
+	count := &counters{}
+	startManager(t, count, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run := k.create(killRun("lost"))
+	k.waitLifecycle(run.Name, benchv1.RunLoading)
+	k.finishPhase(run, run.Spec.Phases[0])
+	jobName := topology.PhaseJobName(run, "S2")
+	k.job(jobName)
+	victim := topology.MemberName(run, 0)
+	old := k.pod(victim)
+	addr := victim + "." + topology.HeadlessServiceName(run) + "." + k.ns + ".svc.cluster.local:27017"
+	led := k.podLedger(run, jobName, 0, benchv1.DisruptionKillPrimary, addr)
+
+	data := k.waitLedger(led.Name, "the replacement recorded", func(d map[string]string) bool {
+		return d[contract.DisruptionReplacementUIDKey] != ""
+	})
+	var back *corev1.Pod
+	k.eventually("pod "+victim+" recreated and ready", 60*time.Second, func() (bool, error) {
+		back = &corev1.Pod{}
+		err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: victim}, back)
+		return err == nil && back.UID != old.UID && podIsReady(back), nil
+	})
+	if data[contract.DisruptionReplacementUIDKey] != string(back.UID) {
+		t.Fatalf("ledger records replacement %s, the pod is %s", data[contract.DisruptionReplacementUIDKey], back.UID)
+	}
+	if r := k.run(run.Name); r.Status.Phase != benchv1.RunRunning {
+		t.Fatalf("run %s: %s", r.Status.Phase, failedMessage(r))
+	}
+
+	// Something else deletes the replacement.
+	if err := k.c.Delete(k.ctx(), back, client.GracePeriodSeconds(0)); err != nil {
+		t.Fatal(err)
+	}
+	r := k.waitLifecycle(run.Name, benchv1.RunFailed)
+	if msg := failedMessage(r); !strings.Contains(msg, "topology lost: pod "+victim) {
+		t.Errorf("failed: %s, want the lost member named", msg)
+	}
+	p := &corev1.Pod{}
+	if err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: victim}, p); err == nil && p.UID != back.UID {
+		t.Errorf("pod %s created a third time (UID %s)", victim, p.UID)
+	}
+	if uids := count.deletedPodUIDs(); len(uids) != 1 || uids[0] != old.UID {
+		t.Errorf("pods deleted by the controller: %v, want exactly the primary's %s", uids, old.UID)
 	}
 }

@@ -92,6 +92,20 @@ type counters struct {
 	// server would (a transient error), while it is set.
 	podDeletes     atomic.Int64
 	failPodDeletes atomic.Bool
+	// deletedUIDs are the UIDs of the pods whose deletion the API server
+	// accepted (the deletions' UID preconditions): a repeated deletion of
+	// a pod already terminating changes nothing, a second UID would.
+	deletedUIDs sync.Map
+}
+
+// deletedPodUIDs lists deletedUIDs.
+func (c *counters) deletedPodUIDs() []types.UID {
+	var out []types.UID
+	c.deletedUIDs.Range(func(k, _ any) bool {
+		out = append(out, k.(types.UID))
+		return true
+	})
+	return out
 }
 
 // countingClient counts every write the controller makes.
@@ -116,6 +130,13 @@ func (c countingClient) Delete(ctx context.Context, obj client.Object, opts ...c
 		err := c.Client.Delete(ctx, obj, opts...)
 		if err == nil {
 			c.pods.podDeletes.Add(1)
+			uid := obj.GetUID()
+			for _, o := range opts {
+				if p, ok := o.(client.Preconditions); ok && p.UID != nil {
+					uid = *p.UID
+				}
+			}
+			c.pods.deletedUIDs.Store(uid, true)
 		}
 		return err
 	}

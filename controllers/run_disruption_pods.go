@@ -108,11 +108,33 @@ func (r *BenchmarkRunReconciler) disruptPods(ctx context.Context, s *runState) (
 		}
 		s.deletedPods[name] = types.UID(data[contract.DisruptionPodUIDKey])
 		pod := s.pods[name]
+		replacement := types.UID(data[contract.DisruptionReplacementUIDKey])
 		switch {
 		case data[contract.DisruptionReturnedKey] == "":
 			// About to be deleted (deletePod patched the UID).
+		case pod == nil && replacement != "":
+			// The replacement was created: either the cache has not seen
+			// it yet, or it went missing in its turn, which no disruption
+			// explains (watchTopology then fails the run as for any lost
+			// member). The API server says which.
+			lost, err := r.replacementLost(ctx, s, name, replacement)
+			if err != nil {
+				return false, err
+			}
+			if lost {
+				delete(s.deletedPods, name)
+				continue
+			}
+			s.recovering[name] = true
 		case pod == nil:
-			if err := r.recreatePod(ctx, s, pd, proc); err != nil {
+			err := r.recreatePod(ctx, s, pd, proc)
+			if apierrors.IsConflict(err) {
+				// A stale ledger, as above; the pod exists now, and the
+				// next look records it.
+				s.wakeAfter(ledgerConflictRetry)
+				return false, nil
+			}
+			if err != nil {
 				return false, err
 			}
 			s.recovering[name] = true
@@ -159,10 +181,18 @@ func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, s *runState, pd 
 		opts = append(opts, client.GracePeriodSeconds(killGracePeriodSeconds))
 		how = "at once (the kubelet's shortest stop: SIGTERM, SIGKILL 2 s later)"
 	}
-	pod := &corev1.Pod{}
-	pod.Name, pod.Namespace = name, s.run.Namespace
-	err := r.Delete(ctx, pod, opts...)
-	deleted := err == nil
+	var err error
+	deleted := false
+	if p := s.pods[name]; p == nil || p.UID != uid || p.DeletionTimestamp == nil {
+		// Unless the cache already shows this pod terminating (deleted by
+		// a reconcile whose record of it this one does not see yet). A
+		// cache that lags still lets the delete through: on the same UID
+		// it changes nothing.
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace = name, s.run.Namespace
+		err = r.Delete(ctx, pod, opts...)
+		deleted = err == nil
+	}
 	switch {
 	case deleted, apierrors.IsNotFound(err), apierrors.IsConflict(err):
 		// NotFound or a failed UID precondition (409 Conflict): this pod
@@ -294,7 +324,18 @@ func (r *BenchmarkRunReconciler) recreatePod(ctx context.Context, s *runState, p
 		}
 		np.Hostname = h
 	}
-	if err := r.create(ctx, topology.Pod(s.run, p, np, r.Topology)); err != nil {
+	pod := topology.Pod(s.run, p, np, r.Topology)
+	if err := r.create(ctx, pod); err != nil {
+		return err
+	}
+	if pod.UID == "" { // AlreadyExists: an earlier reconcile created it
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+			return fmt.Errorf("get the recreated pod %s: %w", pod.Name, err)
+		}
+	}
+	// Recorded, so that the replacement going missing later is not taken
+	// for the disruption's doing (disruptPods).
+	if err := r.patchLedger(ctx, pd.ledger, map[string]string{contract.DisruptionReplacementUIDKey: string(pod.UID)}); err != nil {
 		return err
 	}
 	s.eventf(benchv1.EventDisruptionPodRecreated, "phase %s, disruption %d (%s): created pod %s again; its member rejoins the replica set",
@@ -353,4 +394,19 @@ func ledgerOutcome(name string, data map[string]string) *results.DisruptionOutco
 		o.Error = fmt.Sprintf("requested at %s; the controller recorded no deletion in ledger %s", data[contract.DisruptionSentKey], name)
 	}
 	return o
+}
+
+// replacementLost reports whether the pod a disruption's replacement was
+// (UID replacement) is gone: no pod of that name, or another one, on the
+// API server itself (the cache may not have seen the replacement yet).
+func (r *BenchmarkRunReconciler) replacementLost(ctx context.Context, s *runState, name string, replacement types.UID) (bool, error) {
+	pod := &corev1.Pod{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: name}, pod)
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("get pod %s: %w", name, err)
+	}
+	return pod.UID != replacement, nil
 }

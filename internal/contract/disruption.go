@@ -73,6 +73,10 @@ const (
 	DisruptionPodKey    = "pod"
 	DisruptionPodUIDKey = "podUID"
 	DisruptionNodeKey   = "node"
+	// DisruptionReplacementUIDKey is the UID of the pod the controller
+	// created in the deleted one's place: a replacement that goes missing
+	// in its turn was not the disruption's doing, and is not recreated.
+	DisruptionReplacementUIDKey = "replacementUID"
 )
 
 // DeletesPod reports whether action is a pod deletion (the controller's),
