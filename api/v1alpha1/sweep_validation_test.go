@@ -290,14 +290,15 @@ func TestFailoverSample(t *testing.T) {
 			ph.MaxExecutionTime == nil || len(ph.Disruptions) < 1 {
 			t.Fatalf("cell %s: phase %+v", cell.Name(), ph)
 		}
-		// The first StepDown in the middle of the measured window, each
-		// with its 30 s of series inside it.
+		// A StepDown in the middle of the measured window, then a
+		// KillPrimary, each with its 30 s of series inside it.
 		window := ph.MaxExecutionTime.Duration
-		if ph.Disruptions[0].At.Duration != window/2 {
-			t.Errorf("cell %s: the first StepDown at %v of %v", cell.Name(), ph.Disruptions[0].At.Duration, window)
+		if len(ph.Disruptions) != 2 || ph.Disruptions[0].Action != benchv1.DisruptionStepDown || ph.Disruptions[0].At.Duration != window/2 ||
+			ph.Disruptions[1].Action != benchv1.DisruptionKillPrimary {
+			t.Errorf("cell %s: disruptions %+v in a window of %v: want a StepDown in the middle, then a KillPrimary", cell.Name(), ph.Disruptions, window)
 		}
 		for _, d := range ph.Disruptions {
-			if d.Action != benchv1.DisruptionStepDown || d.At.Duration+30*time.Second > window {
+			if d.At.Duration+30*time.Second > window {
 				t.Errorf("cell %s: disruption %+v in a window of %v", cell.Name(), d, window)
 			}
 		}
