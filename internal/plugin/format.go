@@ -174,10 +174,15 @@ func micros(us int64) string {
 	return d.String()
 }
 
+// outcomeCell is the action's state, how long it took, and for a pod
+// deletion the pod deleted.
 func outcomeCell(o *benchv1.DisruptionOutcome) string {
 	s := string(o.State)
 	if o.DurationMicros != nil {
 		s += " (" + micros(*o.DurationMicros) + ")"
+	}
+	if o.Pod != "" {
+		s += " pod " + o.Pod
 	}
 	return s
 }

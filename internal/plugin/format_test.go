@@ -412,3 +412,21 @@ func TestDocsShowTheDisruptionLines(t *testing.T) {
 		t.Errorf("%s shows %d disruption lines", pluginDoc, n)
 	}
 }
+
+// TestOutcomeCell: a pod deletion's outcome names the pod it deleted; a
+// command's (StepDown) has none to name.
+func TestOutcomeCell(t *testing.T) {
+	us := int64(41_000)
+	for _, c := range []struct {
+		o    benchv1.DisruptionOutcome
+		want string
+	}{
+		{benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, DurationMicros: &us}, "Done (41ms)"},
+		{benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, DurationMicros: &us, Pod: "r-rs0-1"}, "Done (41ms) pod r-rs0-1"},
+		{benchv1.DisruptionOutcome{State: benchv1.DisruptionNotReached}, "NotReached"},
+	} {
+		if got := outcomeCell(&c.o); got != c.want {
+			t.Errorf("outcome %+v: %q, want %q", c.o, got, c.want)
+		}
+	}
+}
