@@ -333,3 +333,46 @@ func TestLostReplacementFailsTheRun(t *testing.T) {
 		t.Errorf("pods deleted by the controller: %v, want exactly the primary's %s", uids, old.UID)
 	}
 }
+
+// TestKillMongos: a KillMongos of a Sharded run goes through the same
+// ledger: loader 0 names nothing (there is one mongos), the controller
+// deletes the mongos' pod with the kubelet's shortest stop, once, and
+// creates it again; the run does not take it for a lost topology.
+func TestKillMongos(t *testing.T) {
+	k := newCluster(t)
+	count := &counters{}
+	startManager(t, count, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run := newRun("mongos", benchv1.TopologySharded, 2, 2)
+	run.Spec.Phases = run.Spec.Phases[:2]
+	run.Spec.Phases[1].Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 2 * time.Second}, Action: benchv1.DisruptionKillMongos}}
+	run.Spec.Cleanup = benchv1.CleanupRetain
+	run = k.create(run)
+	k.waitLifecycle(run.Name, benchv1.RunLoading)
+	k.finishPhase(run, run.Spec.Phases[0])
+	jobName := topology.PhaseJobName(run, "S2")
+	if args := strings.Join(k.job(jobName).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "0,KillMongos,2s") {
+		t.Errorf("the Job does not pass the KillMongos: %s", args)
+	}
+	mongos := run.Name + "-mongos"
+	old := k.pod(mongos)
+	led := k.podLedger(run, jobName, 0, benchv1.DisruptionKillMongos, "")
+	data := k.waitLedger(led.Name, "the deletion recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" })
+	if data[contract.DisruptionPodKey] != mongos || data[contract.DisruptionPodUIDKey] != string(old.UID) || data[contract.DisruptionErrorKey] != "" {
+		t.Fatalf("ledger %v, want the mongos %s (%s) deleted", data, mongos, old.UID)
+	}
+	k.eventually("pod "+mongos+" recreated and ready", 60*time.Second, func() (bool, error) {
+		back := &corev1.Pod{}
+		err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: mongos}, back)
+		return err == nil && back.UID != old.UID && podIsReady(back), nil
+	})
+	k.finishPhase(run, run.Spec.Phases[1])
+	r := k.waitLifecycle(run.Name, benchv1.RunSucceeded)
+	if o := r.Status.Results[1].Disruptions[0].Outcome; o.State != benchv1.DisruptionDone || o.Pod != mongos {
+		t.Errorf("outcome %+v, want Done, pod %s", o, mongos)
+	}
+	if uids := count.deletedPodUIDs(); len(uids) != 1 || uids[0] != old.UID {
+		t.Errorf("pods deleted: %v, want exactly the mongos' %s", uids, old.UID)
+	}
+}

@@ -1,7 +1,8 @@
 package controllers
 
 // This file carries out the pod deletions of a phase's disruptions
-// (KillPrimary, RestartMember) and brings the deleted members back. The
+// (KillPrimary, RestartMember, KillMongos) and brings the deleted members
+// (or the mongos) back. The
 // manager talks only to the Kubernetes API and does not know which member
 // is primary; loader 0's driver does. So at the instant loader 0 creates
 // the disruption's ledger with the member to delete as its driver knows
@@ -177,7 +178,7 @@ func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, s *runState, pd 
 	}
 	opts := []client.DeleteOption{client.Preconditions{UID: &uid}}
 	how := "with its grace period (SIGTERM: an orderly shutdown)"
-	if pd.spec.Action == benchv1.DisruptionKillPrimary {
+	if pd.spec.Action == benchv1.DisruptionKillPrimary || pd.spec.Action == benchv1.DisruptionKillMongos {
 		opts = append(opts, client.GracePeriodSeconds(killGracePeriodSeconds))
 		how = "at once (the kubelet's shortest stop: SIGTERM, SIGKILL 2 s later)"
 	}
@@ -252,6 +253,14 @@ func (r *BenchmarkRunReconciler) patchLedger(ctx context.Context, cm *corev1.Con
 // says, for a person, why there is none.
 func deletionTarget(s *runState, pd podDeletion) (topology.Process, string) {
 	procs := topology.Processes(s.run)
+	if pd.spec.Action == benchv1.DisruptionKillMongos {
+		for _, p := range procs {
+			if p.Role == benchv1.RoleMongos {
+				return p, ""
+			}
+		}
+		return topology.Process{}, "the topology has no mongos: nothing deleted"
+	}
 	if m := pd.spec.Member; m != nil && m.String() != benchv1.MemberPrimary && m.String() != benchv1.MemberSecondary {
 		i, err := strconv.Atoi(m.String())
 		if err != nil || i < 0 || i >= len(procs) {

@@ -46,6 +46,7 @@ func TestDeletionTarget(t *testing.T) {
 		{"no address", benchv1.DisruptionKillPrimary, nil, "", "", "loader 0's driver knew no primary at the instant"},
 		{"no secondary", benchv1.DisruptionRestartMember, ptr.To(intstr.FromString("secondary")), "", "", "knew no secondary"},
 		{"an index beyond", benchv1.DisruptionRestartMember, ptr.To(intstr.FromInt32(3)), "", "", "member 3: the replica set has members 0 to 2"},
+		{"KillMongos on a replica set", benchv1.DisruptionKillMongos, nil, "", "", "the topology has no mongos"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cm := &corev1.ConfigMap{Data: map[string]string{}}

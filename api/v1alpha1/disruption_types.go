@@ -11,11 +11,12 @@ const MaxDisruptions = 10
 
 // DisruptionAction is what a disruption does.
 //
-// StepDown is a MongoDB command (loader 0 sends it); KillPrimary and
-// RestartMember are pod deletions (the controller deletes the pod loader
-// 0 names). KillMongos and Pause (docs/design/disruptions.md) are not
-// built: an action is added to this enum only once it runs end to end.
-// +kubebuilder:validation:Enum=StepDown;KillPrimary;RestartMember
+// StepDown is a MongoDB command (loader 0 sends it); KillPrimary,
+// RestartMember and KillMongos are pod deletions (the controller deletes
+// the pod loader 0 names, or the mongos). Pause
+// (docs/design/disruptions.md) is not built: an action is added to this
+// enum only once it runs end to end.
+// +kubebuilder:validation:Enum=StepDown;KillPrimary;RestartMember;KillMongos
 // +kubebuilder:validation:MaxLength=16
 type DisruptionAction string
 
@@ -36,6 +37,10 @@ const (
 	// order (a primary first tries to step down). The controller
 	// recreates the pod and the member rejoins the set.
 	DisruptionRestartMember DisruptionAction = "RestartMember"
+	// DisruptionKillMongos deletes the mongos' pod of a Sharded topology
+	// with the shortest stop the kubelet allows, as KillPrimary does: every
+	// loader loses its entry point until the controller has recreated it.
+	DisruptionKillMongos DisruptionAction = "KillMongos"
 )
 
 // Targets of RestartMember besides a member's index.
@@ -49,7 +54,7 @@ const (
 // DeletesPod reports whether the action is a pod deletion, the
 // controller's to carry out (the others are loader 0's commands).
 func (a DisruptionAction) DeletesPod() bool {
-	return a == DisruptionKillPrimary || a == DisruptionRestartMember
+	return a == DisruptionKillPrimary || a == DisruptionRestartMember || a == DisruptionKillMongos
 }
 
 // Defaults of replSetStepDown (MongoDB manual, "replSetStepDown": 60 s

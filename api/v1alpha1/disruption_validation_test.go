@@ -40,14 +40,24 @@ func TestDisruptionManifests(t *testing.T) {
 			"{at: 20s, action: RestartMember, member: primary}, {at: 30s, action: RestartMember, member: secondary}]}"), ""},
 		{"RestartMember of the default members' last", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 2}]}"), ""},
+		{"a KillMongos on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos}, {at: 90s, action: KillMongos}]}"), ""},
 		{"an empty list on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: []}"), ""},
 		// Rejected.
 		{"on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
 			"disruptions need a replica set: a Standalone has no primary to step down"},
 		{"on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
-			"disruptions run on a ReplicaSet topology only so far"},
+			"a Sharded topology takes KillMongos only so far"},
+		{"a StepDown beside a KillMongos on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos}, "+stepDown+"]}"), "a Sharded topology takes KillMongos only so far"},
 		{"on External", ext("") + "  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
-			"disruptions run on a ReplicaSet topology only so far"},
+			"disruptions of an External cluster are not built yet"},
+		{"a KillMongos on a ReplicaSet", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos}]}"),
+			"KillMongos needs a Sharded topology: only it has a mongos"},
+		{"a KillMongos on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos}]}"), "KillMongos needs a Sharded topology"},
+		{"a member on KillMongos", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos, member: 0}]}"), "member is RestartMember's, and RestartMember needs it"},
 		{"one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
 			"disruptions need a replica set of at least 2 members (topology.members): with one there is no secondary to elect"},
 		{"a Grow phase", "  topology: {mode: ReplicaSet}\n  phases:\n  - {name: grow, type: Grow, grow: {targetRecords: 10}, disruptions: [" + stepDown + "]}\n",
@@ -65,11 +75,11 @@ func TestDisruptionManifests(t *testing.T) {
 			"stepDownSecs must be greater than secondaryCatchUpPeriodSecs"},
 		{"stepDownSecs 0", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 0, secondaryCatchUpPeriodSecs: 0}]}"),
 			"stepDownSecs: Invalid value: 0"},
-		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos}]}"), `Unsupported value: "KillMongos"`},
+		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause}]}"), `Unsupported value: "Pause"`},
 		{"a KillPrimary on one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "disruptions need a replica set of at least 2 members"},
 		{"a KillPrimary on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
-			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "disruptions run on a ReplicaSet topology only so far"},
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "a Sharded topology takes KillMongos only so far"},
 		{"RestartMember without member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember}]}"),
 			"member is RestartMember's, and RestartMember needs it"},
 		{"a member on KillPrimary", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary, member: 1}]}"),

@@ -82,7 +82,7 @@ const (
 // DeletesPod reports whether action is a pod deletion (the controller's),
 // not a command loader 0 sends.
 func DeletesPod(action string) bool {
-	return action == "KillPrimary" || action == "RestartMember"
+	return action == "KillPrimary" || action == "RestartMember" || action == "KillMongos"
 }
 
 // DisruptionLedgerName is the ledger ConfigMap of disruption i of Job
@@ -152,9 +152,9 @@ func DecodeDisruption(s string) (Disruption, error) {
 	switch d.Action {
 	case "StepDown":
 		d.StepDownSecs, d.CatchUpSecs = -1, -1
-	case "KillPrimary", "RestartMember":
+	case "KillPrimary", "RestartMember", "KillMongos":
 	default:
-		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown, KillPrimary or RestartMember)", s, d.Action)
+		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown, KillPrimary, RestartMember or KillMongos)", s, d.Action)
 	}
 	for _, kv := range parts[3:] {
 		k, v, ok := strings.Cut(kv, "=")

@@ -21,6 +21,7 @@ func TestDisruptionRoundTrip(t *testing.T) {
 		want string
 	}{
 		{Disruption{Index: 1, Action: "KillPrimary", At: 45 * time.Second}, "1,KillPrimary,45s"},
+		{Disruption{Index: 3, Action: "KillMongos", At: time.Minute}, "3,KillMongos,1m0s"},
 		{Disruption{Index: 2, Action: "RestartMember", At: time.Minute, Member: "secondary"}, "2,RestartMember,1m0s,member=secondary"},
 		{Disruption{Index: 0, Action: "RestartMember", At: 0, Member: "primary"}, "0,RestartMember,0s,member=primary"},
 		{Disruption{Index: 9, Action: "RestartMember", At: time.Second, Member: "2"}, "9,RestartMember,1s,member=2"},
@@ -58,11 +59,12 @@ func TestDecodeDisruptionRejects(t *testing.T) {
 		{"-1,StepDown,1s,stepDownSecs=60,catchUpSecs=10", "index"},
 		{"0,StepDown,soon,stepDownSecs=60,catchUpSecs=10", "at"},
 		{"0,StepDown,-1s,stepDownSecs=60,catchUpSecs=10", "at"},
-		{"0,KillMongos,1s", "unknown action"},
+		{"0,Pause,1s", "unknown action"},
 		{"0,RestartMember,1s", "RestartMember needs member"},
 		{"0,RestartMember,1s,member=arbiter", "want primary, secondary or an index"},
 		{"0,RestartMember,1s,member=-1", "want primary, secondary or an index"},
 		{"0,KillPrimary,1s,member=1", "unknown key"},
+		{"0,KillMongos,1s,member=0", "unknown key"},
 		{"0,KillPrimary,1s,stepDownSecs=60", "unknown key"},
 		{"0,RestartMember,1s,member=1,catchUpSecs=10", "unknown key"},
 		{"0,StepDown,1s,member=1,stepDownSecs=60,catchUpSecs=10", "unknown key \"member\" for StepDown"},

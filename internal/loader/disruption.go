@@ -179,14 +179,16 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 }
 
 // request asks the controller for a pod deletion (KillPrimary,
-// RestartMember): the ledger, created once, names the member to delete as
+// RestartMember, KillMongos): the ledger, created once, names the member to delete as
 // this loader's driver knows it (contract.DisruptionTargetKey), and
 // nothing is sent to MongoDB. The controller deletes the pod and writes
 // how it went into the ledger; it reports the outcome from there, so the
 // loader's own says only that the request was made (Unknown until the
 // controller's replaces it), or what an existing ledger said.
 func (a *actor) request(ctx context.Context, d contract.Disruption, primary string) *results.DisruptionOutcome {
-	target := "" // a member by index: the controller maps it to its pod itself
+	// A member by index, or the mongos (KillMongos): the controller knows
+	// its pod itself.
+	target := ""
 	switch {
 	case d.Action == "KillPrimary", d.Member == "primary":
 		target = primary

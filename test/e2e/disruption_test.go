@@ -257,3 +257,48 @@ func TestKillPrimary(t *testing.T) { //nolint:gocyclo // one scenario, step by s
 		t.Errorf("kubectl mongobench results: exit %d\n%s", code, out)
 	}
 }
+
+// TestKillMongos: a sharded cluster of two shards loses its one mongos in
+// the middle of a Run phase. The controller deletes the mongos' pod once
+// and creates it again; both loaders lose their entry point and recover
+// once the new mongos answers; the run succeeds, and the mongos' restart
+// does not make it invalid.
+func TestKillMongos(t *testing.T) {
+	s := setup(t)
+	run := smallRun("killmongos", benchv1.TopologySharded, 2)
+	run.Spec.Driver = benchv1.DriverSpec{RetryWrites: true}
+	a := &run.Spec.Phases[1]
+	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
+	a.MaxExecutionTime = &metav1.Duration{Duration: 90 * time.Second}
+	a.Target = ptr.To[int64](400)
+	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
+	a.Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 15 * time.Second}, Action: benchv1.DisruptionKillMongos}}
+	s.create(run)
+	done := s.waitEnd("killmongos")
+	if done.Status.Phase != benchv1.RunSucceeded {
+		t.Fatalf("run failed: %s", failure(done))
+	}
+	res := done.Status.Results[1]
+	if len(res.Disruptions) != 1 {
+		t.Fatalf("phase a: disruptions %+v, want the one KillMongos", res.Disruptions)
+	}
+	d := res.Disruptions[0]
+	if o := d.Outcome; d.Action != benchv1.DisruptionKillMongos || o.State != benchv1.DisruptionDone || o.Pod != "killmongos-mongos" || o.Error != "" {
+		t.Fatalf("outcome %+v, want the mongos' pod deleted", o)
+	}
+	// A mongos starts in seconds: both loaders wrote and read again well
+	// within the phase.
+	for name, lt := range map[string]*benchv1.LoaderTimes{"writes": d.WriteUnavailable, "reads": d.ReadUnavailable} {
+		if lt == nil || lt.Loaders != 2 || lt.Missing != 0 || lt.MaxMicros <= 0 || lt.MaxMicros > (60*time.Second).Microseconds() {
+			t.Errorf("%s: %+v, want both loaders, within 60 s", name, lt)
+		}
+	}
+	for _, sv := range res.Server {
+		if sv.Role == benchv1.RoleMongos && sv.Restarts != sv.PlannedRestarts {
+			t.Errorf("mongos %s: %d restarts, %d planned", sv.Pod, sv.Restarts, sv.PlannedRestarts)
+		}
+	}
+	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Valid %+v: the mongos' restart and the failed calls it caused are planned", c)
+	}
+}
