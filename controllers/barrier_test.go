@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,13 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
-	"github.com/mongobench/mongobench/internal/loader"
-	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
 	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
@@ -51,24 +47,7 @@ func TestStartBarrier(t *testing.T) { //nolint:gocyclo // one scenario, step by 
 	k.finishBootstrap(run)
 
 	jobName := topology.PhaseJobName(run, "load")
-	job := k.job(jobName)
-	args := job.Spec.Template.Spec.Containers[0].Args
-	for i, a := range args {
-		if strings.HasPrefix(a, "mongodb.url=") {
-			args[i] = "mongodb.url=mongodb://" + srv.Addr() + "/ycsb?directConnection=true&w=1"
-		}
-		if a == "--"+contract.FlagMetricsAddr && i+1 < len(args) {
-			// Three pods, one port each; here three loaders share this
-			// process, so each takes a port of its own.
-			args[i+1] = "127.0.0.1:0"
-		}
-	}
-	hc, err := rest.HTTPClientFor(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newWriter := func() (*k8sresult.Writer, error) { return k8sresult.New(env.Config.Host, hc, ""), nil }
-
+	args := k.loaderArgs(jobName, "mongodb://"+srv.Addr()+"/ycsb?directConnection=true&w=1")
 	codes := make([]int, 3)
 	logs := make([]*syncbuf.Buffer, 3)
 	started := make([]time.Time, 3)
@@ -91,11 +70,7 @@ func TestStartBarrier(t *testing.T) { //nolint:gocyclo // one scenario, step by 
 				time.Sleep(3 * time.Second) // a late pod: the barrier must wait for it, however long
 			}
 			started[i] = time.Now()
-			env := map[string]string{"POD_NAMESPACE": k.ns, "POD_NAME": jobName + "-" + strconv.Itoa(i) + "-abcde", "JOB_COMPLETION_INDEX": strconv.Itoa(i)}
-			codes[i] = loader.Main(context.Background(), append(append([]string(nil), args...), "--termination-log", t.TempDir()+"/log"), loader.Env{
-				Stdout: &syncbuf.Buffer{}, Stderr: logs[i], Getenv: func(k string) string { return env[k] }, Version: "test",
-				NewResultWriter: newWriter,
-			})
+			codes[i] = k.runLoader(jobName, i, args, logs[i])
 		}()
 	}
 	wg.Wait()

@@ -1,8 +1,6 @@
 package controllers_test
 
 import (
-	"context"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,13 +9,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
-	"github.com/mongobench/mongobench/internal/loader"
-	"github.com/mongobench/mongobench/internal/loader/k8sresult"
 	"github.com/mongobench/mongobench/internal/testutil/stubmongo"
 	"github.com/mongobench/mongobench/internal/testutil/syncbuf"
 	"github.com/mongobench/mongobench/internal/topology"
@@ -53,18 +48,11 @@ func TestStepDownThroughTheController(t *testing.T) { //nolint:gocyclo // one sc
 	k.finishPhase(run, run.Spec.Phases[0])
 
 	jobName := topology.PhaseJobName(run, run.Spec.Phases[1].Name)
-	job := k.job(jobName)
-	args := job.Spec.Template.Spec.Containers[0].Args
+	// The stub is the set's only member; the Job's URL names the three
+	// pods, which do not exist here.
+	args := k.loaderArgs(jobName, "mongodb://"+srv.Addr()+"/ycsb?replicaSet="+topology.ReplicaSetName+"&w=1&retryWrites=false")
 	disruptions := 0
-	for i, a := range args {
-		if strings.HasPrefix(a, "mongodb.url=") {
-			// The stub is the set's only member; the Job's URL names the
-			// three pods, which do not exist here.
-			args[i] = "mongodb.url=mongodb://" + srv.Addr() + "/ycsb?replicaSet=" + topology.ReplicaSetName + "&w=1&retryWrites=false"
-		}
-		if a == "--"+contract.FlagMetricsAddr && i+1 < len(args) {
-			args[i+1] = "127.0.0.1:0" // two loaders in one process
-		}
+	for _, a := range args {
 		if strings.HasPrefix(a, "--"+contract.FlagDisruption) {
 			disruptions++
 		}
@@ -72,11 +60,6 @@ func TestStepDownThroughTheController(t *testing.T) { //nolint:gocyclo // one sc
 	if disruptions != 1 {
 		t.Fatalf("the Job passes %d --%s, want 1: %q", disruptions, contract.FlagDisruption, args)
 	}
-	hc, err := rest.HTTPClientFor(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newWriter := func() (*k8sresult.Writer, error) { return k8sresult.New(env.Config.Host, hc, ""), nil }
 	codes := make([]int, 2)
 	logs := make([]*syncbuf.Buffer, 2)
 	var wg sync.WaitGroup
@@ -85,11 +68,7 @@ func TestStepDownThroughTheController(t *testing.T) { //nolint:gocyclo // one sc
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			env := map[string]string{"POD_NAMESPACE": k.ns, "POD_NAME": jobName + "-" + strconv.Itoa(i) + "-abcde", "JOB_COMPLETION_INDEX": strconv.Itoa(i)}
-			codes[i] = loader.Main(context.Background(), append(append([]string(nil), args...), "--termination-log", t.TempDir()+"/log"), loader.Env{
-				Stdout: &syncbuf.Buffer{}, Stderr: logs[i], Getenv: func(k string) string { return env[k] }, Version: "test",
-				NewResultWriter: newWriter,
-			})
+			codes[i] = k.runLoader(jobName, i, args, logs[i])
 		}()
 	}
 	wg.Wait()

@@ -256,19 +256,9 @@ func TestDisruptionLedger(t *testing.T) {
 				t.Fatalf("the stub saw %d replSetStepDown, want %d\n%s", n, tc.sent, stderr)
 			}
 			fake.mu.Lock()
-			resCM := fake.items[contract.ResultConfigMapName(job, 0)]
 			ledgerCM := fake.items[ledger]
 			fake.mu.Unlock()
-			bin, _ := resCM["binaryData"].(map[string]any)
-			enc, _ := bin[contract.ConfigMapKey].(string)
-			var raw []byte
-			if err := json.Unmarshal([]byte(`"`+enc+`"`), &raw); err != nil {
-				t.Fatal(err)
-			}
-			r, err := results.Decode(raw)
-			if err != nil {
-				t.Fatalf("result ConfigMap: %v", err)
-			}
+			r := fakeResult(t, fake, job, stderr)
 			o := r.Disruptions[0].Outcome
 			if o == nil || o.State != tc.state || !strings.Contains(o.Error, tc.errPart) {
 				t.Fatalf("outcome %+v, want %s with %q", o, tc.state, tc.errPart)
@@ -335,20 +325,7 @@ func TestDisruptionPodDeletionRequests(t *testing.T) {
 			}
 			return r, stderr
 		}
-		fake.mu.Lock()
-		resCM := fake.items[contract.ResultConfigMapName(job, 0)]
-		fake.mu.Unlock()
-		bin, _ := resCM["binaryData"].(map[string]any)
-		enc, _ := bin[contract.ConfigMapKey].(string)
-		var raw []byte
-		if err := json.Unmarshal([]byte(`"`+enc+`"`), &raw); err != nil {
-			t.Fatal(err)
-		}
-		r, err := results.Decode(raw)
-		if err != nil {
-			t.Fatalf("result ConfigMap: %v\n%s", err, stderr)
-		}
-		return r, stderr
+		return fakeResult(t, fake, job, stderr), stderr
 	}
 
 	r, stderr := run(newWriter, "--result-configmap", contract.ResultConfigMapPrefix(job), "--result-labels", "bench.mongobench.io/run=r1")
@@ -397,4 +374,24 @@ func TestDisruptionPodDeletionRequests(t *testing.T) {
 	if n := srv.StepDowns(); n != 0 {
 		t.Errorf("the stub saw %d replSetStepDown", n)
 	}
+}
+
+// fakeResult decodes loader 0's result ConfigMap of Job job from the fake
+// API server (binaryData: base64, as JSON carries bytes).
+func fakeResult(t *testing.T, fake *fakeConfigMaps, job, stderr string) *results.Result {
+	t.Helper()
+	fake.mu.Lock()
+	resCM := fake.items[contract.ResultConfigMapName(job, 0)]
+	fake.mu.Unlock()
+	bin, _ := resCM["binaryData"].(map[string]any)
+	enc, _ := bin[contract.ConfigMapKey].(string)
+	var raw []byte
+	if err := json.Unmarshal([]byte(`"`+enc+`"`), &raw); err != nil {
+		t.Fatal(err)
+	}
+	r, err := results.Decode(raw)
+	if err != nil {
+		t.Fatalf("result ConfigMap: %v\n%s", err, stderr)
+	}
+	return r
 }

@@ -20,6 +20,34 @@ import (
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
+// disrupt makes run's Run phase (phases[1]) one that runs at a fixed 400
+// ops/s for window after a 5 s warm-up, with disruption d 15 s into it.
+func disrupt(run *benchv1.BenchmarkRun, window time.Duration, d benchv1.Disruption) {
+	a := &run.Spec.Phases[1]
+	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
+	a.MaxExecutionTime = &metav1.Duration{Duration: window}
+	a.Target = ptr.To[int64](400)
+	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
+	d.At = metav1.Duration{Duration: 15 * time.Second}
+	a.Disruptions = []benchv1.Disruption{d}
+}
+
+// waitDisrupted creates run, waits until it succeeded and returns it with
+// its Run phase's result and that phase's one disruption.
+func (s *suite) waitDisrupted(run *benchv1.BenchmarkRun) (*benchv1.BenchmarkRun, *benchv1.PhaseResult, *benchv1.DisruptionResult) {
+	s.t.Helper()
+	s.create(run)
+	done := s.waitEnd(run.Name)
+	if done.Status.Phase != benchv1.RunSucceeded {
+		s.t.Fatalf("run failed: %s", failure(done))
+	}
+	res := &done.Status.Results[1]
+	if len(res.Disruptions) != 1 || res.Disruptions[0].Action != run.Spec.Phases[1].Disruptions[0].Action {
+		s.t.Fatalf("phase %s: disruptions %+v, want the one %s", res.Name, res.Disruptions, run.Spec.Phases[1].Disruptions[0].Action)
+	}
+	return done, res, &res.Disruptions[0]
+}
+
 // TestStepDown: a three-member set under workload A at a fixed rate, with
 // retryable writes, is stepped down in the middle of its Run phase. Loader
 // 0 sends one replSetStepDown to the primary at the instant (its ledger
@@ -38,26 +66,13 @@ func TestStepDown(t *testing.T) { //nolint:gocyclo // one scenario, step by step
 	run.Spec.Topology.Members = ptr.To[int32](3)
 	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "majority", ReadPreference: "primary", RetryWrites: true}
 	run.Spec.Cleanup = benchv1.CleanupRetain // the ledger and the members are read afterwards
-	a := &run.Spec.Phases[1]
-	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
-	a.MaxExecutionTime = &metav1.Duration{Duration: 60 * time.Second}
-	a.Target = ptr.To[int64](400)
-	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
 	// stepDownSecs 30 keeps the old primary out of the next election;
 	// a catch-up period of 5 s is plenty for secondaries of a set written
 	// with w: majority.
-	a.Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 15 * time.Second}, Action: benchv1.DisruptionStepDown,
-		StepDownSecs: ptr.To[int32](30), SecondaryCatchUpPeriodSecs: ptr.To[int32](5)}}
-	s.create(run)
-	done := s.waitEnd("stepdown")
-	if done.Status.Phase != benchv1.RunSucceeded {
-		t.Fatalf("run failed: %s", failure(done))
-	}
-	res := done.Status.Results[1]
-	if len(res.Disruptions) != 1 {
-		t.Fatalf("phase a: disruptions %+v, want the one StepDown", res.Disruptions)
-	}
-	d := res.Disruptions[0]
+	disrupt(run, 60*time.Second, benchv1.Disruption{Action: benchv1.DisruptionStepDown,
+		StepDownSecs: ptr.To[int32](30), SecondaryCatchUpPeriodSecs: ptr.To[int32](5)})
+	a := &run.Spec.Phases[1]
+	done, res, d := s.waitDisrupted(run)
 	o := d.Outcome
 	if o.State != benchv1.DisruptionDone || o.Sent == nil || o.DurationMicros == nil || o.Error != "" {
 		t.Fatalf("outcome %+v, want Done", o)
@@ -173,25 +188,12 @@ func TestKillPrimary(t *testing.T) { //nolint:gocyclo // one scenario, step by s
 	run.Spec.Topology.Members = ptr.To[int32](3)
 	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "majority", ReadPreference: "primary", RetryWrites: true}
 	run.Spec.Cleanup = benchv1.CleanupRetain // the ledger and the members are read afterwards
-	a := &run.Spec.Phases[1]
-	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
 	// An election follows electionTimeoutMillis (10 s) without the
 	// primary's heartbeats at worst; the member's pod comes back and
 	// resyncs meanwhile: 90 s leaves a stretch after recovery to measure.
-	a.MaxExecutionTime = &metav1.Duration{Duration: 90 * time.Second}
-	a.Target = ptr.To[int64](400)
-	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
-	a.Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 15 * time.Second}, Action: benchv1.DisruptionKillPrimary}}
-	s.create(run)
-	done := s.waitEnd("killprimary")
-	if done.Status.Phase != benchv1.RunSucceeded {
-		t.Fatalf("run failed: %s", failure(done))
-	}
-	res := done.Status.Results[1]
-	if len(res.Disruptions) != 1 {
-		t.Fatalf("phase a: disruptions %+v, want the one KillPrimary", res.Disruptions)
-	}
-	d := res.Disruptions[0]
+	disrupt(run, 90*time.Second, benchv1.Disruption{Action: benchv1.DisruptionKillPrimary})
+	a := &run.Spec.Phases[1]
+	done, res, d := s.waitDisrupted(run)
 	o := d.Outcome
 	if d.Action != benchv1.DisruptionKillPrimary || o.State != benchv1.DisruptionDone || o.Sent == nil || o.DurationMicros == nil || o.Error != "" {
 		t.Fatalf("outcome %+v, want Done", o)
@@ -267,22 +269,8 @@ func TestKillMongos(t *testing.T) {
 	s := setup(t)
 	run := smallRun("killmongos", benchv1.TopologySharded, 2)
 	run.Spec.Driver = benchv1.DriverSpec{RetryWrites: true}
-	a := &run.Spec.Phases[1]
-	a.Workload = &benchv1.WorkloadParameters{OperationCount: ptr.To[int64](0)}
-	a.MaxExecutionTime = &metav1.Duration{Duration: 90 * time.Second}
-	a.Target = ptr.To[int64](400)
-	a.Warmup = &benchv1.WarmupSpec{Duration: &metav1.Duration{Duration: 5 * time.Second}}
-	a.Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 15 * time.Second}, Action: benchv1.DisruptionKillMongos}}
-	s.create(run)
-	done := s.waitEnd("killmongos")
-	if done.Status.Phase != benchv1.RunSucceeded {
-		t.Fatalf("run failed: %s", failure(done))
-	}
-	res := done.Status.Results[1]
-	if len(res.Disruptions) != 1 {
-		t.Fatalf("phase a: disruptions %+v, want the one KillMongos", res.Disruptions)
-	}
-	d := res.Disruptions[0]
+	disrupt(run, 90*time.Second, benchv1.Disruption{Action: benchv1.DisruptionKillMongos})
+	done, res, d := s.waitDisrupted(run)
 	if o := d.Outcome; d.Action != benchv1.DisruptionKillMongos || o.State != benchv1.DisruptionDone || o.Pod != "killmongos-mongos" || o.Error != "" {
 		t.Fatalf("outcome %+v, want the mongos' pod deleted", o)
 	}

@@ -184,19 +184,7 @@ func (h *handler) rsHello(body bsoncore.Document, hello bool) reply {
 		b.AppendString("primary", me)
 		b.AppendObjectID("electionId", electionID(rs.term))
 	}
-	return reply{doc: b.
-		AppendDocument("topologyVersion", bsoncore.NewDocumentBuilder().
-			AppendObjectID("processId", h.s.processID).AppendInt64("counter", rs.counter).Build()).
-		AppendInt64("connectionId", h.id).
-		AppendInt32("maxBsonObjectSize", 16*1024*1024).
-		AppendInt32("maxMessageSizeBytes", maxMessageSize).
-		AppendInt32("maxWriteBatchSize", 100_000).
-		AppendInt32("logicalSessionTimeoutMinutes", 30).
-		AppendInt32("minWireVersion", 0).
-		AppendInt32("maxWireVersion", 17).
-		AppendBoolean("readOnly", false).
-		AppendDouble("ok", 1).
-		Build()}
+	return reply{doc: appendServerFields(b, h.s.processID, rs.counter, h.id).Build()}
 }
 
 // electionID is MongoDB's OID::fromTerm: 0x7fffffff, then the term.

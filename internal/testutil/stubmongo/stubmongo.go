@@ -747,11 +747,17 @@ func handshakeReply(primaryKey string, connectionID int64, processID bson.Object
 	if mongos {
 		b.AppendString("msg", "isdbgrid")
 	}
+	b.AppendBoolean("helloOk", true).AppendBoolean(primaryKey, true)
+	return appendServerFields(b, processID, 0, connectionID).Build()
+}
+
+// appendServerFields appends what every hello of this server ends with:
+// its topologyVersion (counter), the connection's id, MongoDB 6.0's
+// limits and wire versions, and ok.
+func appendServerFields(b *bsoncore.DocumentBuilder, processID bson.ObjectID, counter, connectionID int64) *bsoncore.DocumentBuilder {
 	return b.
-		AppendBoolean("helloOk", true).
-		AppendBoolean(primaryKey, true).
 		AppendDocument("topologyVersion", bsoncore.NewDocumentBuilder().
-			AppendObjectID("processId", processID).AppendInt64("counter", 0).Build()).
+			AppendObjectID("processId", processID).AppendInt64("counter", counter).Build()).
 		AppendInt64("connectionId", connectionID).
 		AppendInt32("maxBsonObjectSize", 16*1024*1024).
 		AppendInt32("maxMessageSizeBytes", maxMessageSize).
@@ -760,8 +766,7 @@ func handshakeReply(primaryKey string, connectionID int64, processID bson.Object
 		AppendInt32("minWireVersion", 0).
 		AppendInt32("maxWireVersion", 17).
 		AppendBoolean("readOnly", false).
-		AppendDouble("ok", 1).
-		Build()
+		AppendDouble("ok", 1)
 }
 
 // cannedDocs holds MaxFindBatch YCSB-shaped documents already encoded as the
