@@ -376,3 +376,56 @@ func TestKillMongos(t *testing.T) {
 		t.Errorf("pods deleted: %v, want exactly the mongos' %s", uids, old.UID)
 	}
 }
+
+// TestKillPrimaryOfAShard: a KillPrimary of shard 1 of a Sharded topology
+// (shards of 3 members). The Job passes the shard's replica set and its
+// members' addresses to the loaders; loader 0's ledger names the member
+// of shard 1 that its watcher knew as primary, and the controller deletes
+// exactly that pod (not shard 0's member of the same index), recreates
+// it, and the run succeeds with the outcome and the target in status.
+func TestKillPrimaryOfAShard(t *testing.T) {
+	k := newCluster(t)
+	count := &counters{}
+	startManager(t, count, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run := newRun("shardkill", benchv1.TopologySharded, 2, 2)
+	run.Spec.Topology.ShardMembers = ptr.To[int32](3)
+	run.Spec.Phases = run.Spec.Phases[:2]
+	run.Spec.Phases[1].Disruptions = []benchv1.Disruption{{At: metav1.Duration{Duration: 2 * time.Second},
+		Action: benchv1.DisruptionKillPrimary, Target: ptr.To(intstr.FromInt32(1))}}
+	run.Spec.Cleanup = benchv1.CleanupRetain
+	run = k.create(run)
+	k.waitLifecycle(run.Name, benchv1.RunLoading)
+	k.finishPhase(run, run.Spec.Phases[0])
+	jobName := topology.PhaseJobName(run, "S2")
+	dom := "." + topology.HeadlessServiceName(run) + "." + k.ns + ".svc.cluster.local:27018"
+	hosts := run.Name + "-shard1" + dom + "|" + run.Name + "-shard1-1" + dom + "|" + run.Name + "-shard1-2" + dom
+	if args := strings.Join(k.job(jobName).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "0,KillPrimary,2s,target=shard1,hosts="+hosts) {
+		t.Errorf("the Job does not pass the shard's KillPrimary with its members: %s", args)
+	}
+	victim := run.Name + "-shard1-2"
+	old, bystander := k.pod(victim), k.pod(run.Name+"-shard0-2")
+	led := k.podLedger(run, jobName, 0, benchv1.DisruptionKillPrimary, victim+dom)
+	data := k.waitLedger(led.Name, "the deletion recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" })
+	if data[contract.DisruptionPodKey] != victim || data[contract.DisruptionPodUIDKey] != string(old.UID) || data[contract.DisruptionErrorKey] != "" {
+		t.Fatalf("ledger %v, want shard 1's member %s (%s) deleted", data, victim, old.UID)
+	}
+	k.eventually("pod "+victim+" recreated and ready", 60*time.Second, func() (bool, error) {
+		back := &corev1.Pod{}
+		err := k.c.Get(k.ctx(), types.NamespacedName{Namespace: k.ns, Name: victim}, back)
+		return err == nil && back.UID != old.UID && podIsReady(back), nil
+	})
+	k.finishPhase(run, run.Spec.Phases[1])
+	r := k.waitLifecycle(run.Name, benchv1.RunSucceeded)
+	d := r.Status.Results[1].Disruptions[0]
+	if d.Outcome.State != benchv1.DisruptionDone || d.Outcome.Pod != victim || d.Target != "shard1" {
+		t.Errorf("disruption %+v, want Done, pod %s, target shard1", d, victim)
+	}
+	if uids := count.deletedPodUIDs(); len(uids) != 1 || uids[0] != old.UID {
+		t.Errorf("pods deleted: %v, want exactly %s's %s", uids, victim, old.UID)
+	}
+	if p := k.pod(bystander.Name); p.UID != bystander.UID {
+		t.Errorf("shard 0's member %s was replaced", bystander.Name)
+	}
+}

@@ -51,7 +51,7 @@ func phaseResult(ph *benchv1.PhaseSpec, m *results.Result) benchv1.PhaseResult {
 	}
 	out.LoaderStats, out.StartSkewMillis = loaderStats(m.Loaders)
 	out.TimeSeries = timeSeries(m)
-	out.Disruptions = disruptionResults(m)
+	out.Disruptions = disruptionResults(ph, m)
 	if g := m.Growth; g != nil {
 		// A Grow phase's throughput and p99 are its inserts': documents per
 		// second of insert time, and the insert calls' p99. Mixing in the

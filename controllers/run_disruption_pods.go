@@ -249,22 +249,29 @@ func (r *BenchmarkRunReconciler) patchLedger(ctx context.Context, cm *corev1.Con
 }
 
 // deletionTarget is the member a pod deletion names: by index, or the
-// member at the address loader 0 wrote (the primary, or a secondary). why
-// says, for a person, why there is none.
+// member at the address loader 0 wrote (the primary, or a secondary), of
+// the replica set the disruption hits (the ReplicaSet topology's, or a
+// shard's or the config server's: topology.DisruptionTargetProcesses);
+// the mongos for KillMongos. why says, for a person, why there is none.
 func deletionTarget(s *runState, pd podDeletion) (topology.Process, string) {
-	procs := topology.Processes(s.run)
+	procs := topology.DisruptionTargetProcesses(s.run, pd.spec)
+	set, of := "replica set", ""
+	if rs := topology.DisruptionReplSet(pd.spec); rs != "" {
+		set, of = "replica set "+rs, " of replica set "+rs
+	}
 	if pd.spec.Action == benchv1.DisruptionKillMongos {
-		for _, p := range procs {
-			if p.Role == benchv1.RoleMongos {
-				return p, ""
-			}
+		if len(procs) > 0 {
+			return procs[0], ""
 		}
 		return topology.Process{}, "the topology has no mongos: nothing deleted"
+	}
+	if len(procs) == 0 {
+		return topology.Process{}, fmt.Sprintf("the run has no %s: nothing deleted", set)
 	}
 	if m := pd.spec.Member; m != nil && m.String() != benchv1.MemberPrimary && m.String() != benchv1.MemberSecondary {
 		i, err := strconv.Atoi(m.String())
 		if err != nil || i < 0 || i >= len(procs) {
-			return topology.Process{}, fmt.Sprintf("member %s: the replica set has members 0 to %d", m.String(), len(procs)-1)
+			return topology.Process{}, fmt.Sprintf("member %s: the %s has members 0 to %d", m.String(), set, len(procs)-1)
 		}
 		return procs[i], ""
 	}
@@ -274,31 +281,31 @@ func deletionTarget(s *runState, pd podDeletion) (topology.Process, string) {
 		if m := pd.spec.Member; m != nil && m.String() == benchv1.MemberSecondary {
 			what = "secondary"
 		}
-		return topology.Process{}, fmt.Sprintf("loader 0's driver knew no %s at the instant: nothing deleted", what)
+		return topology.Process{}, fmt.Sprintf("loader 0's driver knew no %s%s at the instant: nothing deleted", what, of)
 	}
-	if p, ok := memberAt(s.run, target); ok {
+	if p, ok := memberAt(procs, target); ok {
 		return p, ""
 	}
 	names := make([]string, 0, len(procs))
 	for _, p := range procs {
 		names = append(names, p.Name)
 	}
-	return topology.Process{}, fmt.Sprintf("loader 0 named %.253q, which is no member of this run's replica set (%s): nothing deleted",
-		target, strings.Join(names, ", "))
+	return topology.Process{}, fmt.Sprintf("loader 0 named %.253q, which is no member of this run's %s (%s): nothing deleted",
+		target, set, strings.Join(names, ", "))
 }
 
-// memberAt is the member whose address is addr (host:port). The replica
-// set's members are named by their pod's DNS name (topology.Host), which
-// the driver reports as the set's hello lists them; the pod name is the
+// memberAt is the member of procs whose address is addr (host:port). The
+// members are named by their pod's DNS name (topology.Host), which the
+// driver reports as the set's hello lists them; the pod name is the
 // host's first label, and the port must match.
-func memberAt(run *benchv1.BenchmarkRun, addr string) (topology.Process, bool) {
+func memberAt(procs []topology.Process, addr string) (topology.Process, bool) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return topology.Process{}, false
 	}
 	first, _, _ := strings.Cut(strings.ToLower(host), ".")
-	for _, p := range topology.Processes(run) {
-		if p.Role == benchv1.RoleMember && first == p.Name && port == strconv.Itoa(int(p.Port)) {
+	for _, p := range procs {
+		if first == p.Name && port == strconv.Itoa(int(p.Port)) {
 			return p, true
 		}
 	}

@@ -62,6 +62,49 @@ func TestDeletionTarget(t *testing.T) {
 	}
 }
 
+// TestShardDeletionTarget: in a Sharded topology the member is one of the
+// target's replica set: a shard's (port 27018) or the config server's
+// (27019); an address of another set's member deletes nothing.
+func TestShardDeletionTarget(t *testing.T) {
+	run, _ := disruptedRun("r", benchv1.TopologySharded)
+	s := &runState{run: run}
+	shard1, cfgsvr := ptr.To(intstr.FromInt32(1)), ptr.To(intstr.FromString(benchv1.TargetConfigServer))
+	for _, tc := range []struct {
+		name   string
+		d      benchv1.Disruption
+		target string
+		pod    string
+		why    string
+	}{
+		{"shard 1's primary", benchv1.Disruption{Action: benchv1.DisruptionKillPrimary, Target: shard1},
+			"r-shard1-2.r-db.ns.svc.cluster.local:27018", "r-shard1-2", ""},
+		{"shard 1's member 0", benchv1.Disruption{Action: benchv1.DisruptionKillPrimary, Target: shard1},
+			"r-shard1.r-db.ns.svc.cluster.local:27018", "r-shard1", ""},
+		{"shard 0's member for shard 1", benchv1.Disruption{Action: benchv1.DisruptionKillPrimary, Target: shard1},
+			"r-shard0-1.r-db.ns.svc.cluster.local:27018", "", "no member of this run's replica set shard1 (r-shard1, r-shard1-1, r-shard1-2)"},
+		{"no primary", benchv1.Disruption{Action: benchv1.DisruptionKillPrimary, Target: shard1},
+			"", "", "knew no primary of replica set shard1 at the instant"},
+		{"the config server's member 2", benchv1.Disruption{Action: benchv1.DisruptionRestartMember, Target: cfgsvr,
+			Member: ptr.To(intstr.FromInt32(2))}, "", "r-cfg-2", ""},
+		{"the config server's secondary", benchv1.Disruption{Action: benchv1.DisruptionRestartMember, Target: cfgsvr,
+			Member: ptr.To(intstr.FromString("secondary"))}, "r-cfg-1.r-db.ns.svc.cluster.local:27019", "r-cfg-1", ""},
+		{"an index beyond", benchv1.Disruption{Action: benchv1.DisruptionRestartMember, Target: cfgsvr,
+			Member: ptr.To(intstr.FromInt32(3))}, "", "", "member 3: the replica set cfg has members 0 to 2"},
+		{"the mongos", benchv1.Disruption{Action: benchv1.DisruptionKillMongos}, "", "r-mongos", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cm := &corev1.ConfigMap{Data: map[string]string{}}
+			if tc.target != "" {
+				cm.Data[contract.DisruptionTargetKey] = tc.target
+			}
+			p, why := deletionTarget(s, podDeletion{spec: &tc.d, ledger: cm})
+			if p.Name != tc.pod || (tc.why == "") != (why == "") || !strings.Contains(why, tc.why) {
+				t.Errorf("pod %q, why %q; want %q, %q", p.Name, why, tc.pod, tc.why)
+			}
+		})
+	}
+}
+
 // TestPodDeletionLedgerOutcome: a pod deletion's outcome is its ledger's:
 // Done once the controller recorded the deletion (from loader 0's request
 // to then, with the pod), Failed with its reason, Unknown before either.
@@ -129,7 +172,8 @@ func TestExplainRestarts(t *testing.T) {
 				Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionKillPrimary, Instant: sent,
 					Outcome: benchv1.DisruptionOutcome{State: tc.state, Sent: &sent, Pod: tc.pod}}},
 			}
-			explainElections(rep, res, time.Second)
+			run, ph := disruptedRun("r", benchv1.TopologyReplicaSet, benchv1.Disruption{Action: benchv1.DisruptionKillPrimary})
+			explainElections(rep, res, time.Second, run, ph)
 			if got := res.Server[0].PlannedRestarts; got != tc.planned {
 				t.Errorf("planned restarts %d, want %d", got, tc.planned)
 			}

@@ -64,12 +64,16 @@ func checkDisruptions(ph *benchv1.PhaseSpec, m *results.Result) error {
 // them: times over the loaders as maximum and median (never averaged),
 // the outcome of the actor, the errors by label, the phase's throughput
 // and p99 before each and once it recovered.
-func disruptionResults(m *results.Result) []benchv1.DisruptionResult {
+func disruptionResults(ph *benchv1.PhaseSpec, m *results.Result) []benchv1.DisruptionResult {
 	var out []benchv1.DisruptionResult //nolint:prealloc // nil without disruptions: status leaves them out
 	for i := range m.Disruptions {
 		d := &m.Disruptions[i]
+		target := ""
+		if d.Index >= 0 && d.Index < len(ph.Disruptions) { // checkDisruptions made sure
+			target = topology.DisruptionReplSet(&ph.Disruptions[d.Index])
+		}
 		r := benchv1.DisruptionResult{
-			Index: int32(d.Index), Action: benchv1.DisruptionAction(d.Action),
+			Index: int32(d.Index), Action: benchv1.DisruptionAction(d.Action), Target: target,
 			At:      metav1.Duration{Duration: time.Duration(d.AtMillis) * time.Millisecond},
 			Instant: metav1.NewMicroTime(d.Instant.UTC()),
 			Outcome: disruptionOutcome(d.Outcome),
@@ -177,15 +181,18 @@ func stretch(d *benchv1.DisruptionResult) (from, to time.Time, ok bool) {
 }
 
 // explainElections matches the phase's telemetry against its
-// disruptions: a change of primary a member of the ReplicaSet topology
-// saw within a disruption's stretch (its sample up to one sampling
-// interval later) is planned (server[].plannedPrimaryChanges), and the
-// first such change after the instant, over the members, is the new
-// primary's time from telemetry. A change beyond the times the telemetry
-// kept (telemetry.MaxPrimaryChangeTimes) is never taken as planned. Every
-// action causes an election (a StepDown, a killed or restarted primary),
-// or none the member sees (a restarted secondary). Then explainRestarts.
-func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval time.Duration) {
+// disruptions: a change of primary that a member of the replica set a
+// disruption hits (the ReplicaSet topology's, or the shard's or config
+// server's it targets) saw within the disruption's stretch (its sample up
+// to one sampling interval later) is planned (server[].
+// plannedPrimaryChanges), and the first such change after the instant,
+// over the members, is the new primary's time from telemetry. A change
+// beyond the times the telemetry kept (telemetry.MaxPrimaryChangeTimes)
+// is never taken as planned, nor one a member of another replica set saw.
+// Every action causes an election (a StepDown, a killed or restarted
+// primary), or none the member sees (a restarted secondary). Then
+// explainRestarts.
+func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval time.Duration, run *benchv1.BenchmarkRun, ph *benchv1.PhaseSpec) {
 	if len(res.Disruptions) == 0 {
 		return
 	}
@@ -193,10 +200,31 @@ func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval
 	for i := range rep.Processes {
 		byPod[rep.Processes[i].Pod] = &rep.Processes[i]
 	}
+	// The pods of the replica set each disruption hits: of an External
+	// cluster (a StepDown of the set the loaders connect to), every
+	// member the telemetry discovered, named by its host.
+	hits := make([]map[string]bool, len(res.Disruptions))
+	for j := range res.Disruptions {
+		hits[j] = map[string]bool{}
+		k := int(res.Disruptions[j].Index)
+		switch {
+		case k < 0 || k >= len(ph.Disruptions) || ph.Disruptions[k].Action == benchv1.DisruptionKillMongos:
+		case topology.External(run):
+			for _, srv := range res.Server {
+				if srv.Role == benchv1.RoleMember {
+					hits[j][srv.Pod] = true
+				}
+			}
+		default:
+			for _, p := range topology.DisruptionTargetProcesses(run, &ph.Disruptions[k]) {
+				hits[j][p.Name] = true
+			}
+		}
+	}
 	for i := range res.Server {
 		srv := &res.Server[i]
 		p := byPod[srv.Pod]
-		if srv.Role != benchv1.RoleMember || p == nil {
+		if p == nil {
 			continue
 		}
 		var planned int32
@@ -204,7 +232,7 @@ func explainElections(rep *telemetry.Payload, res *benchv1.PhaseResult, interval
 			for j := range res.Disruptions {
 				d := &res.Disruptions[j]
 				from, to, ok := stretch(d)
-				if !ok || at.Before(from) || at.After(to.Add(interval)) {
+				if !ok || !hits[j][srv.Pod] || at.Before(from) || at.After(to.Add(interval)) {
 					continue
 				}
 				planned++

@@ -8,11 +8,76 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/telemetry"
 )
+
+// disruptedRun is a run of that name and mode (3 members; Sharded: 2
+// shards of 3 members, a config server of 3) and a phase with d.
+func disruptedRun(name string, mode benchv1.TopologyMode, d ...benchv1.Disruption) (*benchv1.BenchmarkRun, *benchv1.PhaseSpec) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
+	run.Spec.Topology.Mode = mode
+	if mode == benchv1.TopologySharded {
+		run.Spec.Topology.Shards, run.Spec.Topology.ShardMembers, run.Spec.Topology.ConfigServerMembers = ptrTo[int32](2), ptrTo[int32](3), ptrTo[int32](3)
+	}
+	run.Spec.Phases = []benchv1.PhaseSpec{{Name: "run", Type: benchv1.PhaseRun, Disruptions: d}}
+	return run, &run.Spec.Phases[0]
+}
+
+// TestExplainShardElections: in a Sharded topology, a StepDown of shard 1
+// explains the changes of primary its members saw, not those of shard 0's
+// or the config server's members, which stay unplanned.
+func TestExplainShardElections(t *testing.T) {
+	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
+	sent := metav1.NewMicroTime(instant)
+	change := []time.Time{instant.Add(2 * time.Second)}
+	run, ph := disruptedRun("r", benchv1.TopologySharded,
+		benchv1.Disruption{Action: benchv1.DisruptionStepDown, Target: ptrTo(intstr.FromInt32(1))})
+	rep := &telemetry.Payload{}
+	res := &benchv1.PhaseResult{Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionStepDown, Target: "shard1",
+		Instant: sent, Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent}}}}
+	for _, p := range []struct {
+		pod  string
+		role benchv1.ProcessRole
+	}{{"r-shard1-1", benchv1.RoleShard}, {"r-shard0-1", benchv1.RoleShard}, {"r-cfg-1", benchv1.RoleConfigServer}} {
+		rep.Processes = append(rep.Processes, telemetry.ProcessPayload{Role: string(p.role), Pod: p.pod,
+			Series: telemetry.Series{PrimaryChanges: 1, PrimaryChangeTimes: change}})
+		res.Server = append(res.Server, benchv1.ServerSummary{Role: p.role, Pod: p.pod, PrimaryChanges: 1})
+	}
+	explainElections(rep, res, time.Second, run, ph)
+	for i, want := range []int32{1, 0, 0} {
+		if got := res.Server[i].PlannedPrimaryChanges; got != want {
+			t.Errorf("%s: %d planned, want %d", res.Server[i].Pod, got, want)
+		}
+	}
+	if np := res.Disruptions[0].NewPrimaryTelemetryMicros; np == nil || *np != 2_000_000 {
+		t.Errorf("new primary from telemetry after %v µs, want 2 s (shard 1's member)", np)
+	}
+}
+
+// TestExplainExternalElections: a StepDown of an External replica set
+// explains the changes of primary its discovered members saw (named by
+// their hosts).
+func TestExplainExternalElections(t *testing.T) {
+	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
+	sent := metav1.NewMicroTime(instant)
+	run, ph := disruptedRun("x", benchv1.TopologyExternal, benchv1.Disruption{Action: benchv1.DisruptionStepDown})
+	run.Spec.Topology.External = &benchv1.ExternalSpec{AllowDisruptingExternal: true}
+	change := []time.Time{instant.Add(3 * time.Second)}
+	rep := &telemetry.Payload{Processes: []telemetry.ProcessPayload{
+		{Role: "member", Pod: "db-1.example.net:27017", Series: telemetry.Series{PrimaryChanges: 1, PrimaryChangeTimes: change}}}}
+	res := &benchv1.PhaseResult{
+		Server: []benchv1.ServerSummary{{Role: benchv1.RoleMember, Pod: "db-1.example.net:27017", PrimaryChanges: 1}},
+		Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionStepDown, Instant: sent,
+			Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent}}}}
+	explainElections(rep, res, time.Second, run, ph)
+	if got := res.Server[0].PlannedPrimaryChanges; got != 1 {
+		t.Errorf("%d planned, want 1", got)
+	}
+}
 
 // TestExplainElections: a member's change of primary within a StepDown's
 // stretch — from when it was sent to 30 s after its instant, plus one
@@ -43,20 +108,25 @@ func TestExplainElections(t *testing.T) {
 			[]time.Time{at(time.Second)}, benchv1.RoleMember, 0, -1},
 		{"not reached does not", benchv1.DisruptionOutcome{State: benchv1.DisruptionNotReached},
 			[]time.Time{at(time.Second)}, benchv1.RoleMember, 0, -1},
-		{"not a member of the topology's set", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
+		{"not a member of the set it hit", benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent},
 			[]time.Time{at(time.Second)}, benchv1.RoleShard, 0, 1500},
 	} {
+		pod := "rs-rs0-1"
+		if tc.role != benchv1.RoleMember {
+			pod = "rs-shard0" // no pod of the ReplicaSet topology
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			rep := &telemetry.Payload{Processes: []telemetry.ProcessPayload{
 				{Role: "member", Pod: "rs-rs0-0", Series: telemetry.Series{PrimaryChanges: 1, PrimaryChangeTimes: []time.Time{at(1500 * time.Millisecond)}}},
-				{Role: string(tc.role), Pod: "rs-rs0-1", Series: telemetry.Series{PrimaryChanges: len(tc.changes), PrimaryChangeTimes: tc.changes}},
+				{Role: string(tc.role), Pod: pod, Series: telemetry.Series{PrimaryChanges: len(tc.changes), PrimaryChangeTimes: tc.changes}},
 			}}
 			res := &benchv1.PhaseResult{
 				Server: []benchv1.ServerSummary{{Role: benchv1.RoleMember, Pod: "rs-rs0-0", PrimaryChanges: 1},
-					{Role: tc.role, Pod: "rs-rs0-1", PrimaryChanges: int32(len(tc.changes))}},
+					{Role: tc.role, Pod: pod, PrimaryChanges: int32(len(tc.changes))}},
 				Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionStepDown, Instant: metav1.NewMicroTime(instant), Outcome: tc.outcome}},
 			}
-			explainElections(rep, res, time.Second)
+			run, ph := disruptedRun("rs", benchv1.TopologyReplicaSet, benchv1.Disruption{Action: benchv1.DisruptionStepDown})
+			explainElections(rep, res, time.Second, run, ph)
 			if got := res.Server[1].PlannedPrimaryChanges; got != tc.planned {
 				t.Errorf("rs-rs0-1: %d planned, want %d", got, tc.planned)
 			}

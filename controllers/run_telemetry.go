@@ -51,7 +51,7 @@ func (r *BenchmarkRunReconciler) keepTelemetry(ctx context.Context, s *runState,
 		return err
 	}
 	res.Server, res.Collection = server, coll
-	explainElections(rep, res, topology.TelemetryInterval(s.run))
+	explainElections(rep, res, topology.TelemetryInterval(s.run), s.run, ph)
 	res.MaxReplicationLagMillis = maxReplicationLag(server)
 	res.Telemetry = topology.TelemetryConfigMapName(s.run, ph.Name)
 	return nil

@@ -62,10 +62,15 @@ import (
 // +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || !has(self.placement.loaderPlacement) || self.placement.loaderPlacement != 'SameNode'",message="placement.loaderPlacement SameNode puts the loaders on the node of the database pods mongobench deploys: with mode External there are none; use PreferOtherNode or AnyNode"
 // +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || (!has(self.placement.nodeName) && (!has(self.placement.nodeSelector) || size(self.placement.nodeSelector) == 0))",message="placement.nodeName and nodeSelector choose the node of the database pods mongobench deploys: with mode External there are none (loaderPlacement AnyNode places the loaders anywhere)"
 // +kubebuilder:validation:XValidation:rule="!has(self.driver) || !has(self.driver.readConcern) || self.driver.readConcern != 'snapshot' || self.topology.mode != 'Standalone'",message="driver.readConcern snapshot needs a replica set: a standalone mongod refuses it (node needs to be a replica set member to use readConcern: snapshot); use ReplicaSet, Sharded, or local or majority"
-// +kubebuilder:validation:XValidation:rule="self.topology.mode == 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, self.topology.mode == 'Sharded' && d.action == 'KillMongos'))",messageExpression="self.topology.mode == 'Standalone' ? 'disruptions need a replica set: a Standalone has no primary to step down' : self.topology.mode == 'Sharded' ? 'a Sharded topology takes KillMongos only so far: StepDown, KillPrimary and RestartMember of a shard or of the config server are not built yet' : 'disruptions of an External cluster are not built yet'"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode in ['ReplicaSet', 'Sharded'] || (self.topology.mode == 'External' && has(self.topology.external) && has(self.topology.external.allowDisruptingExternal) && self.topology.external.allowDisruptingExternal) || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0)",messageExpression="self.topology.mode == 'Standalone' ? 'disruptions need a replica set: a Standalone has no primary to step down' : 'disruptions of an External cluster hit every client of a cluster mongobench does not own: set topology.external.allowDisruptingExternal: true to allow them (StepDown only; see docs/disruptions.md)'"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'External' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, d.action == 'StepDown'))",message="an External cluster takes StepDown only: its pods are not mongobench's to delete"
 // +kubebuilder:validation:XValidation:rule="self.topology.mode == 'Sharded' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, d.action != 'KillMongos'))",message="KillMongos needs a Sharded topology: only it has a mongos"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'Sharded' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, d.action == 'KillMongos' || has(d.target)))",message="on a Sharded topology, StepDown, KillPrimary and RestartMember need a target: a shard's index (0 to topology.shards - 1) or configServer"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode == 'Sharded' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, !has(d.target)))",message="target picks a shard or the config server of a Sharded topology: a ReplicaSet's disruptions hit its one replica set"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'Sharded' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, !has(d.target) || type(d.target) != int || int(d.target) < (has(self.topology.shards) ? self.topology.shards : 1)))",message="a disruption's target shard must be below topology.shards: shards are numbered from 0"
 // +kubebuilder:validation:XValidation:rule="self.topology.mode != 'ReplicaSet' || self.phases.all(p, !has(p.disruptions) || size(p.disruptions) == 0) || (has(self.topology.members) ? self.topology.members : 3) >= 2",message="disruptions need a replica set of at least 2 members (topology.members): with one there is no secondary to elect"
-// +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, !has(d.member) || type(d.member) != int || int(d.member) < (has(self.topology.members) ? self.topology.members : 3)))",message="a RestartMember's member index must be below topology.members (default 3): members are numbered from 0"
+// +kubebuilder:validation:XValidation:rule="self.topology.mode != 'Sharded' || self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, !(d.action == 'StepDown' || (has(d.member) && type(d.member) == string && string(d.member) == 'secondary')) || (self.topology.mode == 'Sharded' ? (has(d.target) && type(d.target) == string ? (has(self.topology.configServerMembers) ? self.topology.configServerMembers : 1) : (has(self.topology.shardMembers) ? self.topology.shardMembers : 1)) : (has(self.topology.members) ? self.topology.members : 3)) >= 2))",message="a StepDown, or a RestartMember of a secondary, needs its target replica set to have at least 2 members (topology.shardMembers or topology.configServerMembers, default 1): with one there is no secondary"
+// +kubebuilder:validation:XValidation:rule="self.phases.all(p, !has(p.disruptions) || p.disruptions.all(d, !has(d.member) || type(d.member) != int || int(d.member) < (self.topology.mode == 'Sharded' ? (has(d.target) && type(d.target) == string ? (has(self.topology.configServerMembers) ? self.topology.configServerMembers : 1) : (has(self.topology.shardMembers) ? self.topology.shardMembers : 1)) : (has(self.topology.members) ? self.topology.members : 3))))",message="a RestartMember's member index must be below the members of its replica set: topology.members (default 3), or on a Sharded topology topology.shardMembers or topology.configServerMembers (default 1); members are numbered from 0"
 type BenchmarkRunSpec struct {
 	// Topology is the MongoDB deployment under test: a standalone mongod,
 	// or co-located micro-shards (one-member replica sets) behind a mongos
@@ -445,6 +450,17 @@ type ExternalSpec struct {
 	// +kubebuilder:default=true
 	// +optional
 	ShardCollection *bool `json:"shardCollection,omitempty"`
+
+	// AllowDisruptingExternal lets the phases' disruptions act on this
+	// cluster (default false: the API refuses them). StepDown only: loader
+	// 0 sends replSetStepDown to the primary of the replica set the
+	// connection string reaches, as its user, who needs the
+	// replSetStateChange action (role clusterManager, or root). Every
+	// client of the cluster, not only the benchmark, then loses its
+	// primary for seconds: never set it for a cluster that serves anything
+	// else (docs/disruptions.md, "Risks").
+	// +optional
+	AllowDisruptingExternal bool `json:"allowDisruptingExternal,omitempty"`
 }
 
 // ExternalTLSSpec is the TLS material of an External cluster.

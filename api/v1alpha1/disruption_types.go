@@ -43,6 +43,10 @@ const (
 	DisruptionKillMongos DisruptionAction = "KillMongos"
 )
 
+// TargetConfigServer is the target of a disruption that hits the config
+// server's replica set of a Sharded topology (a shard is its index).
+const TargetConfigServer = "configServer"
+
 // Targets of RestartMember besides a member's index.
 const (
 	// MemberPrimary is whichever member is primary at the instant.
@@ -75,6 +79,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.action == 'StepDown' || (!has(self.stepDownSecs) && !has(self.secondaryCatchUpPeriodSecs))",message="stepDownSecs and secondaryCatchUpPeriodSecs are replSetStepDown's: only for action StepDown"
 // +kubebuilder:validation:XValidation:rule="has(self.member) == (self.action == 'RestartMember')",message="member is RestartMember's, and RestartMember needs it: a member's index (0 to topology.members - 1), primary or secondary"
 // +kubebuilder:validation:XValidation:rule="!has(self.member) || (type(self.member) == int ? int(self.member) >= 0 : string(self.member) in ['primary', 'secondary'])",message="member is a member's index (0 to topology.members - 1), primary or secondary"
+// +kubebuilder:validation:XValidation:rule="!has(self.target) || (type(self.target) == int ? int(self.target) >= 0 : string(self.target) == 'configServer')",message="target is a shard's index (0 to topology.shards - 1) or configServer"
+// +kubebuilder:validation:XValidation:rule="!has(self.target) || self.action != 'KillMongos'",message="KillMongos takes no target: it deletes the mongos"
 type Disruption struct {
 	// At is when the disruption happens, counted from the start of the
 	// phase's measured window (after its warm-up). The window's start is
@@ -91,13 +97,35 @@ type Disruption struct {
 	Action DisruptionAction `json:"action"`
 
 	// Member is the member RestartMember restarts: its index in the set
-	// (0 to topology.members - 1, pod <run>-rs0-<index>), or primary or
-	// secondary, whichever member is one at the instant (as loader 0's
-	// driver knows it). RestartMember only, where it is required.
+	// (0 to topology.members - 1, pod <run>-rs0-<index>; of a Sharded
+	// topology's target, 0 to topology.shardMembers or
+	// configServerMembers - 1), or primary or secondary, whichever member
+	// is one at the instant (as loader 0's driver knows it).
+	// RestartMember only, where it is required.
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:MaxLength=9
 	// +optional
 	Member *intstr.IntOrString `json:"member,omitempty"`
+
+	// Target is the replica set that a StepDown, KillPrimary or
+	// RestartMember hits in a Sharded topology: a shard's index (0 to
+	// topology.shards - 1, replica set shard<index>) or configServer.
+	// Required for those actions there; a ReplicaSet topology has one set
+	// (no target), and KillMongos has none. Members of a shard are
+	// numbered as in topology.shardMembers, of the config server as in
+	// topology.configServerMembers.
+	//
+	// A disruption of one shard leaves the others serving: through
+	// mongos, the operations that go to other shards go on. So its
+	// unavailability is measured to the first success after the last
+	// operation it visibly hit (failed or retried), and after the shard
+	// had a primary again (as each loader's own monitor of that replica
+	// set saw it), not to the first success after the instant
+	// (docs/disruptions.md).
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:MaxLength=12
+	// +optional
+	Target *intstr.IntOrString `json:"target,omitempty"`
 
 	// StepDownSecs is replSetStepDown's stepdown period: for this long the
 	// old primary cannot become primary again (default 60).
@@ -160,10 +188,15 @@ const (
 type DisruptionResult struct {
 	// Index is the disruption's position in spec.phases[].disruptions.
 	Index int32 `json:"index"`
-	// Action is what happened (StepDown).
+	// Action is what happened (StepDown, KillPrimary, …).
 	Action DisruptionAction `json:"action"`
 	// At is the disruption's at: from the start of the measured window.
 	At metav1.Duration `json:"at"`
+	// Target is the replica set it hit in a Sharded topology: shard<i>
+	// (target i) or cfg (configServer); absent otherwise.
+	// +kubebuilder:validation:MaxLength=16
+	// +optional
+	Target string `json:"target,omitempty"`
 	// Instant is when it happened: the measured window's start plus at,
 	// by the clock of loader 0, its actor.
 	Instant metav1.MicroTime `json:"instant"`
@@ -289,4 +322,13 @@ type DisruptionPerformance struct {
 	// P99Micros is the p99 of the successful operations, at the series'
 	// precision.
 	P99Micros int64 `json:"p99Micros"`
+}
+
+// ActionLabel is the action as reports name it: with the replica set it
+// hit in a Sharded topology ("StepDown shard1"), else the action alone.
+func (d *DisruptionResult) ActionLabel() string {
+	if d.Target == "" {
+		return string(d.Action)
+	}
+	return string(d.Action) + " " + d.Target
 }

@@ -42,16 +42,53 @@ func TestDisruptionManifests(t *testing.T) {
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 2}]}"), ""},
 		{"a KillMongos on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos}, {at: 90s, action: KillMongos}]}"), ""},
+		{"a StepDown, KillPrimary and RestartMember of a shard of 3", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 10s, action: StepDown, target: 1}, {at: 20s, action: KillPrimary, target: 0}, "+
+				"{at: 30s, action: RestartMember, target: 1, member: 2}, {at: 40s, action: RestartMember, target: 0, member: secondary}]}"), ""},
+		{"a StepDown and RestartMember of the config server of 3", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 10s, action: StepDown, target: configServer}, {at: 20s, action: RestartMember, target: configServer, member: 2}]}"), ""},
+		{"a KillPrimary and RestartMember of a one-member shard", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 10s, action: KillPrimary, target: 1}, {at: 20s, action: RestartMember, target: 0, member: 0}, "+
+				"{at: 30s, action: RestartMember, target: configServer, member: primary}]}"), ""},
+		{"a StepDown of an External cluster, allowed", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"), ""},
 		{"an empty list on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: []}"), ""},
 		// Rejected.
 		{"on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
 			"disruptions need a replica set: a Standalone has no primary to step down"},
-		{"on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
-			"a Sharded topology takes KillMongos only so far"},
-		{"a StepDown beside a KillMongos on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
-			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos}, "+stepDown+"]}"), "a Sharded topology takes KillMongos only so far"},
+		{"on Sharded without a target", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
+			"on a Sharded topology, StepDown, KillPrimary and RestartMember need a target"},
+		{"a StepDown without a target beside a KillMongos on Sharded", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos}, "+stepDown+"]}"), "need a target"},
+		{"a target shard at topology.shards", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary, target: 2}]}"),
+			"a disruption's target shard must be below topology.shards"},
+		{"a negative target", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary, target: -1}]}"),
+			"target is a shard's index (0 to topology.shards - 1) or configServer"},
+		{"an unknown target", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary, target: mongos}]}"),
+			"target is a shard's index (0 to topology.shards - 1) or configServer"},
+		{"a target on KillMongos", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos, target: 0}]}"),
+			"KillMongos takes no target"},
+		{"a target on a ReplicaSet", rs + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary, target: 0}]}"),
+			"target picks a shard or the config server of a Sharded topology"},
+		{"a StepDown of a one-member shard", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 30s, action: StepDown, target: 0}]}"),
+			"a StepDown, or a RestartMember of a secondary, needs its target replica set to have at least 2 members"},
+		{"a StepDown of the default config server", "  topology: {mode: Sharded, shards: 2, shardMembers: 3}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: StepDown, target: configServer}]}"),
+			"needs its target replica set to have at least 2 members"},
+		{"a RestartMember of a one-member shard's secondary", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: RestartMember, target: 1, member: secondary}]}"), "at least 2 members"},
+		{"a shard member index at shardMembers", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: RestartMember, target: 1, member: 3}]}"), "a RestartMember's member index must be below the members of its replica set"},
+		{"a one-member shard's member 1", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: RestartMember, target: 1, member: 1}]}"), "member index must be below"},
 		{"on External", ext("") + "  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
-			"disruptions of an External cluster are not built yet"},
+			"set topology.external.allowDisruptingExternal: true to allow them"},
+		{"on External, not allowed", ext("      allowDisruptingExternal: false\n") + "  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
+			"set topology.external.allowDisruptingExternal: true to allow them"},
+		{"a KillPrimary on External, allowed", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary}]}"), "an External cluster takes StepDown only"},
+		{"a target on External", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: StepDown, target: 0}]}"), "target picks a shard or the config server of a Sharded topology"},
 		{"a KillMongos on a ReplicaSet", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos}]}"),
 			"KillMongos needs a Sharded topology: only it has a mongos"},
 		{"a KillMongos on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" +
@@ -78,8 +115,8 @@ func TestDisruptionManifests(t *testing.T) {
 		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause}]}"), `Unsupported value: "Pause"`},
 		{"a KillPrimary on one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "disruptions need a replica set of at least 2 members"},
-		{"a KillPrimary on Sharded", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
-			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "a Sharded topology takes KillMongos only so far"},
+		{"a KillPrimary on Sharded without a target", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "need a target"},
 		{"RestartMember without member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember}]}"),
 			"member is RestartMember's, and RestartMember needs it"},
 		{"a member on KillPrimary", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary, member: 1}]}"),
@@ -87,9 +124,9 @@ func TestDisruptionManifests(t *testing.T) {
 		{"a member on StepDown", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, member: primary}]}"),
 			"member is RestartMember's, and RestartMember needs it"},
 		{"a member index at topology.members", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 3}]}"),
-			"a RestartMember's member index must be below topology.members (default 3)"},
+			"a RestartMember's member index must be below the members of its replica set: topology.members (default 3)"},
 		{"a member index beyond the default members", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" +
-			phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 5}]}"), "must be below topology.members (default 3)"},
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 5}]}"), "must be below the members of its replica set: topology.members (default 3)"},
 		{"a negative member index", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: -1}]}"),
 			"member is a member's index (0 to topology.members - 1), primary or secondary"},
 		{"an unknown member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: arbiter}]}"),

@@ -538,6 +538,11 @@ func (in *Disruption) DeepCopyInto(out *Disruption) {
 		*out = new(intstr.IntOrString)
 		**out = **in
 	}
+	if in.Target != nil {
+		in, out := &in.Target, &out.Target
+		*out = new(intstr.IntOrString)
+		**out = **in
+	}
 	if in.StepDownSecs != nil {
 		in, out := &in.StepDownSecs, &out.StepDownSecs
 		*out = new(int32)

@@ -107,12 +107,23 @@ type Disruption struct {
 	// Member is RestartMember's member: "primary", "secondary" or a
 	// member's index ("0", "1", …).
 	Member string
+	// Target is the replica set a disruption of a Sharded topology hits
+	// (StepDown, KillPrimary, RestartMember): a shard's (shard<i>) or the
+	// config server's (cfg); "" for the replica set the loaders connect
+	// to (a ReplicaSet topology), or KillMongos. Hosts are its members'
+	// addresses (host:port), in member order: every loader watches that
+	// set with a client of its own (its primaries, for the time to a new
+	// primary and the unavailability), and loader 0 sends StepDown
+	// through it.
+	Target string
+	Hosts  []string
 }
 
 // EncodeDisruption is the FlagDisruption value of d:
 // "INDEX,ACTION,AT[,key=value…]", e.g. "0,StepDown,30s,stepDownSecs=60,catchUpSecs=10",
-// "1,KillPrimary,45s", "2,RestartMember,1m0s,member=secondary". AT is a Go
-// duration.
+// "1,KillPrimary,45s", "2,RestartMember,1m0s,member=secondary",
+// "3,KillPrimary,1m0s,target=shard1,hosts=a:27018|b:27018". AT is a Go
+// duration; hosts are separated by "|".
 func EncodeDisruption(d Disruption) string {
 	parts := []string{strconv.Itoa(d.Index), d.Action, d.At.String()}
 	switch d.Action {
@@ -121,14 +132,63 @@ func EncodeDisruption(d Disruption) string {
 	case "RestartMember":
 		parts = append(parts, "member="+d.Member)
 	}
+	if d.Target != "" {
+		parts = append(parts, "target="+d.Target, "hosts="+strings.Join(d.Hosts, hostSeparator))
+	}
 	return strings.Join(parts, ",")
 }
+
+// hostSeparator separates a target's hosts in FlagDisruption: a comma
+// separates the keys.
+const hostSeparator = "|"
 
 // MemberIndex is a RestartMember's member index; ok is false for
 // "primary" and "secondary".
 func (d Disruption) MemberIndex() (int, bool) {
 	n, err := strconv.Atoi(d.Member)
 	return n, err == nil
+}
+
+// setKey sets one key=value of the form, as d's action allows.
+func (d *Disruption) setKey(kv string) error {
+	k, v, ok := strings.Cut(kv, "=")
+	switch {
+	case ok && k == "member" && d.Action == "RestartMember":
+		if n, err := strconv.Atoi(v); (err != nil || n < 0) && v != "primary" && v != "secondary" {
+			return fmt.Errorf("member %q: want primary, secondary or an index ≥ 0", v)
+		}
+		d.Member = v
+		return nil
+	case ok && k == "target" && d.Action != "KillMongos":
+		if v == "" || strings.ContainsAny(v, "/=|") {
+			return fmt.Errorf("target %q: want a replica set's name", v)
+		}
+		d.Target = v
+		return nil
+	case ok && k == "hosts" && d.Action != "KillMongos":
+		for _, h := range strings.Split(v, hostSeparator) {
+			if err := checkAddress(h); err != nil {
+				return fmt.Errorf("hosts: %w", err)
+			}
+			d.Hosts = append(d.Hosts, h)
+		}
+		return nil
+	case k == "target" || k == "hosts" || k == "member":
+		return fmt.Errorf("unknown key %q for %s", k, d.Action)
+	}
+	n, err := strconv.Atoi(v)
+	if !ok || err != nil || n < 0 {
+		return fmt.Errorf("%q: want key=number", kv)
+	}
+	switch {
+	case k == "stepDownSecs" && d.Action == "StepDown":
+		d.StepDownSecs = n
+	case k == "catchUpSecs" && d.Action == "StepDown":
+		d.CatchUpSecs = n
+	default:
+		return fmt.Errorf("unknown key %q for %s", k, d.Action)
+	}
+	return nil
 }
 
 // DecodeDisruption parses EncodeDisruption's form.
@@ -157,26 +217,12 @@ func DecodeDisruption(s string) (Disruption, error) {
 		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown, KillPrimary, RestartMember or KillMongos)", s, d.Action)
 	}
 	for _, kv := range parts[3:] {
-		k, v, ok := strings.Cut(kv, "=")
-		if ok && k == "member" && d.Action == "RestartMember" {
-			if n, err := strconv.Atoi(v); (err != nil || n < 0) && v != "primary" && v != "secondary" {
-				return Disruption{}, fmt.Errorf("disruption %q: member %q: want primary, secondary or an index ≥ 0", s, v)
-			}
-			d.Member = v
-			continue
+		if err := d.setKey(kv); err != nil {
+			return Disruption{}, fmt.Errorf("disruption %q: %w", s, err)
 		}
-		n, err := strconv.Atoi(v)
-		if !ok || err != nil || n < 0 {
-			return Disruption{}, fmt.Errorf("disruption %q: %q: want key=number", s, kv)
-		}
-		switch {
-		case k == "stepDownSecs" && d.Action == "StepDown":
-			d.StepDownSecs = n
-		case k == "catchUpSecs" && d.Action == "StepDown":
-			d.CatchUpSecs = n
-		default:
-			return Disruption{}, fmt.Errorf("disruption %q: unknown key %q for %s", s, k, d.Action)
-		}
+	}
+	if (d.Target == "") != (len(d.Hosts) == 0) {
+		return Disruption{}, fmt.Errorf("disruption %q: target and hosts go together: a replica set's name and its members' host:port", s)
 	}
 	switch d.Action {
 	case "StepDown":

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ func TestDisruptionRoundTrip(t *testing.T) {
 		t.Fatalf("encoded %q", s)
 	}
 	got, err := DecodeDisruption(s)
-	if err != nil || got != d {
+	if err != nil || !reflect.DeepEqual(got, d) {
 		t.Fatalf("decoded %+v, %v; want %+v", got, err, d)
 	}
 	for _, tc := range []struct {
@@ -25,13 +26,17 @@ func TestDisruptionRoundTrip(t *testing.T) {
 		{Disruption{Index: 2, Action: "RestartMember", At: time.Minute, Member: "secondary"}, "2,RestartMember,1m0s,member=secondary"},
 		{Disruption{Index: 0, Action: "RestartMember", At: 0, Member: "primary"}, "0,RestartMember,0s,member=primary"},
 		{Disruption{Index: 9, Action: "RestartMember", At: time.Second, Member: "2"}, "9,RestartMember,1s,member=2"},
+		{Disruption{Index: 4, Action: "KillPrimary", At: time.Second, Target: "shard1", Hosts: []string{"r-shard1.r-db:27018", "r-shard1-1.r-db:27018"}},
+			"4,KillPrimary,1s,target=shard1,hosts=r-shard1.r-db:27018|r-shard1-1.r-db:27018"},
+		{Disruption{Index: 5, Action: "RestartMember", At: time.Second, Member: "secondary", Target: "cfg", Hosts: []string{"r-cfg.r-db:27019", "r-cfg-1.r-db:27019", "r-cfg-2.r-db:27019"}},
+			"5,RestartMember,1s,member=secondary,target=cfg,hosts=r-cfg.r-db:27019|r-cfg-1.r-db:27019|r-cfg-2.r-db:27019"},
 	} {
 		s := EncodeDisruption(tc.d)
 		if s != tc.want {
 			t.Errorf("encoded %q, want %q", s, tc.want)
 		}
 		got, err := DecodeDisruption(s)
-		if err != nil || got != tc.d {
+		if err != nil || !reflect.DeepEqual(got, tc.d) {
 			t.Errorf("decoded %+v, %v; want %+v", got, err, tc.d)
 		}
 		if !DeletesPod(got.Action) {
@@ -43,6 +48,10 @@ func TestDisruptionRoundTrip(t *testing.T) {
 	}
 	if _, ok := (Disruption{Action: "RestartMember", Member: "primary"}).MemberIndex(); ok {
 		t.Error("member primary has no index")
+	}
+	sd := Disruption{Index: 6, Action: "StepDown", At: time.Second, StepDownSecs: 60, CatchUpSecs: 10, Target: "shard0", Hosts: []string{"a:27018", "b:27018"}}
+	if got, err := DecodeDisruption(EncodeDisruption(sd)); err != nil || !reflect.DeepEqual(got, sd) {
+		t.Errorf("decoded %+v, %v; want %+v", got, err, sd)
 	}
 	if DeletesPod("StepDown") {
 		t.Error("StepDown is a command, not a pod deletion")
@@ -72,6 +81,12 @@ func TestDecodeDisruptionRejects(t *testing.T) {
 		{"0,StepDown,1s,stepDownSecs=10,catchUpSecs=10", "greater than"},
 		{"0,StepDown,1s,stepDownSecs=60,catchUpSecs=10,force=1", "unknown key"},
 		{"0,StepDown,1s,stepDownSecs=x,catchUpSecs=10", "key=number"},
+		{"0,KillPrimary,1s,target=shard0", "target and hosts go together"},
+		{"0,KillPrimary,1s,hosts=a:1", "target and hosts go together"},
+		{"0,KillPrimary,1s,target=shard0,hosts=a", "want host:port"},
+		{"0,KillPrimary,1s,target=shard0,hosts=a:1|", "want host:port"},
+		{"0,KillPrimary,1s,target=,hosts=a:1", "want a replica set's name"},
+		{"0,KillMongos,1s,target=shard0,hosts=a:1", "unknown key"},
 	} {
 		if _, err := DecodeDisruption(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want it to mention %q", tc.in, err, tc.want)

@@ -48,13 +48,65 @@ func (d *disruptionFlags) Set(v string) error {
 	return nil
 }
 
-// specs are the engine's view of the disruptions.
+// specs are the engine's view of the disruptions: one that hits a replica
+// set of its own (a shard, the config server) is Partial.
 func (d disruptionFlags) specs() []ycsb.DisruptionSpec {
 	out := make([]ycsb.DisruptionSpec, 0, len(d))
 	for _, x := range d {
-		out = append(out, ycsb.DisruptionSpec{Index: x.Index, Action: x.Action, At: x.At})
+		out = append(out, ycsb.DisruptionSpec{Index: x.Index, Action: x.Action, At: x.At, Partial: x.Target != ""})
 	}
 	return out
+}
+
+// byIndex is the disruption of that index.
+func (d disruptionFlags) byIndex(i int) (contract.Disruption, bool) {
+	for _, x := range d {
+		if x.Index == i {
+			return x, true
+		}
+	}
+	return contract.Disruption{}, false
+}
+
+// watchers are the clients of the replica sets the disruptions hit, by
+// name (contract.Disruption.Target), besides the loader's own client:
+// every loader watches each such set (its primaries), and loader 0 steps
+// it down through its watcher.
+type watchers map[string]*mongodb.Client
+
+// watchTargets connects a watcher to each replica set a disruption
+// targets; none without targets.
+func watchTargets(ctx context.Context, d disruptionFlags, cfg mongodb.Config) (watchers, error) {
+	w := watchers{}
+	for _, x := range d {
+		if x.Target == "" || w[x.Target] != nil {
+			continue
+		}
+		c, err := mongodb.WatchReplicaSet(ctx, cfg, x.Target, x.Hosts)
+		if err != nil {
+			w.close(ctx)
+			return nil, fmt.Errorf("disruption %d: %w", x.Index, err)
+		}
+		w[x.Target] = c
+	}
+	return w, nil
+}
+
+func (w watchers) close(ctx context.Context) {
+	for _, c := range w {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		_ = c.Close(cctx) // the results are in; a failed disconnect changes nothing
+		cancel()
+	}
+}
+
+// client is the client that watches the replica set d hits: its
+// watcher, or the loader's own (a ReplicaSet topology's disruptions).
+func (w watchers) client(d contract.Disruption, own *mongodb.Client) *mongodb.Client {
+	if c := w[d.Target]; d.Target != "" && c != nil {
+		return c
+	}
+	return own
 }
 
 // stepDownTimeout bounds replSetStepDown beyond its catch-up period.
@@ -66,6 +118,7 @@ const stepDownTimeout = 30 * time.Second
 type actor struct {
 	disruptions disruptionFlags
 	client      *mongodb.Client
+	watchers    watchers
 	sink        *configMapSink // nil: no ledger (the loader run by hand)
 	job         string
 	hostname    string
@@ -78,8 +131,8 @@ type actor struct {
 	outcomes map[int]*results.DisruptionOutcome
 }
 
-func newActor(d disruptionFlags, client *mongodb.Client, sink *configMapSink, hostname string, log io.Writer) *actor {
-	a := &actor{disruptions: d, client: client, sink: sink, hostname: hostname, log: log,
+func newActor(d disruptionFlags, client *mongodb.Client, w watchers, sink *configMapSink, hostname string, log io.Writer) *actor {
+	a := &actor{disruptions: d, client: client, watchers: w, sink: sink, hostname: hostname, log: log,
 		stop: make(chan struct{}), outcomes: map[int]*results.DisruptionOutcome{}}
 	if sink != nil {
 		// The result ConfigMaps are <job>-result-<i> (contract.
@@ -139,12 +192,15 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 		return nil
 	default:
 	}
+	// The replica set it hits: the loader's own, or a shard's or the
+	// config server's through its watcher.
+	set := a.watchers.client(d, a.client)
 	primary := ""
-	if p := mongodb.PrimaryAt(a.client.Primaries(), time.Now()); p.Addr != "" {
+	if p := mongodb.PrimaryAt(set.Primaries(), time.Now()); p.Addr != "" {
 		primary = p.Addr
 	}
 	if contract.DeletesPod(d.Action) {
-		return a.request(ctx, d, primary)
+		return a.request(ctx, d, set, primary)
 	}
 	var ledger string
 	if a.sink != nil {
@@ -154,13 +210,13 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 		}
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(d.CatchUpSecs)*time.Second+stepDownTimeout)
-	sent, returned, primary, err := a.client.StepDown(sctx, d.StepDownSecs, d.CatchUpSecs)
+	sent, returned, primary, err := set.StepDown(sctx, d.StepDownSecs, d.CatchUpSecs)
 	cancel()
 	o := &results.DisruptionOutcome{State: results.DisruptionDone, Sent: sent, Returned: &returned, Primary: primary}
 	if err != nil {
 		o.State, o.Error = results.DisruptionFailed, err.Error()
 	}
-	_, _ = fmt.Fprintf(a.log, "disruption %d: %s sent to %q at %s: %s in %v%s\n", d.Index, d.Action, primary,
+	_, _ = fmt.Fprintf(a.log, "disruption %d: %s sent to %q%s at %s: %s in %v%s\n", d.Index, d.Action, primary, ofSet(d),
 		sent.UTC().Format(time.RFC3339Nano), o.State, returned.Sub(sent).Round(time.Millisecond), errSuffix(o.Error))
 	if ledger != "" {
 		data := map[string]string{
@@ -185,7 +241,7 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 // how it went into the ledger; it reports the outcome from there, so the
 // loader's own says only that the request was made (Unknown until the
 // controller's replaces it), or what an existing ledger said.
-func (a *actor) request(ctx context.Context, d contract.Disruption, primary string) *results.DisruptionOutcome {
+func (a *actor) request(ctx context.Context, d contract.Disruption, set *mongodb.Client, primary string) *results.DisruptionOutcome {
 	// A member by index, or the mongos (KillMongos): the controller knows
 	// its pod itself.
 	target := ""
@@ -193,7 +249,7 @@ func (a *actor) request(ctx context.Context, d contract.Disruption, primary stri
 	case d.Action == "KillPrimary", d.Member == "primary":
 		target = primary
 	case d.Member == "secondary":
-		target = a.client.Secondary()
+		target = set.Secondary()
 	}
 	now := time.Now()
 	if a.sink == nil {
@@ -204,10 +260,18 @@ func (a *actor) request(ctx context.Context, d contract.Disruption, primary stri
 	if o, acted := a.claim(ctx, ledger, d, primary, target, now); !acted {
 		return o
 	}
-	_, _ = fmt.Fprintf(a.log, "disruption %d: %s of %q requested from the controller at %s (ledger %s)\n", d.Index, d.Action,
-		cmp.Or(target, "member "+d.Member), now.UTC().Format(time.RFC3339Nano), ledger)
+	_, _ = fmt.Fprintf(a.log, "disruption %d: %s of %q%s requested from the controller at %s (ledger %s)\n", d.Index, d.Action,
+		cmp.Or(target, "member "+d.Member), ofSet(d), now.UTC().Format(time.RFC3339Nano), ledger)
 	return &results.DisruptionOutcome{State: results.DisruptionUnknown, Sent: now, Primary: primary,
 		Error: fmt.Sprintf("requested from the controller (ledger %s), which deletes the pod and reports how it ended", ledger)}
+}
+
+// ofSet names the replica set d hits, for the log ("" the loader's own).
+func ofSet(d contract.Disruption) string {
+	if d.Target == "" {
+		return ""
+	}
+	return " of replica set " + d.Target
 }
 
 func errSuffix(e string) string {
@@ -278,12 +342,13 @@ func ledgerOutcome(name string, data map[string]string) *results.DisruptionOutco
 }
 
 // completeDisruptions adds what the loader knows to the engine's
-// measurements: when its driver first knew of a new primary, and loader
-// 0's outcomes.
-func completeDisruptions(ds []results.Disruption, primaries []mongodb.PrimaryChange, outcomes map[int]*results.DisruptionOutcome) {
+// measurements: when the driver that watches the replica set each hit
+// (the loader's own, or its watcher's) first knew of a new primary, and
+// loader 0's outcomes.
+func completeDisruptions(ds []results.Disruption, primaries func(index int) []mongodb.PrimaryChange, outcomes map[int]*results.DisruptionOutcome) {
 	for i := range ds {
 		d := &ds[i]
-		if t, ok := mongodb.NewPrimaryAfter(primaries, d.Instant, d.Instant.Add(results.DisruptionAfterMillis*time.Millisecond)); ok {
+		if t, ok := mongodb.NewPrimaryAfter(primaries(d.Index), d.Instant, d.Instant.Add(results.DisruptionAfterMillis*time.Millisecond)); ok {
 			us := t.Sub(d.Instant).Microseconds()
 			for j := range d.Loaders {
 				d.Loaders[j].NewPrimaryMicros = &us

@@ -395,3 +395,57 @@ func fakeResult(t *testing.T, fake *fakeConfigMaps, job, stderr string) *results
 	}
 	return r
 }
+
+// TestDisruptionStepDownOfAShard: a StepDown of one shard of a Sharded
+// topology. The loader reaches the data through mongos (here a plain stub
+// that never refuses anything) and watches the shard's replica set (a
+// replica-set stub that is a secondary for 1.5 s after replSetStepDown)
+// with a client of its own, through which loader 0 steps it down. The
+// operations through mongos all succeed, so the unavailability is the
+// Partial one: up to the first success that started after the loader's
+// watcher saw the shard's primary again, 1.5 s plus the driver's
+// detection; and the time to a new primary is the watcher's.
+func TestDisruptionStepDownOfAShard(t *testing.T) {
+	mongos := stubmongo.Start(t)
+	shard := stubmongo.Start(t, stubmongo.ReplicaSet("shard1", stepDownFor))
+	url := fmt.Sprintf("mongodb://%s/ycsb", mongos.Addr())
+	code, stdout, stderr, _ := runMain(t, nil, nil, "run", "-P", "workloada", "-p", "recordcount=1000", "-p", "operationcount=0",
+		"-p", "maxexecutiontime=4", "-threads", "4", "-p", "mongodb.url="+url, "--result", "-",
+		"--"+contract.FlagDisruption, "0,StepDown,1s,stepDownSecs=60,catchUpSecs=10,target=shard1,hosts="+shard.Addr())
+	if code != ExitOK {
+		t.Fatalf("loader run: exit %d\n%s", code, stderr)
+	}
+	r, err := results.Decode([]byte(stdout))
+	if err != nil {
+		t.Fatalf("decode result: %v\n%s", err, stderr)
+	}
+	if n := shard.StepDowns(); n != 1 {
+		t.Errorf("the shard saw %d replSetStepDown, want 1", n)
+	}
+	if len(r.Disruptions) != 1 {
+		t.Fatalf("%d disruptions", len(r.Disruptions))
+	}
+	d := r.Disruptions[0]
+	if o := d.Outcome; o == nil || o.State != results.DisruptionDone || o.Primary != shard.Addr() {
+		t.Fatalf("outcome %+v, want Done, sent to the shard's primary %s\n%s", o, shard.Addr(), stderr)
+	}
+	if !strings.Contains(stderr, "of replica set shard1") {
+		t.Errorf("the log does not name the shard's replica set:\n%s", stderr)
+	}
+	l := d.Loaders[0]
+	t.Logf("write %v µs, read %v µs, new primary %v µs, errors %v", deref(l.WriteUnavailableMicros), deref(l.ReadUnavailableMicros),
+		deref(l.NewPrimaryMicros), d.Errors)
+	for what, us := range map[string]*int64{"write unavailability": l.WriteUnavailableMicros, "read unavailability": l.ReadUnavailableMicros,
+		"time to a new primary": l.NewPrimaryMicros} {
+		if us == nil {
+			t.Errorf("%s: not measured", what)
+			continue
+		}
+		if got := time.Duration(*us) * time.Microsecond; got < stepDownFor || got > stepDownFor+detectionSlack {
+			t.Errorf("%s: %v, want %v to %v", what, got, stepDownFor, stepDownFor+detectionSlack)
+		}
+	}
+	if len(d.Errors) != 0 {
+		t.Errorf("errors %v: nothing through mongos failed", d.Errors)
+	}
+}

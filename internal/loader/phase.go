@@ -151,9 +151,26 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 	// Sampling covers the measured window, after any warm-up, so that
 	// the servers' figures and the validity checks that read them speak
 	// of what was measured; it stops right after the workload.
+	// The replica sets the disruptions hit besides the client's own
+	// (a shard's, the config server's): watched by every loader.
+	targets, err := watchTargets(ctx, pc.flags.disruptions, pr.cfg)
+	if err != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), closeTimeout)
+		_ = client.Close(cctx)
+		cancel()
+		if ctx.Err() != nil {
+			return signalExit(ctx, fmt.Errorf("%s phase: %w", phase, err))
+		}
+		return fmt.Errorf("%s phase: %w", phase, err)
+	}
+	defer targets.close(ctx)
+	primaries := func(index int) []mongodb.PrimaryChange {
+		d, _ := pc.flags.disruptions.byIndex(index)
+		return targets.client(d, client).Primaries()
+	}
 	var act *actor
 	if len(pc.flags.disruptions) > 0 && pr.index == 0 {
-		act = newActor(pc.flags.disruptions, client, dst.sink, stats.Hostname, env.Stderr)
+		act = newActor(pc.flags.disruptions, client, targets, dst.sink, stats.Hostname, env.Stderr)
 	}
 	opts.OnMeasure = func(t time.Time) {
 		cpuStart = cpu.snapshot(t)
@@ -166,6 +183,9 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		opts.DisruptionOnset = func(instant time.Time) (time.Time, bool) {
 			return mongodb.LostPrimaryAfter(client.Primaries(), instant)
 		}
+		opts.DisruptionRecovered = func(d ycsb.DisruptionSpec, instant time.Time) (time.Time, bool) {
+			return mongodb.NewPrimaryAfter(primaries(d.Index), instant, instant.Add(results.DisruptionAfterMillis*time.Millisecond))
+		}
 	}
 	live.observe(&opts, pr.workload)
 	res, err := ycsb.Run(ctx, pr.workload, client.Factory(), opts)
@@ -173,10 +193,10 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		// Before the client closes: an action in progress ends first.
 		outcomes := act.finish()
 		if res != nil {
-			completeDisruptions(res.Disruptions, client.Primaries(), outcomes)
+			completeDisruptions(res.Disruptions, primaries, outcomes)
 		}
 	} else if res != nil {
-		completeDisruptions(res.Disruptions, client.Primaries(), nil)
+		completeDisruptions(res.Disruptions, primaries, nil)
 	}
 	var cpuEnd cpuSnapshot
 	if res != nil {
@@ -267,7 +287,8 @@ func parsePhaseArgs(phase ycsb.Phase, args []string, env Env) (*phaseFlags, *ycs
 	f.metrics.register(fs)
 	fs.Var(&f.disruptions, contract.FlagDisruption, "a disruption `INDEX,ACTION,AT,key=value…` of the phase (repeatable; e.g. "+
 		"0,StepDown,30s,stepDownSecs=60,catchUpSecs=10): every loader measures around its instant, the measured window's start plus AT; "+
-		"loader 0 acts (StepDown: replSetStepDown on the primary), once, recorded in ConfigMap <job>-disruption-<INDEX> with --result-configmap")
+		"loader 0 acts (StepDown: replSetStepDown on the primary), once, recorded in ConfigMap <job>-disruption-<INDEX> with --result-configmap; "+
+		"target=SET,hosts=HOST:PORT|… names another replica set it hits (a shard's, the config server's), which every loader watches")
 	fs.StringVar(&f.barrier, contract.FlagStartBarrier, "", "wait at the start barrier of Job `NAME` (a phase of several loaders): "+
 		"report ready in ConfigMap NAME-ready-<index>, start at the instant ConfigMap NAME-start holds")
 	if err := parseFlags(fs, args); err != nil {

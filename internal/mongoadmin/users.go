@@ -32,6 +32,15 @@ const (
 	// requiredPrivileges, src/mongo/db/pipeline/document_source_coll_stats.h),
 	// or the collStats command on a server without the stage.
 	RoleClusterMonitor = "clusterMonitor"
+	// RoleClusterManager is the admin user's on each shard, where loader 0
+	// sends replSetStepDown for a disruption of that shard (spec.phases[].
+	// disruptions[].target): the command needs the replSetStateChange
+	// action on the cluster, which clusterManager grants (MongoDB manual,
+	// Built-In Roles, clusterManager; replSetStepDown, Access Control) and
+	// clusterMonitor does not. From 8.0 on, replSetStepDown, hello and ping
+	// are among the commands that may still run directly on a shard
+	// (MongoDB manual, Sharded Node Direct Commands).
+	RoleClusterManager = "clusterManager"
 )
 
 // codeUserAlreadyExists is createUser's answer for a user that exists:
@@ -74,7 +83,8 @@ func (u User) MarshalJSON() ([]byte, error) {
 type Users struct {
 	// Admin (RoleRoot) is created on the entry point: the standalone, the
 	// replica set's primary, or mongos, which stores it on the config
-	// servers for the whole cluster.
+	// servers for the whole cluster. In a sharded cluster it is created
+	// on each shard's primary too, as RoleClusterManager only.
 	Admin User
 	// Monitor (RoleClusterMonitor) is created on the entry point too and,
 	// in a sharded cluster, on each shard's primary as well: telemetry
@@ -139,12 +149,18 @@ func (u Users) entryUsers() []roleUser {
 	return out
 }
 
-// shardUsers are the users created on each shard.
+// shardUsers are the users created on each shard: the admin user as
+// clusterManager (loader 0 steps a shard down as it; nothing reads or
+// writes a shard's data directly) and the monitor user.
 func (u Users) shardUsers() []roleUser {
-	if u.Monitor == (User{}) {
-		return nil
+	var out []roleUser
+	if u.Admin != (User{}) {
+		out = append(out, roleUser{u.Admin, RoleClusterManager})
 	}
-	return []roleUser{{u.Monitor, RoleClusterMonitor}}
+	if u.Monitor != (User{}) {
+		out = append(out, roleUser{u.Monitor, RoleClusterMonitor})
+	}
+	return out
 }
 
 // usersInfoCommand asks for the named users of the admin database

@@ -34,6 +34,10 @@ func createAdmin(host string) string {
 	return host + ` admin {"createUser":"mongobench","pwd":"` + adminPassword + `","roles":[{"role":"root","db":"admin"}]}`
 }
 
+func createShardAdmin(host string) string {
+	return host + ` admin {"createUser":"mongobench","pwd":"` + adminPassword + `","roles":[{"role":"clusterManager","db":"admin"}]}`
+}
+
 func createMonitor(host string) string {
 	return host + ` admin {"createUser":"mongobench-monitor","pwd":"` + monitorPassword + `","roles":[{"role":"clusterMonitor","db":"admin"}]}`
 }
@@ -69,7 +73,8 @@ func checkNoPassword(t *testing.T, what, out string) {
 // TestBootstrapUsersSharded: once the collection is sharded, the admin
 // (root) and monitor (clusterMonitor) users are created through mongos,
 // which keeps them on the config server, after a usersInfo that finds
-// neither; the monitor user again on each shard's primary, directly. A
+// neither; on each shard's primary, directly, the admin user again as
+// clusterManager (a shard's StepDown) and the monitor user. A
 // second Bootstrap finds them all and sends no createUser. Neither the
 // log nor the report holds a password.
 func TestBootstrapUsersSharded(t *testing.T) {
@@ -84,21 +89,23 @@ func TestBootstrapUsersSharded(t *testing.T) {
 		usersInfoBoth(mongosHost),
 		createAdmin(mongosHost),
 		createMonitor(mongosHost),
-		usersInfoMonitor(shardHost(0)),
+		usersInfoBoth(shardHost(0)),
+		createShardAdmin(shardHost(0)),
 		createMonitor(shardHost(0)),
-		usersInfoMonitor(shardHost(1)),
+		usersInfoBoth(shardHost(1)),
+		createShardAdmin(shardHost(1)),
 		createMonitor(shardHost(1)),
 	})
 	// After the collection is sharded, before the report is read.
 	calls := f.callStrings()
 	first := slicesIndex(calls, usersInfoBoth(mongosHost))
-	if first < 0 || !strings.Contains(calls[first-1], `"find":"collections"`) || !strings.Contains(calls[first+7], `"buildInfo"`) {
+	if first < 0 || !strings.Contains(calls[first-1], `"find":"collections"`) || !strings.Contains(calls[first+9], `"buildInfo"`) {
 		t.Errorf("the users' step is not between the collection's sharding and the report:\n%s", strings.Join(calls, "\n"))
 	}
 	wantStored := map[string]map[string][]string{
 		cfgHost:      {"mongobench": {"root@admin"}, "mongobench-monitor": {"clusterMonitor@admin"}},
-		shardHost(0): {"mongobench-monitor": {"clusterMonitor@admin"}},
-		shardHost(1): {"mongobench-monitor": {"clusterMonitor@admin"}},
+		shardHost(0): {"mongobench": {"clusterManager@admin"}, "mongobench-monitor": {"clusterMonitor@admin"}},
+		shardHost(1): {"mongobench": {"clusterManager@admin"}, "mongobench-monitor": {"clusterMonitor@admin"}},
 		mongosHost:   {},
 	}
 	for host, want := range wantStored {
@@ -119,8 +126,8 @@ func TestBootstrapUsersSharded(t *testing.T) {
 	}
 	sameLines(t, "user commands of the second Bootstrap", f.userCalls(), []string{
 		usersInfoBoth(mongosHost),
-		usersInfoMonitor(shardHost(0)),
-		usersInfoMonitor(shardHost(1)),
+		usersInfoBoth(shardHost(0)),
+		usersInfoBoth(shardHost(1)),
 	})
 	if m := f.mutating(); len(m) != 0 {
 		t.Errorf("second Bootstrap sent %v", m)
@@ -216,7 +223,7 @@ func TestBootstrapUsersShardMembers(t *testing.T) {
 	p := host("shard0", 1)
 	sameLines(t, "user commands", f.userCalls(), []string{
 		usersInfoBoth(mongosHost), createAdmin(mongosHost), createMonitor(mongosHost),
-		usersInfoMonitor(p), createMonitor(p),
+		usersInfoBoth(p), createShardAdmin(p), createMonitor(p),
 	})
 }
 

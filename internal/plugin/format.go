@@ -153,7 +153,7 @@ func writeDisruptionTable(w io.Writer, doc *resultsDoc) error {
 	for _, ph := range doc.Phases {
 		for i := range ph.Disruptions {
 			d := &ph.Disruptions[i]
-			_, _ = fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ph.Name, d.Index, d.Action, d.At.Duration,
+			_, _ = fmt.Fprintf(tw, "%s\t%d %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ph.Name, d.Index, d.ActionLabel(), d.At.Duration,
 				outcomeCell(&d.Outcome), downCell(d.WriteUnavailable), downCell(d.ReadUnavailable), newPrimaryCell(d), errorsCell(d.Errors),
 				retriedCell(d), beforeAfter(d, func(p *benchv1.DisruptionPerformance) string { return fixed2(p.Throughput) }),
 				beforeAfter(d, func(p *benchv1.DisruptionPerformance) string { return strconv.FormatInt(p.P99Micros, 10) }))

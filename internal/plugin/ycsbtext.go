@@ -155,7 +155,7 @@ func ycsbDisruptionLines(ds []benchv1.DisruptionResult) string {
 	var b strings.Builder
 	for i := range ds {
 		d := &ds[i]
-		section := fmt.Sprintf("[DISRUPTION %d %s]", d.Index, d.Action)
+		section := fmt.Sprintf("[DISRUPTION %d %s]", d.Index, d.ActionLabel())
 		line := func(metric, value string) {
 			// A ", " would split the line for a parser.
 			b.WriteString(section + ", " + strings.ReplaceAll(metric, ", ", " ") + ", " + value + "\n")

@@ -39,6 +39,8 @@ type cellDisruption struct {
 	Phase  string
 	Index  int32
 	Action benchv1.DisruptionAction
+	// Target is the replica set it hit in a Sharded topology ("" else).
+	Target string
 	At     time.Duration
 	// Repetitions is how many repetitions reported the disruption.
 	Repetitions int
@@ -110,7 +112,7 @@ func (s *Study) reduceDisruptions() {
 					d := &res.Disruptions[i]
 					cd := byIndex[d.Index]
 					if cd == nil {
-						cd = &cellDisruption{Cell: c, Phase: ph.Name, Index: d.Index, Action: d.Action, At: d.At.Duration,
+						cd = &cellDisruption{Cell: c, Phase: ph.Name, Index: d.Index, Action: d.Action, Target: d.Target, At: d.At.Duration,
 							States: map[benchv1.DisruptionState]int{}, Labels: map[string][]float64{}}
 						byIndex[d.Index] = cd
 					}
@@ -467,7 +469,7 @@ func (s *Study) disruptionComparison(ax int) []table {
 			names := map[string]bool{}
 			for _, c := range sl.Cells {
 				if cd := byCell[c][k]; c != nil && cd != nil {
-					names[string(cd.Action)+" at "+cd.At.String()] = true
+					names[(&benchv1.DisruptionResult{Action: cd.Action, Target: cd.Target}).ActionLabel()+" at "+cd.At.String()] = true
 				}
 			}
 			if len(names) == 0 {
@@ -520,6 +522,7 @@ type jsonDisruption struct {
 	CellName    string         `json:"cellName"`
 	Index       int32          `json:"index"`
 	Action      string         `json:"action"`
+	Target      string         `json:"target,omitempty"`
 	AtMillis    int64          `json:"atMillis"`
 	Repetitions int            `json:"repetitions"`
 	Outcomes    map[string]int `json:"outcomes"`
@@ -586,7 +589,7 @@ func (s *Study) jsonDisruptionsOf() []jsonDisruption {
 	out := make([]jsonDisruption, 0, len(s.disruptions))
 	for i := range s.disruptions {
 		cd := &s.disruptions[i]
-		jd := jsonDisruption{Phase: cd.Phase, Cell: cd.Cell.Index, CellName: cd.Cell.Name, Index: cd.Index, Action: string(cd.Action),
+		jd := jsonDisruption{Phase: cd.Phase, Cell: cd.Cell.Index, CellName: cd.Cell.Name, Index: cd.Index, Action: string(cd.Action), Target: cd.Target,
 			AtMillis: cd.At.Milliseconds(), Repetitions: cd.Repetitions, Outcomes: map[string]int{}, ActionMicros: med(cd.ActionMicros),
 			Primaries: cd.Primaries, WriteUnavailable: times(cd.Write), ReadUnavailable: times(cd.Read), NewPrimary: times(cd.NewPrimary),
 			NewPrimaryTelemetryMicros: med(cd.Telemetry), Errors: med(cd.Errors), Retried: med(cd.RetriedAll), RetriedOK: med(cd.RetriedOK),

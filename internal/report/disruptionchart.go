@@ -102,7 +102,7 @@ func disruptionMarks(res *benchv1.PhaseResult, line int) ([]instant, []span) {
 			continue
 		}
 		at := d.At.Seconds()
-		ins = append(ins, instant{X: at, Label: fmt.Sprintf("%d %s", d.Index, d.Action)})
+		ins = append(ins, instant{X: at, Label: fmt.Sprintf("%d %s", d.Index, d.ActionLabel())})
 		if us, ok := unavailableMicros(d); ok {
 			sps = append(sps, span{X0: at, X1: at + float64(us)/1e6, Line: line})
 		}
@@ -236,9 +236,9 @@ func (s *Study) zoomCharts(ph Phase, merged map[RunPhase]*results.Result) []char
 		if d0.Outcome.State == benchv1.DisruptionNotReached {
 			continue
 		}
-		name := fmt.Sprintf("disruption %d (%s at %s): %s (%s)", d0.Index, d0.Action, d0.At.Duration, ph.Name, ph.Type)
+		name := fmt.Sprintf("disruption %d (%s at %s): %s (%s)", d0.Index, d0.ActionLabel(), d0.At.Duration, ph.Name, ph.Type)
 		thr := chartSpec{Title: "Throughput around " + name, XLabel: "time from the disruption (s)", YLabel: "throughput (ops/s)",
-			Instants: []instant{{X: 0, Label: fmt.Sprintf("%d %s", d0.Index, d0.Action)}}, LegendBelow: len(cells) > 1, NoPoints: true}
+			Instants: []instant{{X: 0, Label: fmt.Sprintf("%d %s", d0.Index, d0.ActionLabel())}}, LegendBelow: len(cells) > 1, NoPoints: true}
 		lat := chartSpec{Title: "p99 latency around " + name, XLabel: thr.XLabel, YLabel: "p99 latency (µs)",
 			Instants: thr.Instants, LegendBelow: thr.LegendBelow, NoPoints: true}
 		for _, c := range cells {

@@ -181,7 +181,7 @@ func disruptionColumns(d *benchv1.DisruptionResult) []string {
 		labels = append(labels, e.Label+"="+i64(e.Count))
 	}
 	o := &d.Outcome
-	out := []string{strconv.Itoa(int(d.Index)), string(d.Action), i64(d.At.Milliseconds()), at(&d.Instant), string(o.State), at(o.Sent),
+	out := []string{strconv.Itoa(int(d.Index)), d.ActionLabel(), i64(d.At.Milliseconds()), at(&d.Instant), string(o.State), at(o.Sent),
 		opt(o.DurationMicros), o.Error, o.Primary}
 	out = append(out, times(d.WriteUnavailable)...)
 	out = append(out, times(d.ReadUnavailable)...)

@@ -95,3 +95,50 @@ func TestDisruptionArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestShardedDisruptionTargets: a disruption of a Sharded topology reaches
+// the loaders with the replica set it hits and its members' addresses, in
+// member order (every loader watches that set; loader 0 steps it down);
+// KillMongos and a ReplicaSet's disruptions carry none.
+func TestShardedDisruptionTargets(t *testing.T) {
+	run := sharded(2)
+	run.Spec.Topology.ShardMembers = ptr.To[int32](3)
+	run.Spec.Topology.ConfigServerMembers = ptr.To[int32](3)
+	run.Spec.Phases = []benchv1.PhaseSpec{{Name: "run", Type: benchv1.PhaseRun, Disruptions: []benchv1.Disruption{
+		{At: metav1.Duration{Duration: 10 * time.Second}, Action: benchv1.DisruptionStepDown, Target: ptr.To(intstr.FromInt32(1))},
+		{At: metav1.Duration{Duration: 20 * time.Second}, Action: benchv1.DisruptionRestartMember, Member: ptr.To(intstr.FromInt32(2)),
+			Target: ptr.To(intstr.FromString(benchv1.TargetConfigServer))},
+		{At: metav1.Duration{Duration: 30 * time.Second}, Action: benchv1.DisruptionKillMongos},
+	}}}
+	ds := Disruptions(run, &run.Spec.Phases[0], "cluster.local")
+	dom := "." + HeadlessServiceName(run) + "." + run.Namespace + ".svc.cluster.local"
+	want := []contract.Disruption{
+		{Index: 0, Action: "StepDown", At: 10 * time.Second, StepDownSecs: 60, CatchUpSecs: 10, Target: "shard1",
+			Hosts: []string{run.Name + "-shard1" + dom + ":27018", run.Name + "-shard1-1" + dom + ":27018", run.Name + "-shard1-2" + dom + ":27018"}},
+		{Index: 1, Action: "RestartMember", At: 20 * time.Second, Member: "2", Target: "cfg",
+			Hosts: []string{run.Name + "-cfg" + dom + ":27019", run.Name + "-cfg-1" + dom + ":27019", run.Name + "-cfg-2" + dom + ":27019"}},
+		{Index: 2, Action: "KillMongos", At: 30 * time.Second},
+	}
+	if !reflect.DeepEqual(ds, want) {
+		t.Fatalf("disruptions\n%+v\nwant\n%+v", ds, want)
+	}
+	for _, d := range ds {
+		got, err := contract.DecodeDisruption(contract.EncodeDisruption(d))
+		if err != nil || !reflect.DeepEqual(got, d) {
+			t.Errorf("round trip of %+v: %+v, %v", d, got, err)
+		}
+	}
+	// The pods a deletion may hit are the target's, by member index.
+	procs := DisruptionTargetProcesses(run, &run.Spec.Phases[0].Disruptions[1])
+	if len(procs) != 3 || procs[2].Name != run.Name+"-cfg-2" || procs[2].Member != 2 {
+		t.Errorf("config server's members %+v", procs)
+	}
+	if procs := DisruptionTargetProcesses(run, &run.Spec.Phases[0].Disruptions[2]); len(procs) != 1 || procs[0].Role != benchv1.RoleMongos {
+		t.Errorf("KillMongos' processes %+v", procs)
+	}
+	rs := replicaSet(nil)
+	d := benchv1.Disruption{Action: benchv1.DisruptionKillPrimary}
+	if procs := DisruptionTargetProcesses(rs, &d); len(procs) != 3 || DisruptionReplSet(&d) != "" {
+		t.Errorf("a ReplicaSet's members %+v", procs)
+	}
+}

@@ -143,7 +143,7 @@ func PhaseJob(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, deadline time
 	args := append(LoaderArgs(run, phase, cfg.ClusterDomain), telemetry...)
 	args = append(args, resultArgs(run, name)...)
 	args = append(args, metricsArgs(run, phase)...)
-	args = append(args, disruptionArgs(phase)...)
+	args = append(args, disruptionArgs(run, phase, cfg.ClusterDomain)...)
 	if StartBarrier(run, phase) {
 		args = append(args, "--"+contract.FlagStartBarrier, name)
 	}

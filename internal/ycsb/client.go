@@ -85,6 +85,11 @@ type RunOptions struct {
 	// unavailability (see kindAgg). Called once per disruption after
 	// the run.
 	DisruptionOnset func(instant time.Time) (time.Time, bool)
+	// DisruptionRecovered, when set, says when the loader saw the
+	// replica set a Partial disruption hit recover after its instant (a
+	// primary elected after it), if it did (see kindAgg). Called once per
+	// Partial disruption after the run.
+	DisruptionRecovered func(d DisruptionSpec, instant time.Time) (time.Time, bool)
 }
 
 // RunOptionsFromProperties reads YCSB's client properties: threadcount (1),
@@ -780,7 +785,7 @@ func (c *client) result(start, end time.Time, threads int, opcount int64) *RunRe
 	r.Ops = c.opMeasurements(&c.col.total)
 	if c.dis != nil {
 		c.dis.drain() // what the threads recorded after the last collection
-		r.Disruptions = c.dis.results(c.measureStart, end.Sub(c.measureStart), r.LoaderIndex, c.opts.DisruptionOnset)
+		r.Disruptions = c.dis.results(c.measureStart, end.Sub(c.measureStart), r.LoaderIndex, &c.opts)
 	}
 	if c.opts.warmingUp() {
 		wr := &WarmupResult{Start: start, End: c.measureStart, Ops: c.opMeasurements(&c.col.warmTotal)}

@@ -54,6 +54,14 @@ type DisruptionSpec struct {
 	Index  int
 	Action string
 	At     time.Duration
+	// Partial: the disruption hits part of what the loader reaches (one
+	// shard, or the config server, behind mongos), so that operations
+	// that go elsewhere go on succeeding. A kind's unavailability then
+	// ends with the first success that started after both the last
+	// operation of the kind the disruption visibly hit (failed or
+	// retried) and the recovery RunOptions.DisruptionRecovered reports
+	// (see kindAgg).
+	Partial bool
 }
 
 // CallDetailer is implemented by a DB that can say more of its calls than
@@ -181,11 +189,17 @@ func (s *disruptionSet) drain() {
 
 // results returns what was measured, for a window that started at start
 // and lasted window. Collector's goroutine, after the last drain.
-func (s *disruptionSet) results(start time.Time, window time.Duration, loader int, onset func(time.Time) (time.Time, bool)) []results.Disruption {
+func (s *disruptionSet) results(start time.Time, window time.Duration, loader int, opts *RunOptions) []results.Disruption {
 	out := make([]results.Disruption, 0, len(s.aggs))
 	for _, a := range s.aggs {
-		if onset != nil {
-			if t, ok := onset(start.Add(a.spec.At)); ok {
+		instant := start.Add(a.spec.At)
+		switch {
+		case a.spec.Partial && opts.DisruptionRecovered != nil:
+			if t, ok := opts.DisruptionRecovered(a.spec, instant); ok {
+				a.recovered = int64(t.Sub(start))
+			}
+		case !a.spec.Partial && opts.DisruptionOnset != nil:
+			if t, ok := opts.DisruptionOnset(instant); ok {
 				a.seen(int64(t.Sub(start)))
 			}
 		}
@@ -324,6 +338,10 @@ type disruptionAgg struct {
 	errors             map[uint16]int64
 	retried, retriedOK int64
 	kinds              [numAvailKinds]kindAgg
+	// recovered (Partial only) is when the loader saw the hit replica
+	// set recover (RunOptions.DisruptionRecovered), in nanoseconds from
+	// the window's start; -1: not known.
+	recovered int64
 }
 
 type aggPoint struct {
@@ -354,9 +372,26 @@ type aggOp struct {
 // than fail, so they show no error). The first success counted is the first that started at or
 // after the instant and at or after the onset; without an onset (the
 // disruption hit nothing of that kind) it is the literal one.
+//
+// A Partial disruption (one shard behind mongos) hits only the operations
+// that go to that shard: the others succeed throughout, and the first
+// success after the onset says nothing of the shard. Its end is the first
+// success that started after the end of the last operation of the kind
+// the disruption visibly hit (lastBad) and after the loader saw the
+// shard's replica set recover (disruptionAgg.recovered: a primary elected
+// after the instant, by the loader's own monitor of that set), whichever
+// is later; operations that only stalled while the shard had no primary
+// and then succeeded are covered by the latter. Successes are kept by the
+// millisecond of their start (okByStart), so that end is exact to the
+// millisecond however many operations the 30 s hold.
 type kindAgg struct {
 	onset   int64 // -1: none yet
+	lastBad int64 // max end of a failed or retried operation; -1: none
 	firstOK int64 // min end of a success started ≥ instant; -1: none
+	// okByStart (Partial only): per millisecond of start after the
+	// instant, the earliest end of a success started then, in
+	// microseconds after the instant plus one (0: none).
+	okByStart []int32
 	// cands are successes started ≥ instant, kept until the onset is
 	// known (a later drain may bring an earlier one; bounded).
 	cands []stretch // {start, end}
@@ -371,8 +406,12 @@ func newDisruptionAgg(d DisruptionSpec) *disruptionAgg {
 	before -= before % disruptionInterval // the first grid line in the window
 	a.seriesStart = a.instant - int64(before)
 	a.points = make([]aggPoint, (before+disruptionAfter)/disruptionInterval)
+	a.recovered = -1
 	for k := range a.kinds {
-		a.kinds[k] = kindAgg{onset: -1, firstOK: -1}
+		a.kinds[k] = kindAgg{onset: -1, lastBad: -1, firstOK: -1}
+		if d.Partial {
+			a.kinds[k].okByStart = make([]int32, disruptionAfter/time.Millisecond)
+		}
 	}
 	return a
 }
@@ -409,8 +448,11 @@ func (a *disruptionAgg) add(set *disruptionSet, s *sample) {
 		return
 	}
 	ka := &a.kinds[k]
-	if s.flags&(sampleError|sampleRetried) != 0 && (ka.onset < 0 || s.end < ka.onset) {
-		ka.onset = s.end
+	if s.flags&(sampleError|sampleRetried) != 0 {
+		if ka.onset < 0 || s.end < ka.onset {
+			ka.onset = s.end
+		}
+		ka.lastBad = max(ka.lastBad, s.end)
 	}
 	if s.start < a.instant {
 		return
@@ -424,6 +466,15 @@ func (a *disruptionAgg) add(set *disruptionSet, s *sample) {
 	}
 	if ka.firstOK < 0 || s.end < ka.firstOK {
 		ka.firstOK = s.end
+	}
+	if ka.okByStart != nil {
+		// s.end < instant + 30 s (above), so both fit.
+		b := (s.start - a.instant) / int64(time.Millisecond)
+		us := int32((s.end-a.instant)/int64(time.Microsecond)) + 1
+		if old := ka.okByStart[b]; old == 0 || us < old {
+			ka.okByStart[b] = us
+		}
+		return
 	}
 	if len(ka.cands) < maxCandidates {
 		ka.cands = append(ka.cands, stretch{s.start, s.end})
@@ -446,8 +497,27 @@ func (a *disruptionAgg) seen(at int64) {
 }
 
 // first returns the end of the kind's first success (see kindAgg), -1
-// when there was none.
-func (ka *kindAgg) first() int64 {
+// when there was none; recovered and instant are its disruption's
+// (Partial only).
+func (ka *kindAgg) first(recovered, instant int64) int64 {
+	if ka.okByStart != nil {
+		after := max(ka.lastBad, recovered)
+		if after < 0 {
+			return ka.firstOK
+		}
+		// The first whole millisecond of starts at or after it.
+		b := max((after-instant+int64(time.Millisecond)-1)/int64(time.Millisecond), 0)
+		best := int32(0)
+		for ; b < int64(len(ka.okByStart)); b++ {
+			if us := ka.okByStart[b]; us != 0 && (best == 0 || us < best) {
+				best = us
+			}
+		}
+		if best == 0 {
+			return -1
+		}
+		return instant + int64(best-1)*int64(time.Microsecond)
+	}
 	if ka.onset < 0 {
 		return ka.firstOK
 	}
@@ -494,7 +564,7 @@ func (a *disruptionAgg) result(set *disruptionSet, start time.Time, window int64
 	dl := results.DisruptionLoader{Index: loader}
 	for k := range a.kinds {
 		ka := &a.kinds[k]
-		end := ka.first()
+		end := ka.first(a.recovered, a.instant)
 		n := ka.count(end, a.instant)
 		var micros *int64
 		if end >= 0 {

@@ -77,7 +77,7 @@ func TestDisruptionTracker(t *testing.T) {
 	op(OpUpdate, StatusOK, 40000, 40001) // past the stretch
 	set.drain()
 
-	ds := set.results(base, 5*time.Second, 2, nil)
+	ds := set.results(base, 5*time.Second, 2, &RunOptions{})
 	if len(ds) != 1 {
 		t.Fatalf("%d disruptions", len(ds))
 	}
@@ -136,7 +136,7 @@ func TestDisruptionTracker(t *testing.T) {
 	th2.record(OpRead, StatusOK, ms(2050.5), ms(2052))
 	th2.record(OpRead, StatusOK, ms(2052), ms(3700))
 	set2.drain()
-	ds = set2.results(base, 5*time.Second, 0, func(instant time.Time) (time.Time, bool) { return instant.Add(time.Millisecond), true })
+	ds = set2.results(base, 5*time.Second, 0, &RunOptions{DisruptionOnset: func(instant time.Time) (time.Time, bool) { return instant.Add(time.Millisecond), true }})
 	if r := ds[0].Loaders[0].ReadUnavailableMicros; r == nil || *r != 1_650_000 {
 		t.Errorf("read unavailability with the driver's onset: %v µs, want 1.65 s", r)
 	}
@@ -154,8 +154,67 @@ func TestDisruptionNotReached(t *testing.T) {
 	th.begin(base)
 	th.record(OpRead, StatusOK, base.Add(21*time.Second), base.Add(21*time.Second+time.Millisecond))
 	set.drain()
-	d := set.results(base, 25*time.Second, 0, nil)[0]
+	d := set.results(base, 25*time.Second, 0, &RunOptions{})[0]
 	if d.SeriesStartMillis != -10_000 || len(d.Series.Points) != 50 || d.Loaders[0].ReadUnavailableMicros != nil || d.Loaders[0].Reads != 0 {
 		t.Errorf("series from %d ms, %d points, read %v after %d", d.SeriesStartMillis, len(d.Series.Points), d.Loaders[0].ReadUnavailableMicros, d.Loaders[0].Reads)
+	}
+}
+
+// TestPartialDisruption: one shard of several hit (Partial). Writes to
+// the other shards succeed throughout; writes to the hit one fail until
+// 1.2 s after the instant, and one stalls until 1.5 s. Unavailability ends
+// with the first success started after both the last failure's end and
+// the recovery the loader's monitor of the shard saw (1.4 s), to the
+// millisecond, for reads as for writes; without a recovery, after the
+// last failure only; with neither, the first success after the instant
+// (nothing hit the kind).
+func TestPartialDisruption(t *testing.T) {
+	const at = 2 * time.Second
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := func(m float64) time.Time { return base.Add(time.Duration(m * float64(time.Millisecond))) }
+	run := func(recovered time.Duration) results.DisruptionLoader {
+		set := newDisruptionSet([]DisruptionSpec{{Index: 0, Action: "KillPrimary", At: at, Partial: true}})
+		db := &detailDB{label: "HostUnreachable"}
+		th := set.newThread(db)
+		th.begin(base)
+		for i := range 300 { // another shard's writes: a success every 10 ms
+			start := 1000 + float64(i)*10
+			th.record(OpUpdate, StatusOK, ms(start), ms(start+0.5))
+		}
+		for i := range 6 { // the hit shard's writes fail until 3.2 s
+			db.failed++
+			start := 2000 + float64(i)*200
+			th.record(OpUpdate, StatusError, ms(start), ms(start+5))
+		}
+		th.record(OpUpdate, StatusOK, ms(2050), ms(3500)) // stalled, then through
+		th.record(OpRead, StatusOK, ms(2100), ms(2101))   // reads: never hit
+		th.record(OpRead, StatusOK, ms(3500), ms(3502))
+		set.drain()
+		opts := &RunOptions{DisruptionRecovered: func(d DisruptionSpec, instant time.Time) (time.Time, bool) {
+			if d.Index != 0 || !instant.Equal(base.Add(at)) || recovered == 0 {
+				return time.Time{}, false
+			}
+			return instant.Add(recovered), true
+		}}
+		return set.results(base, 5*time.Second, 0, opts)[0].Loaders[0]
+	}
+	// The last failure ended at 3.005 s; starts from 3.006 s count: the
+	// success of 3.010 s, ended 1.0105 s after the instant.
+	if l := run(0); l.WriteUnavailableMicros == nil || *l.WriteUnavailableMicros != 1_010_500 ||
+		l.ReadUnavailableMicros == nil || *l.ReadUnavailableMicros != 101_000 {
+		t.Errorf("without a recovery: writes %v µs, reads %v µs; want 1.0105 s and 0.101 s (reads never failed: the first after the instant)",
+			l.WriteUnavailableMicros, l.ReadUnavailableMicros)
+	}
+	// Recovered 1.4 s after the instant: the success started at 3.4 s.
+	l := run(1400 * time.Millisecond)
+	if l.WriteUnavailableMicros == nil || *l.WriteUnavailableMicros != 1_400_500 {
+		t.Errorf("recovered at 1.4 s: %v µs, want 1.4005 s", l.WriteUnavailableMicros)
+	}
+	if l.ReadUnavailableMicros == nil || *l.ReadUnavailableMicros != 1_502_000 {
+		t.Errorf("reads: %v µs, want 1.502 s (the first read started after the shard had a primary again)", l.ReadUnavailableMicros)
+	}
+	// Recovered after the last success: not recovered within the 30 s.
+	if l := run(29 * time.Second); l.WriteUnavailableMicros != nil {
+		t.Errorf("recovered past every success: %v µs, want none", l.WriteUnavailableMicros)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -288,5 +289,55 @@ func TestKillMongos(t *testing.T) {
 	}
 	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("Valid %+v: the mongos' restart and the failed calls it caused are planned", c)
+	}
+}
+
+// TestStepDownOfAShard: two micro-shards of three members each, with
+// access control on, under workload A at a fixed rate; shard 1 is stepped
+// down in the middle of the Run phase. Loader 0 sends replSetStepDown to
+// shard 1's primary directly, as the shard-local user the bootstrap
+// created (clusterManager), once; both loaders, which reach the data
+// through mongos and watch shard 1's replica set themselves, see its new
+// primary and measure the Partial unavailability; the election is planned
+// for shard 1's members only, so the run is Valid.
+func TestStepDownOfAShard(t *testing.T) { //nolint:gocyclo // one scenario, step by step
+	s := setup(t)
+	run := smallRun("shardstepdown", benchv1.TopologySharded, 2)
+	run.Spec.Topology.ShardMembers = ptr.To[int32](3)
+	run.Spec.Security = &benchv1.SecuritySpec{Auth: true}
+	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "majority", RetryWrites: true}
+	run.Spec.Cleanup = benchv1.CleanupRetain
+	disrupt(run, 60*time.Second, benchv1.Disruption{Action: benchv1.DisruptionStepDown, Target: ptr.To(intstr.FromInt32(1)),
+		StepDownSecs: ptr.To[int32](30), SecondaryCatchUpPeriodSecs: ptr.To[int32](5)})
+	done, res, d := s.waitDisrupted(run)
+	o := d.Outcome
+	if o.State != benchv1.DisruptionDone || o.Sent == nil || o.Error != "" || d.Target != "shard1" {
+		t.Fatalf("disruption %+v, want Done on shard1", d)
+	}
+	if !strings.HasPrefix(o.Primary, done.Name+"-shard1") {
+		t.Errorf("the stepdown went to %q, not to a member of shard 1", o.Primary)
+	}
+	for name, lt := range map[string]*benchv1.LoaderTimes{"writes": d.WriteUnavailable, "reads": d.ReadUnavailable, "new primary": d.NewPrimary} {
+		if lt == nil || lt.Loaders != 2 || lt.Missing != 0 || lt.MaxMicros <= 0 || lt.MaxMicros > (20*time.Second).Microseconds() {
+			t.Errorf("%s: %+v, want both loaders, within 20 s", name, lt)
+		}
+	}
+	// Planned for shard 1's members, and nobody else saw an election.
+	var planned int32
+	for _, sv := range res.Server {
+		if sv.PrimaryChanges != sv.PlannedPrimaryChanges {
+			t.Errorf("%s: %d primary changes, %d of them planned", sv.Pod, sv.PrimaryChanges, sv.PlannedPrimaryChanges)
+		}
+		if sv.PlannedPrimaryChanges > 0 && !strings.HasPrefix(sv.Pod, done.Name+"-shard1") {
+			t.Errorf("%s: %d planned primary changes, but only shard 1 was stepped down", sv.Pod, sv.PlannedPrimaryChanges)
+		}
+		planned += sv.PlannedPrimaryChanges
+	}
+	if planned == 0 {
+		t.Error("no member of shard 1 saw the planned election")
+	}
+	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionTrue ||
+		!strings.Contains(c.Message, "replica set shard1's primary") {
+		t.Errorf("Valid %+v: want True, shard 1's election planned", c)
 	}
 }

@@ -250,7 +250,9 @@ func (c *Client) Factory() ycsb.DBFactory {
 // Close disconnects from the server. Call it after ycsb.Run returned (every
 // thread's Cleanup has flushed by then).
 func (c *Client) Close(ctx context.Context) error {
-	c.wd.close()
+	if c.wd != nil { // a watcher (WatchReplicaSet) has none
+		c.wd.close()
+	}
 	if err := c.client.Disconnect(ctx); err != nil {
 		return fmt.Errorf("disconnect: %w", err)
 	}

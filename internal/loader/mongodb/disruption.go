@@ -12,8 +12,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/event"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/mongo/readpref"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
+	"github.com/mongobench/mongobench/internal/mongotls"
 	"github.com/mongobench/mongobench/internal/ycsb"
 )
 
@@ -260,4 +263,44 @@ func (c *Client) StepDown(ctx context.Context, stepDownSecs, catchUpSecs int) (s
 		return sent, returned, primary, fmt.Errorf("replSetStepDown: %w", err)
 	}
 	return sent, returned, primary, nil
+}
+
+// watcherMaxPool bounds a watcher's connections: a ping, and loader 0's
+// replSetStepDown.
+const watcherMaxPool = 2
+
+// WatchReplicaSet connects to the replica set a disruption of a Sharded
+// topology hits (a shard's, or the config server's, which the loader
+// otherwise reaches only through mongos), with cfg's credentials, TLS and
+// operation timeout: its driver's monitor records the set's primaries
+// (Primaries, Secondary, as for the loader's own client with
+// Config.Disruptions), and loader 0 sends StepDown through it. hosts are
+// the members' host:port. It pings one member (any, read preference
+// nearest: the set may be between primaries) so that an unreachable set,
+// or credentials it refuses, fail the phase before its window with one
+// clear message. ping, hello and replSetStepDown are among the commands
+// MongoDB 8.0 still runs on a shard directly (MongoDB manual, Sharded Node
+// Direct Commands); the shard's user is the bootstrap's
+// (mongoadmin.RoleClusterManager).
+func WatchReplicaSet(ctx context.Context, cfg Config, replSet string, hosts []string) (*Client, error) {
+	prim := &primaries{}
+	opts := options.Client().SetAppName(appName).SetHosts(hosts).SetReplicaSet(replSet).
+		SetMaxPoolSize(watcherMaxPool).SetRetryWrites(false).SetRetryReads(false).
+		SetServerMonitor(&event.ServerMonitor{TopologyDescriptionChanged: prim.topologyChanged})
+	if cfg.Credential != nil {
+		opts.SetAuth(*cfg.Credential)
+	}
+	mongotls.Apply(opts, cfg.TLS)
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, fmt.Errorf("replica set %s (%v): %w", replSet, hosts, err)
+	}
+	c := &Client{cfg: cfg, client: client, db: client.Database("admin"), primaries: prim}
+	pctx, cancel := context.WithTimeout(ctx, cfg.OperationTimeout)
+	defer cancel()
+	if err := client.Ping(pctx, readpref.Nearest()); err != nil {
+		_ = client.Disconnect(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("replica set %s, which a disruption hits (%v): %w", replSet, hosts, err)
+	}
+	return c, nil
 }
