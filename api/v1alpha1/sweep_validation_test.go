@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
@@ -305,5 +306,55 @@ func TestFailoverSample(t *testing.T) {
 	}
 	if got := sw.Spec.Baseline["retryWrites"]; got != "off" {
 		t.Errorf("baseline %v", sw.Spec.Baseline)
+	}
+}
+
+// TestShardFailoverSample: the sharded failover study
+// (study-shard-failover) is what docs/studies.md says: one cell per
+// fault, each a cluster of two shards and a config server of 3 members
+// whose Run phase has one disruption in its window: a StepDown of shard
+// 1, a StepDown of the config server, a KillMongos; 3 repetitions.
+func TestShardFailoverSample(t *testing.T) {
+	c := newClient(t)
+	ns := namespace(t, c)
+	b, err := os.ReadFile(filepath.Join(kube.RepoRoot(), "config", "samples", "bench_v1alpha1_benchmarksweep_study-shard-failover.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := create(t, c, ns, string(b)); err != nil {
+		t.Fatal(err)
+	}
+	var sw benchv1.BenchmarkSweep
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "study-shard-failover"}, &sw); err != nil {
+		t.Fatal(err)
+	}
+	_, cells, err := sweep.Expand(&sw.Spec)
+	if err != nil || len(cells) != 3 || sw.Spec.Repetitions != 3 {
+		t.Fatalf("%d cells × %d repetitions: %v", len(cells), sw.Spec.Repetitions, err)
+	}
+	want := map[string]string{"shard-stepdown": "StepDown shard1", "configserver-stepdown": "StepDown configServer", "mongos-kill": "KillMongos"}
+	for _, cell := range cells {
+		s := cell.Spec
+		if s.Topology.Mode != benchv1.TopologySharded || *s.Topology.Shards != 2 || *s.Topology.ShardMembers != 3 || *s.Topology.ConfigServerMembers != 3 {
+			t.Errorf("cell %s: topology %+v", cell.Name(), s.Topology)
+		}
+		ph := s.Phases[len(s.Phases)-1]
+		if ph.Type != benchv1.PhaseRun || ph.Target == nil || ph.Warmup == nil || ph.Warmup.Duration == nil || ph.MaxExecutionTime == nil ||
+			len(ph.Disruptions) != 1 {
+			t.Fatalf("cell %s: phase %+v", cell.Name(), ph)
+		}
+		d := ph.Disruptions[0]
+		got := string(d.Action)
+		switch {
+		case d.Target == nil:
+		case d.Target.Type == intstr.Int:
+			got += " shard" + d.Target.String()
+		default:
+			got += " " + d.Target.String()
+		}
+		if got != want[cell.Name()] || d.At.Duration+30*time.Second > ph.MaxExecutionTime.Duration {
+			t.Errorf("cell %s: disruption %s at %v in a window of %v, want %s with its 30 s inside", cell.Name(), got, d.At.Duration,
+				ph.MaxExecutionTime.Duration, want[cell.Name()])
+		}
 	}
 }
