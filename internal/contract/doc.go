@@ -3,7 +3,9 @@
 // keys, the flags that tell a Job where to write its result, how those
 // flags encode the ConfigMap's owner and labels, and how enum values are
 // written on a command line; the server telemetry's flags and key
-// (telemetry.go); a Grow phase's command and properties (growth.go).
+// (telemetry.go); a Grow phase's command and properties (growth.go); the
+// Pause disruption's `loader freeze`, its flags and its report, the
+// ephemeral container's termination message (freeze.go).
 //
 // Both sides import it: internal/topology encodes (it builds the Jobs'
 // command lines) and the controller reads the ConfigMaps back by name;

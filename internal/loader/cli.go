@@ -19,7 +19,7 @@ const DefaultTerminationLog = "/dev/termination-log"
 
 // maxTerminationMessage is the size Kubernetes keeps of a termination
 // message.
-const maxTerminationMessage = 4096
+const maxTerminationMessage = contract.MaxTerminationMessage
 
 // Env is what Main needs from its process.
 type Env struct {
@@ -44,6 +44,7 @@ Commands:
   collmod    apply a validator to the benchmark collection
   dropdatabase
              drop an external cluster's run database, if it holds the run's owner mark
+  freeze     stop a process (mongod) with SIGSTOP for a while, then continue it: the Pause disruption
   version    print the version
 
 Run 'loader <command> -h' for a command's flags.
@@ -64,7 +65,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	var err error
 	switch cmd := args[0]; cmd {
-	case "load", "run", "bootstrap", "collmod", contract.CommandGrow, contract.CommandDropDatabase:
+	case "load", "run", "bootstrap", "collmod", contract.CommandGrow, contract.CommandDropDatabase, contract.CommandFreeze:
 		var c *Command
 		if c, err = Parse(args, env); err == nil {
 			err = c.run(ctx, env)
@@ -101,11 +102,12 @@ func (env Env) withDefaults() Env {
 	return env
 }
 
-// Command is a parsed loader command line (load, run, grow, bootstrap or
-// collmod), checked as far as it can be before any work. Parse makes it;
-// Main parses, then runs it.
+// Command is a parsed loader command line (load, run, grow, bootstrap,
+// collmod, dropdatabase or freeze), checked as far as it can be before any
+// work. Parse makes it; Main parses, then runs it.
 type Command struct {
-	// Name is the command: load, run, grow, bootstrap or collmod.
+	// Name is the command: load, run, grow, bootstrap, collmod,
+	// dropdatabase or freeze.
 	Name string
 
 	phase     *phaseCommand
@@ -113,6 +115,7 @@ type Command struct {
 	bootstrap *bootstrapArgs
 	collMod   *collModArgs
 	dropDB    *dropDatabaseArgs
+	freeze    *freezeArgs
 }
 
 // Parse parses and checks a loader command line (without the program name,
@@ -121,11 +124,13 @@ type Command struct {
 // loader.index, else JOB_COMPLETION_INDEX from env.Getenv) and the
 // binding's configuration; for grow the same and the growth workload's
 // (Grow); for bootstrap the topology and the Load phase's
-// keys; for collmod the validator. It connects to nothing, creates no file
-// and no Kubernetes client. As in Main, flag errors, -h and the property
+// keys; for collmod the validator; for freeze the process name and the
+// duration. It connects to nothing, creates no file, reads no process and
+// makes no Kubernetes client. As in Main, flag errors, -h and the property
 // warnings go to env.Stderr. version and help are not parsed here.
 func Parse(args []string, env Env) (*Command, error) {
 	env = env.withDefaults()
+	termLog := terminationLogArg(args)
 	args = skipLeadingTerminationLog(args)
 	if len(args) == 0 {
 		return nil, usagef("no command given")
@@ -145,6 +150,8 @@ func Parse(args []string, env Env) (*Command, error) {
 		c.collMod, err = parseCollModArgs(rest, env)
 	case contract.CommandDropDatabase:
 		c.dropDB, err = parseDropDatabaseArgs(rest, env)
+	case contract.CommandFreeze:
+		c.freeze, err = parseFreezeArgs(rest, termLog, env)
 	default:
 		err = usagef("unknown command %q", c.Name)
 	}
@@ -194,6 +201,8 @@ func (c *Command) run(ctx context.Context, env Env) error {
 		return runCollMod(ctx, c.collMod, env)
 	case c.dropDB != nil:
 		return runDropDatabase(ctx, c.dropDB, env)
+	case c.freeze != nil:
+		return runFreeze(ctx, c.freeze, env)
 	}
 	return usagef("unknown command %q", c.Name)
 }
@@ -207,10 +216,15 @@ func versionString(env Env) string {
 }
 
 // fatal reports err on stderr and in the termination log and returns its
-// exit code.
+// exit code. The termination message is err's text, unless err carries
+// one of its own (a freeze's report, withTerminationMessage).
 func fatal(env Env, termLog string, err error) int {
 	msg := err.Error()
 	_, _ = fmt.Fprintf(env.Stderr, "loader: %s\n", msg)
+	var tm withTerminationMessage
+	if errors.As(err, &tm) {
+		msg = tm.msg
+	}
 	writeTerminationLog(termLog, msg)
 	return exitCodeOf(err)
 }

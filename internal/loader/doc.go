@@ -12,7 +12,7 @@
 //     property table of -h.
 //   - gc.go: the binary's GC pacing (GOGC=400 of the heap that holds
 //     pointers, unless GOGC is set).
-//   - cli.go, phase.go, grow.go, admin.go, credentials.go, resultsink.go: the command. Parse reads
+//   - cli.go, phase.go, grow.go, admin.go, credentials.go, resultsink.go, freeze.go: the command. Parse reads
 //     and checks a command line without doing any work (the Job contract
 //     test in internal/contract runs the Jobs' arguments through it); Main
 //     parses, then runs.
@@ -45,6 +45,8 @@
 //	loader bootstrap --mode standalone --standalone HOST:PORT [--namespace db.coll] [--timeout 5m] [--result-configmap ...]
 //	loader bootstrap ... --keyfile PATH   (with the users of the environment, below)
 //	loader collmod --uri URI --validator JSON [--validation-level L] [--validation-action A] [--namespace db.coll] [--timeout 2m]
+//	loader dropdatabase --namespace db.coll --owner NAMESPACE/NAME/UID
+//	loader freeze [--process mongod] --for 15s
 //	loader version
 //
 // Warnings (stderr, "loader: warning: ...") never stop a command: a
@@ -124,6 +126,19 @@
 // ConfigMap, which it leaves to the loader that resumes the phase (the
 // ConfigMap is immutable and the Job may only create it); a failed phase
 // (an insert or the state could not be written: exit 1) writes it.
+//
+// freeze (freeze.go) is the process side of the Pause disruption, run by
+// the controller in an ephemeral container of a mongod's pod (shared
+// process namespace, the mongod's uid): it finds the one process whose
+// /proc/PID/comm is --process (its first 15 bytes, all comm keeps), sends
+// it SIGSTOP, waits until every thread of it is seen stopped (state T),
+// keeps it so for --for (at most 10m), then sends SIGCONT and waits until
+// none is. Once SIGSTOP was sent, SIGCONT is sent on every way out: the
+// hold ended, SIGTERM (cut short, exit 128+n), a failure. Its report
+// (contract.FreezeReport: pid, when SIGSTOP was sent and the stop seen,
+// when SIGCONT was sent and the process seen running, the error) goes to
+// stdout and, on success and failure alike, is the termination message,
+// where the controller reads it.
 //
 // bootstrap calls mongoadmin.Bootstrap; collmod calls
 // mongoadmin.ParseValidator and mongoadmin.ApplyValidator (its exit code is

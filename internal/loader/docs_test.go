@@ -27,7 +27,7 @@ func TestDocShowsEveryCommandsHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(doc)
-	for _, args := range [][]string{{"-h"}, {"load", "-h"}, {"grow", "-h"}, {"bootstrap", "-h"}, {"collmod", "-h"}, {"dropdatabase", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"load", "-h"}, {"grow", "-h"}, {"bootstrap", "-h"}, {"collmod", "-h"}, {"dropdatabase", "-h"}, {"freeze", "-h"}} {
 		var out bytes.Buffer
 		if code := Main(context.Background(), args, Env{Stdout: &out, Stderr: &out}); code != ExitOK {
 			t.Fatalf("loader %s: exit %d\n%s", strings.Join(args, " "), code, out.String())

@@ -13,19 +13,23 @@ import (
 // termination state, with the fatal error as its termination message:
 //
 //	0      done: the phase completed, or ran for maxexecutiontime, and every
-//	       result destination was written
+//	       result destination was written; freeze: the process was stopped
+//	       for --for and continued
 //	1      failure: cannot connect (the message names the hosts, the wait and
 //	       what set it: mongodb.operationtimeout or serverSelectionTimeoutMS),
 //	       a result not written, a load that left records out (a thread
 //	       stopped after a failed insert, or buffered inserts lost; YCSB exits
-//	       0), bootstrap or collMod failed
+//	       0), bootstrap or collMod failed; freeze failed (no such process or
+//	       several, kill(2) refused, the stop or the continue not seen: its
+//	       report, the termination message, says what was sent and seen)
 //	2      usage: bad flags, properties (a malformed mongodb.url too) or
 //	       topology, found before any work
 //	3      bootstrap --mode external: the run's database holds data the
 //	       run did not create (contract.ExitTargetNotEmpty); nothing was
 //	       written
 //	128+n  stopped by signal n (143 SIGTERM, 130 SIGINT), after reporting the
-//	       partial result: the shell's convention
+//	       partial result: the shell's convention; freeze: cut short, the
+//	       process continued (its report says when)
 //
 // The kubectl plugin has codes of its own, with other meanings
 // (internal/plugin/exit.go): the two binaries share none.
