@@ -429,3 +429,131 @@ func TestKillPrimaryOfAShard(t *testing.T) {
 		t.Errorf("shard 0's member %s was replaced", bystander.Name)
 	}
 }
+
+// pauseRun creates a three-member set whose Run phase pauses the primary
+// for 3 s at 2 s, takes it to that phase, plays loader 0's request (the
+// ledger, sent now by the test's clock: the controller bounds how long
+// the freezing container may take from it), and returns the run, the
+// ledger, the frozen member's pod name and the container's name.
+func (k *cluster) pauseRun(name string) (*benchv1.BenchmarkRun, *corev1.ConfigMap, string, string) {
+	k.t.Helper()
+	run := disruptedRun(name, 2*time.Second)
+	run.Spec.Phases[1].Disruptions[0] = benchv1.Disruption{At: metav1.Duration{Duration: 2 * time.Second}, Action: benchv1.DisruptionPause,
+		Member: ptr.To(intstr.FromString(benchv1.MemberPrimary)), Duration: &metav1.Duration{Duration: 3 * time.Second}}
+	run.Spec.Cleanup = benchv1.CleanupRetain
+	run = k.create(run)
+	k.waitLifecycle(run.Name, benchv1.RunLoading)
+	victim := topology.MemberName(run, 1)
+	if p := k.pod(victim); p.Spec.ShareProcessNamespace == nil || !*p.Spec.ShareProcessNamespace {
+		k.t.Fatalf("pod %s does not share its process namespace", victim)
+	}
+	k.finishPhase(run, run.Spec.Phases[0])
+	jobName := topology.PhaseJobName(run, "S2")
+	if args := strings.Join(k.job(jobName).Spec.Template.Spec.Containers[0].Args, " "); !strings.Contains(args, "0,Pause,2s,member=primary,duration=3s") {
+		k.t.Errorf("the Job does not pass the Pause: %s", args)
+	}
+	addr := victim + "." + topology.HeadlessServiceName(run) + "." + k.ns + ".svc.cluster.local:27017"
+	led := k.podLedger(run, jobName, 0, benchv1.DisruptionPause, addr)
+	led.Data[contract.DisruptionSentKey] = time.Now().UTC().Format(time.RFC3339Nano)
+	if err := k.c.Update(k.ctx(), led); err != nil {
+		k.t.Fatal(err)
+	}
+	return run, led, victim, topology.PauseContainerName(led.Name)
+}
+
+// endContainer plays the kubelet: the pod's ephemeral container ended
+// with exit code and termination message msg.
+func (k *cluster) endContainer(pod, container string, code int32, msg string) {
+	k.t.Helper()
+	k.eventually("the end of "+container+" reported", 30*time.Second, func() (bool, error) {
+		p := k.pod(pod)
+		p.Status.EphemeralContainerStatuses = []corev1.ContainerStatus{{Name: container, Image: "loader",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: "Completed", Message: msg}}}}
+		err := k.c.Status().Update(k.ctx(), p)
+		if apierrors.IsConflict(err) { // the autopilot's own status update came first
+			return false, nil
+		}
+		return err == nil, err
+	})
+}
+
+// TestPauseThroughTheController: a Pause of the primary runs end to end
+// through the controller, once. The run's database pods share their
+// process namespace; loader 0's ledger names the primary; the controller
+// records the member's pod and the freezing container's name, then adds
+// that ephemeral container (`loader freeze` for the Pause's duration) to
+// the pod, once, across a manager restart. The test, as the kubelet,
+// ends the container with its report; the controller copies when mongod
+// was stopped and continued into the ledger, and the phase's outcome
+// shows the pod and how long it was frozen.
+func TestPauseThroughTheController(t *testing.T) {
+	k := newCluster(t)
+	count := &counters{}
+	m := startManager(t, count, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run, led, victim, container := k.pauseRun("pause")
+	data := k.waitLedger(led.Name, "the pod and container recorded", func(d map[string]string) bool { return d[contract.DisruptionContainerKey] != "" })
+	if data[contract.DisruptionPodKey] != victim || data[contract.DisruptionContainerKey] != container {
+		t.Fatalf("ledger %v, want pod %s, container %s", data, victim, container)
+	}
+	var pod *corev1.Pod
+	k.eventually("the freezing container added to "+victim, 30*time.Second, func() (bool, error) {
+		pod = k.pod(victim)
+		return len(pod.Spec.EphemeralContainers) == 1, nil
+	})
+	ec := pod.Spec.EphemeralContainers[0]
+	if ec.Name != container || strings.Join(ec.Args, " ") != "freeze --process mongod --for 3s" || *ec.SecurityContext.RunAsUser != topology.MongoUID {
+		t.Errorf("ephemeral container %+v", ec)
+	}
+	// A restarted manager adds nothing more while it runs.
+	m.restart()
+	k.waitRun(run.Name, "reconciled after the restart", func(r *benchv1.BenchmarkRun) bool { return r.Status.ObservedGeneration == r.Generation })
+	if n := len(k.pod(victim).Spec.EphemeralContainers); n != 1 {
+		t.Fatalf("%d ephemeral containers after a restart, want 1", n)
+	}
+
+	// The kubelet: the container ran and reported.
+	stopped := time.Now().UTC().Truncate(time.Millisecond)
+	rep := contract.FreezeReport{PID: 17, Process: "mongod", StopSent: stopped.Add(-time.Millisecond), Stopped: stopped,
+		ContinueSent: stopped.Add(3 * time.Second), Continued: stopped.Add(3*time.Second + time.Millisecond)}
+	k.endContainer(victim, container, 0, contract.EncodeFreezeReport(rep))
+	data = k.waitLedger(led.Name, "the freeze recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" })
+	if data[contract.DisruptionFrozenKey] != stopped.Format(time.RFC3339Nano) || data[contract.DisruptionErrorKey] != "" ||
+		data[contract.DisruptionThawedKey] != rep.Continued.Format(time.RFC3339Nano) {
+		t.Fatalf("ledger %v, want frozen %v, thawed %v", data, stopped, rep.Continued)
+	}
+	k.finishPhase(run, run.Spec.Phases[1])
+	r := k.waitLifecycle(run.Name, benchv1.RunSucceeded)
+	o := r.Status.Results[1].Disruptions[0].Outcome
+	if o.State != benchv1.DisruptionDone || o.Pod != victim || o.Frozen == nil || o.FrozenMicros == nil || *o.FrozenMicros != 3_001_000 {
+		t.Errorf("outcome %+v, want Done, pod %s, frozen 3.001 s", o, victim)
+	}
+	if count.podDeletes.Load() != 0 {
+		t.Errorf("%d pods deleted by a Pause", count.podDeletes.Load())
+	}
+}
+
+// TestPauseWithoutAThawFailsTheRun: a freezing container that ended
+// (killed) without reporting that it continued mongod leaves the member
+// possibly stopped: the run fails, naming the pod, rather than measure a
+// frozen member in its next phases.
+func TestPauseWithoutAThawFailsTheRun(t *testing.T) {
+	k := newCluster(t)
+	startManager(t, &counters{}, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run, led, victim, container := k.pauseRun("pause-lost")
+	k.eventually("the freezing container added to "+victim, 30*time.Second, func() (bool, error) {
+		return len(k.pod(victim).Spec.EphemeralContainers) == 1, nil
+	})
+	now := time.Now().UTC()
+	k.endContainer(victim, container, 137, contract.EncodeFreezeReport(contract.FreezeReport{PID: 17, Process: "mongod", StopSent: now, Stopped: now}))
+	r := k.waitLifecycle(run.Name, benchv1.RunFailed)
+	if msg := failedMessage(r); !strings.Contains(msg, "mongod may still be stopped") || !strings.Contains(msg, "delete pod "+victim) {
+		t.Errorf("failed with %q, want the stopped member named", msg)
+	}
+	if data := k.waitLedger(led.Name, "the outcome recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" }); !strings.Contains(data[contract.DisruptionErrorKey], "exit code 137") {
+		t.Errorf("ledger %v", data)
+	}
+}

@@ -54,6 +54,7 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=pods/log,verbs=get
+// +kubebuilder:rbac:groups="",resources=pods/ephemeralcontainers,verbs=update
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
@@ -95,7 +96,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	steps := []step{
 		r.start, r.checkTimeout, // the run's clock
 		r.ensureIdentity, r.preflight, r.ensureClaims, r.placePods, r.checkPods, // MongoDB pods on one node
-		r.bootstrap, r.disruptPods, r.watchTopology, // replica sets, shards, collection; pods a disruption deletes; a topology that must not change otherwise
+		r.bootstrap,                    // replica sets, shards, collection
+		r.disruptPods, r.disruptPauses, // pods a disruption deletes or freezes
+		r.watchTopology,        // a topology that must not change otherwise
 		r.recordEnvironment,    // what the numbers come from
 		r.runPhases, r.succeed, // spec.phases and the merged results
 	}

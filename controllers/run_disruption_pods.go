@@ -367,7 +367,7 @@ func (r *BenchmarkRunReconciler) recreatePod(ctx context.Context, s *runState, p
 func podDeletionOutcomes(s *runState, ph *benchv1.PhaseSpec, jobName string, m *results.Result) {
 	for i := range m.Disruptions {
 		d := &m.Disruptions[i]
-		if i >= len(ph.Disruptions) || !ph.Disruptions[i].Action.DeletesPod() {
+		if i >= len(ph.Disruptions) || !ph.Disruptions[i].Action.ByController() {
 			continue
 		}
 		if d.Outcome != nil && d.Outcome.State == results.DisruptionNotReached {
@@ -407,7 +407,13 @@ func ledgerOutcome(name string, data map[string]string) *results.DisruptionOutco
 			o.State, o.Error = results.DisruptionFailed, e
 		}
 	default:
-		o.Error = fmt.Sprintf("requested at %s; the controller recorded no deletion in ledger %s", data[contract.DisruptionSentKey], name)
+		o.Error = fmt.Sprintf("requested at %s; the controller recorded no outcome in ledger %s", data[contract.DisruptionSentKey], name)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionFrozenKey]); err == nil {
+		o.Frozen = &t
+	}
+	if t, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionThawedKey]); err == nil {
+		o.Thawed = &t
 	}
 	return o
 }

@@ -66,7 +66,7 @@ func TestDeletionTarget(t *testing.T) {
 // target's replica set: a shard's (port 27018) or the config server's
 // (27019); an address of another set's member deletes nothing.
 func TestShardDeletionTarget(t *testing.T) {
-	run, _ := disruptedRun("r", benchv1.TopologySharded)
+	run, _ := targetRun("r", benchv1.TopologySharded)
 	s := &runState{run: run}
 	shard1, cfgsvr := ptr.To(intstr.FromInt32(1)), ptr.To(intstr.FromString(benchv1.TargetConfigServer))
 	for _, tc := range []struct {
@@ -132,7 +132,7 @@ func TestPodDeletionLedgerOutcome(t *testing.T) {
 		t.Errorf("failed: %+v", failed)
 	}
 	pending := ledgerOutcome("l", with(contract.DisruptionPodKey, "r-rs0-1", contract.DisruptionPodUIDKey, "u1"))
-	if pending.State != results.DisruptionUnknown || pending.Returned != nil || !strings.Contains(pending.Error, "the controller recorded no deletion in ledger l") {
+	if pending.State != results.DisruptionUnknown || pending.Returned != nil || !strings.Contains(pending.Error, "the controller recorded no outcome in ledger l") {
 		t.Errorf("pending: %+v", pending)
 	}
 	// The controller's clock behind loader 0's: Done, no negative time.
@@ -172,7 +172,7 @@ func TestExplainRestarts(t *testing.T) {
 				Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionKillPrimary, Instant: sent,
 					Outcome: benchv1.DisruptionOutcome{State: tc.state, Sent: &sent, Pod: tc.pod}}},
 			}
-			run, ph := disruptedRun("r", benchv1.TopologyReplicaSet, benchv1.Disruption{Action: benchv1.DisruptionKillPrimary})
+			run, ph := targetRun("r", benchv1.TopologyReplicaSet, benchv1.Disruption{Action: benchv1.DisruptionKillPrimary})
 			explainElections(rep, res, time.Second, run, ph)
 			if got := res.Server[0].PlannedRestarts; got != tc.planned {
 				t.Errorf("planned restarts %d, want %d", got, tc.planned)

@@ -98,6 +98,13 @@ func disruptionOutcome(o *results.DisruptionOutcome) benchv1.DisruptionOutcome {
 	}
 	out := benchv1.DisruptionOutcome{State: benchv1.DisruptionState(o.State), Error: truncateBytes(o.Error, maxDisruptionError),
 		Primary: truncateBytes(o.Primary, maxTelemetryText), Pod: truncateBytes(o.Pod, maxTelemetryText)}
+	if o.Frozen != nil {
+		f := metav1.NewMicroTime(o.Frozen.UTC())
+		out.Frozen = &f
+		if o.Thawed != nil && !o.Thawed.Before(*o.Frozen) {
+			out.FrozenMicros = ptrTo(o.Thawed.Sub(*o.Frozen).Microseconds())
+		}
+	}
 	if !o.Sent.IsZero() {
 		sent := metav1.NewMicroTime(o.Sent.UTC())
 		out.Sent = &sent
@@ -170,14 +177,29 @@ func stretch(d *benchv1.DisruptionResult) (from, to time.Time, ok bool) {
 		return time.Time{}, time.Time{}, false
 	case o.State == benchv1.DisruptionFailed && (o.Sent == nil || d.Action.DeletesPod()):
 		// A pod deletion that Failed deleted nothing, whenever it was
-		// requested.
+		// requested. (A Pause that Failed may have frozen its member for
+		// a while: its stretch stands.)
 		return time.Time{}, time.Time{}, false
 	}
 	from = d.Instant.Time
 	if o.Sent != nil && o.Sent.Before(&d.Instant) {
 		from = o.Sent.Time
 	}
-	return from, d.Instant.Add(results.DisruptionAfterMillis * time.Millisecond), true
+	to = d.Instant.Add(results.DisruptionAfterMillis * time.Millisecond)
+	if o.Sent != nil && o.DurationMicros != nil {
+		// An action that lasts (a Pause: until the thaw) explains what
+		// follows its end as well: the frozen primary steps down when it
+		// wakes and learns of the new term.
+		to = latest(to, o.Sent.Add(time.Duration(*o.DurationMicros)*time.Microsecond+results.DisruptionAfterMillis*time.Millisecond))
+	}
+	return from, to, true
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // explainElections matches the phase's telemetry against its

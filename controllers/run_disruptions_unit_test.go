@@ -15,9 +15,9 @@ import (
 	"github.com/mongobench/mongobench/internal/telemetry"
 )
 
-// disruptedRun is a run of that name and mode (3 members; Sharded: 2
+// targetRun is a run of that name and mode (3 members; Sharded: 2
 // shards of 3 members, a config server of 3) and a phase with d.
-func disruptedRun(name string, mode benchv1.TopologyMode, d ...benchv1.Disruption) (*benchv1.BenchmarkRun, *benchv1.PhaseSpec) {
+func targetRun(name string, mode benchv1.TopologyMode, d ...benchv1.Disruption) (*benchv1.BenchmarkRun, *benchv1.PhaseSpec) {
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}}
 	run.Spec.Topology.Mode = mode
 	if mode == benchv1.TopologySharded {
@@ -34,7 +34,7 @@ func TestExplainShardElections(t *testing.T) {
 	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
 	sent := metav1.NewMicroTime(instant)
 	change := []time.Time{instant.Add(2 * time.Second)}
-	run, ph := disruptedRun("r", benchv1.TopologySharded,
+	run, ph := targetRun("r", benchv1.TopologySharded,
 		benchv1.Disruption{Action: benchv1.DisruptionStepDown, Target: ptrTo(intstr.FromInt32(1))})
 	rep := &telemetry.Payload{}
 	res := &benchv1.PhaseResult{Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionStepDown, Target: "shard1",
@@ -64,7 +64,7 @@ func TestExplainShardElections(t *testing.T) {
 func TestExplainExternalElections(t *testing.T) {
 	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
 	sent := metav1.NewMicroTime(instant)
-	run, ph := disruptedRun("x", benchv1.TopologyExternal, benchv1.Disruption{Action: benchv1.DisruptionStepDown})
+	run, ph := targetRun("x", benchv1.TopologyExternal, benchv1.Disruption{Action: benchv1.DisruptionStepDown})
 	run.Spec.Topology.External = &benchv1.ExternalSpec{AllowDisruptingExternal: true}
 	change := []time.Time{instant.Add(3 * time.Second)}
 	rep := &telemetry.Payload{Processes: []telemetry.ProcessPayload{
@@ -125,7 +125,7 @@ func TestExplainElections(t *testing.T) {
 					{Role: tc.role, Pod: pod, PrimaryChanges: int32(len(tc.changes))}},
 				Disruptions: []benchv1.DisruptionResult{{Action: benchv1.DisruptionStepDown, Instant: metav1.NewMicroTime(instant), Outcome: tc.outcome}},
 			}
-			run, ph := disruptedRun("rs", benchv1.TopologyReplicaSet, benchv1.Disruption{Action: benchv1.DisruptionStepDown})
+			run, ph := targetRun("rs", benchv1.TopologyReplicaSet, benchv1.Disruption{Action: benchv1.DisruptionStepDown})
 			explainElections(rep, res, time.Second, run, ph)
 			if got := res.Server[1].PlannedPrimaryChanges; got != tc.planned {
 				t.Errorf("rs-rs0-1: %d planned, want %d", got, tc.planned)

@@ -199,6 +199,11 @@ const (
 	EventDisruptionPodDeleted   Reason = "DisruptionPodDeleted"
 	EventDisruptionPodRecreated Reason = "DisruptionPodRecreated"
 	EventDisruptionFailed       Reason = "DisruptionFailed"
+	// EventDisruptionFreezing: a Pause's container was added to a
+	// member's pod; EventDisruptionThawed: it reported the member's
+	// mongod continued, and how long it was frozen.
+	EventDisruptionFreezing Reason = "DisruptionFreezing"
+	EventDisruptionThawed   Reason = "DisruptionThawed"
 )
 
 // FailureReasons lists the reasons a Failed condition may carry, for tools

@@ -1,6 +1,10 @@
 package v1alpha1
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mongobench/mongobench/internal/contract"
+)
 
 // TestActionLabel: reports name a disruption of a shard or the config
 // server with the replica set it hit, any other by its action alone.
@@ -16,5 +20,14 @@ func TestActionLabel(t *testing.T) {
 		if got := tc.d.ActionLabel(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.d, got, tc.want)
 		}
+	}
+}
+
+// TestPauseBoundsMatchTheFreeze: the API's bounds of a Pause's duration
+// are the freezing command's (`loader freeze --for`), so that nothing
+// the API admits is refused by the container.
+func TestPauseBoundsMatchTheFreeze(t *testing.T) {
+	if MaxPauseDuration != contract.FreezeMaxFor || MinPauseDuration <= 0 {
+		t.Errorf("Pause duration %v to %v, freeze up to %v", MinPauseDuration, MaxPauseDuration, contract.FreezeMaxFor)
 	}
 }

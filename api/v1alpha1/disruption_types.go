@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -13,10 +15,9 @@ const MaxDisruptions = 10
 //
 // StepDown is a MongoDB command (loader 0 sends it); KillPrimary,
 // RestartMember and KillMongos are pod deletions (the controller deletes
-// the pod loader 0 names, or the mongos). Pause
-// (docs/design/disruptions.md) is not built: an action is added to this
-// enum only once it runs end to end.
-// +kubebuilder:validation:Enum=StepDown;KillPrimary;RestartMember;KillMongos
+// the pod loader 0 names, or the mongos); Pause is the controller's too
+// (an ephemeral container in the member's pod freezes its mongod).
+// +kubebuilder:validation:Enum=StepDown;KillPrimary;RestartMember;KillMongos;Pause
 // +kubebuilder:validation:MaxLength=16
 type DisruptionAction string
 
@@ -41,6 +42,20 @@ const (
 	// with the shortest stop the kubelet allows, as KillPrimary does: every
 	// loader loses its entry point until the controller has recreated it.
 	DisruptionKillMongos DisruptionAction = "KillMongos"
+	// DisruptionPause freezes a member's mongod for duration, the way a
+	// long GC pause or a frozen VM looks: SIGSTOP, then SIGCONT, sent by
+	// a container the controller adds to the member's pod (an ephemeral
+	// container of the loader image, in the pod's shared process
+	// namespace). The process answers nothing meanwhile, heartbeats
+	// included: a frozen primary longer than the set's election timeout
+	// (10 s) is replaced, and steps down when it wakes.
+	DisruptionPause DisruptionAction = "Pause"
+)
+
+// Bounds of a Pause's duration.
+const (
+	MinPauseDuration = time.Second
+	MaxPauseDuration = 10 * time.Minute
 )
 
 // TargetConfigServer is the target of a disruption that hits the config
@@ -56,10 +71,15 @@ const (
 )
 
 // DeletesPod reports whether the action is a pod deletion, the
-// controller's to carry out (the others are loader 0's commands).
+// controller's to carry out (the others are loader 0's commands, and
+// Pause).
 func (a DisruptionAction) DeletesPod() bool {
 	return a == DisruptionKillPrimary || a == DisruptionRestartMember || a == DisruptionKillMongos
 }
+
+// ByController reports whether the controller carries the action out, at
+// loader 0's request through the ledger: a pod deletion or a Pause.
+func (a DisruptionAction) ByController() bool { return a.DeletesPod() || a == DisruptionPause }
 
 // Defaults of replSetStepDown (MongoDB manual, "replSetStepDown": 60 s
 // when the stepdown period is not numeric, secondaryCatchUpPeriodSecs 10).
@@ -77,7 +97,8 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.stepDownSecs) ? self.stepDownSecs : 60) > (has(self.secondaryCatchUpPeriodSecs) ? self.secondaryCatchUpPeriodSecs : 10)",message="stepDownSecs must be greater than secondaryCatchUpPeriodSecs (defaults 60 and 10): replSetStepDown refuses it otherwise"
 // +kubebuilder:validation:XValidation:rule="self.action == 'StepDown' || (!has(self.stepDownSecs) && !has(self.secondaryCatchUpPeriodSecs))",message="stepDownSecs and secondaryCatchUpPeriodSecs are replSetStepDown's: only for action StepDown"
-// +kubebuilder:validation:XValidation:rule="has(self.member) == (self.action == 'RestartMember')",message="member is RestartMember's, and RestartMember needs it: a member's index (0 to topology.members - 1), primary or secondary"
+// +kubebuilder:validation:XValidation:rule="has(self.member) == (self.action in ['RestartMember', 'Pause'])",message="member is RestartMember's and Pause's, and they need it: a member's index (0 to topology.members - 1), primary or secondary"
+// +kubebuilder:validation:XValidation:rule="has(self.duration) == (self.action == 'Pause')",message="duration is Pause's, and Pause needs it: how long the member stays frozen (1s to 10m)"
 // +kubebuilder:validation:XValidation:rule="!has(self.member) || (type(self.member) == int ? int(self.member) >= 0 : string(self.member) in ['primary', 'secondary'])",message="member is a member's index (0 to topology.members - 1), primary or secondary"
 // +kubebuilder:validation:XValidation:rule="!has(self.target) || (type(self.target) == int ? int(self.target) >= 0 : string(self.target) == 'configServer')",message="target is a shard's index (0 to topology.shards - 1) or configServer"
 // +kubebuilder:validation:XValidation:rule="!has(self.target) || self.action != 'KillMongos'",message="KillMongos takes no target: it deletes the mongos"
@@ -91,12 +112,14 @@ type Disruption struct {
 
 	// Action is what happens: StepDown (replSetStepDown on the primary),
 	// KillPrimary (the primary's pod deleted with the kubelet's shortest
-	// stop: SIGTERM, SIGKILL 2 s later) or RestartMember (member's pod
-	// deleted with its grace period: an orderly shutdown). A deleted pod is recreated under the same name
-	// and volume, and its member rejoins the set.
+	// stop: SIGTERM, SIGKILL 2 s later), RestartMember (member's pod
+	// deleted with its grace period: an orderly shutdown), KillMongos (the
+	// mongos' pod, as KillPrimary) or Pause (member's mongod frozen for
+	// duration). A deleted pod is recreated under the same name and
+	// volume, and its member rejoins the set.
 	Action DisruptionAction `json:"action"`
 
-	// Member is the member RestartMember restarts: its index in the set
+	// Member is the member RestartMember restarts, or Pause freezes: its index in the set
 	// (0 to topology.members - 1, pod <run>-rs0-<index>; of a Sharded
 	// topology's target, 0 to topology.shardMembers or
 	// configServerMembers - 1), or primary or secondary, whichever member
@@ -126,6 +149,12 @@ type Disruption struct {
 	// +kubebuilder:validation:MaxLength=12
 	// +optional
 	Target *intstr.IntOrString `json:"target,omitempty"`
+
+	// Duration is how long a Pause keeps the member frozen (1s to 10m),
+	// from when its mongod was stopped. Pause only, where it is required.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('10m')",message="duration must be between 1s and 10m"
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
 
 	// StepDownSecs is replSetStepDown's stepdown period: for this long the
 	// old primary cannot become primary again (default 60).
@@ -279,11 +308,19 @@ type DisruptionOutcome struct {
 	// member whose pod was deleted.
 	// +optional
 	Primary string `json:"primary,omitempty"`
-	// Pod is the pod a KillPrimary or RestartMember deleted (or would
-	// have, when Failed after it was chosen).
+	// Pod is the pod a KillPrimary or RestartMember deleted, or whose
+	// mongod a Pause froze (or would have, when Failed after it was
+	// chosen).
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Pod string `json:"pod,omitempty"`
+	// Frozen is when a Pause's mongod was seen stopped, and
+	// FrozenMicros how long it stayed so, as the freezing container
+	// measured (Pause only, once it reported).
+	// +optional
+	Frozen *metav1.MicroTime `json:"frozen,omitempty"`
+	// +optional
+	FrozenMicros *int64 `json:"frozenMicros,omitempty"`
 }
 
 // LoaderTimes is a time every loader measured from a disruption's instant:

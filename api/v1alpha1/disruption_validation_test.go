@@ -52,12 +52,15 @@ func TestDisruptionManifests(t *testing.T) {
 				"{at: 30s, action: RestartMember, target: configServer, member: primary}]}"), ""},
 		{"a StepDown of an External cluster, allowed", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"), ""},
+		{"a Pause of the primary, a secondary and member 2", rs + phases("{name: run, type: Run, disruptions: [{at: 10s, action: Pause, member: primary, duration: 15s}, "+
+			"{at: 40s, action: Pause, member: secondary, duration: 1s}, {at: 50s, action: Pause, member: 2, duration: 10m}]}"), ""},
+		{"a Pause of a shard's primary", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 10s, action: Pause, target: 1, member: primary, duration: 20s}]}"), ""},
 		{"an empty list on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: []}"), ""},
 		// Rejected.
 		{"on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
 			"disruptions need a replica set: a Standalone has no primary to step down"},
 		{"on Sharded without a target", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
-			"on a Sharded topology, StepDown, KillPrimary and RestartMember need a target"},
+			"on a Sharded topology, StepDown, KillPrimary, RestartMember and Pause need a target"},
 		{"a StepDown without a target beside a KillMongos on Sharded", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillMongos}, "+stepDown+"]}"), "need a target"},
 		{"a target shard at topology.shards", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 30s, action: KillPrimary, target: 2}]}"),
@@ -94,7 +97,7 @@ func TestDisruptionManifests(t *testing.T) {
 		{"a KillMongos on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos}]}"), "KillMongos needs a Sharded topology"},
 		{"a member on KillMongos", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
-			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos, member: 0}]}"), "member is RestartMember's, and RestartMember needs it"},
+			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillMongos, member: 0}]}"), "member is RestartMember's and Pause's, and they need it"},
 		{"one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"),
 			"disruptions need a replica set of at least 2 members (topology.members): with one there is no secondary to elect"},
 		{"a Grow phase", "  topology: {mode: ReplicaSet}\n  phases:\n  - {name: grow, type: Grow, grow: {targetRecords: 10}, disruptions: [" + stepDown + "]}\n",
@@ -112,17 +115,31 @@ func TestDisruptionManifests(t *testing.T) {
 			"stepDownSecs must be greater than secondaryCatchUpPeriodSecs"},
 		{"stepDownSecs 0", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, stepDownSecs: 0, secondaryCatchUpPeriodSecs: 0}]}"),
 			"stepDownSecs: Invalid value: 0"},
-		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause}]}"), `Unsupported value: "Pause"`},
+		{"an unknown action", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Freeze}]}"), `Unsupported value: "Freeze"`},
+		{"a Pause without duration", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary}]}"),
+			"duration is Pause's, and Pause needs it"},
+		{"a Pause without member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, duration: 5s}]}"),
+			"member is RestartMember's and Pause's, and they need it"},
+		{"a duration on StepDown", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, duration: 5s}]}"),
+			"duration is Pause's"},
+		{"a Pause under a second", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 500ms}]}"),
+			"duration must be between 1s and 10m"},
+		{"a Pause beyond 10m", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 11m}]}"),
+			"duration must be between 1s and 10m"},
+		{"a Pause on Sharded without a target", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 5s}]}"),
+			"StepDown, KillPrimary, RestartMember and Pause need a target"},
+		{"a Pause of an External cluster", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +
+			phases("{name: run, type: Run, disruptions: [{at: 30s, action: Pause, member: primary, duration: 5s}]}"), "an External cluster takes StepDown only"},
 		{"a KillPrimary on one member", "  topology: {mode: ReplicaSet, members: 1}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "disruptions need a replica set of at least 2 members"},
 		{"a KillPrimary on Sharded without a target", "  topology: {mode: Sharded, shards: 2}\n  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary}]}"), "need a target"},
 		{"RestartMember without member", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember}]}"),
-			"member is RestartMember's, and RestartMember needs it"},
+			"member is RestartMember's and Pause's, and they need it"},
 		{"a member on KillPrimary", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: KillPrimary, member: 1}]}"),
-			"member is RestartMember's, and RestartMember needs it"},
+			"member is RestartMember's and Pause's, and they need it"},
 		{"a member on StepDown", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, member: primary}]}"),
-			"member is RestartMember's, and RestartMember needs it"},
+			"member is RestartMember's and Pause's, and they need it"},
 		{"a member index at topology.members", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: RestartMember, member: 3}]}"),
 			"a RestartMember's member index must be below the members of its replica set: topology.members (default 3)"},
 		{"a member index beyond the default members", "  topology: {mode: ReplicaSet}\n  workload: {preset: a}\n" +

@@ -543,6 +543,11 @@ func (in *Disruption) DeepCopyInto(out *Disruption) {
 		*out = new(intstr.IntOrString)
 		**out = **in
 	}
+	if in.Duration != nil {
+		in, out := &in.Duration, &out.Duration
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.StepDownSecs != nil {
 		in, out := &in.StepDownSecs, &out.StepDownSecs
 		*out = new(int32)
@@ -589,6 +594,15 @@ func (in *DisruptionOutcome) DeepCopyInto(out *DisruptionOutcome) {
 	}
 	if in.DurationMicros != nil {
 		in, out := &in.DurationMicros, &out.DurationMicros
+		*out = new(int64)
+		**out = **in
+	}
+	if in.Frozen != nil {
+		in, out := &in.Frozen, &out.Frozen
+		*out = (*in).DeepCopy()
+	}
+	if in.FrozenMicros != nil {
+		in, out := &in.FrozenMicros, &out.FrozenMicros
 		*out = new(int64)
 		**out = **in
 	}

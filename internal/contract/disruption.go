@@ -85,6 +85,26 @@ func DeletesPod(action string) bool {
 	return action == "KillPrimary" || action == "RestartMember" || action == "KillMongos"
 }
 
+// ByController reports whether the controller carries action out at
+// loader 0's request through the ledger (a pod deletion, or a Pause:
+// the controller adds the freezing container to the member's pod), not
+// loader 0 itself.
+func ByController(action string) bool { return DeletesPod(action) || action == "Pause" }
+
+// A Pause's ledger gets, besides the pod deletions' keys (the pod and its
+// UID, chosen as for RestartMember; returned and error), the ephemeral
+// container the controller added (DisruptionContainerKey) and, once it
+// ended, what it reported: when the mongod was seen stopped
+// (DisruptionFrozenKey) and continued (DisruptionThawedKey), RFC 3339
+// with nanoseconds. DisruptionReturnedKey is then the thaw. The loaders
+// read the ledger after their window: the frozen instant is when the
+// disruption began for them (operations only stall during a freeze).
+const (
+	DisruptionContainerKey = "container"
+	DisruptionFrozenKey    = "frozen"
+	DisruptionThawedKey    = "thawed"
+)
+
 // DisruptionLedgerName is the ledger ConfigMap of disruption i of Job
 // jobName: <job>-disruption-<i>.
 func DisruptionLedgerName(jobName string, index int) string {
@@ -104,9 +124,11 @@ type Disruption struct {
 	// the controller).
 	StepDownSecs int
 	CatchUpSecs  int
-	// Member is RestartMember's member: "primary", "secondary" or a
-	// member's index ("0", "1", …).
+	// Member is RestartMember's and Pause's member: "primary",
+	// "secondary" or a member's index ("0", "1", …).
 	Member string
+	// Duration is how long a Pause freezes the member.
+	Duration time.Duration
 	// Target is the replica set a disruption of a Sharded topology hits
 	// (StepDown, KillPrimary, RestartMember): a shard's (shard<i>) or the
 	// config server's (cfg); "" for the replica set the loaders connect
@@ -122,7 +144,8 @@ type Disruption struct {
 // EncodeDisruption is the FlagDisruption value of d:
 // "INDEX,ACTION,AT[,key=value…]", e.g. "0,StepDown,30s,stepDownSecs=60,catchUpSecs=10",
 // "1,KillPrimary,45s", "2,RestartMember,1m0s,member=secondary",
-// "3,KillPrimary,1m0s,target=shard1,hosts=a:27018|b:27018". AT is a Go
+// "3,KillPrimary,1m0s,target=shard1,hosts=a:27018|b:27018",
+// "4,Pause,30s,member=primary,duration=15s". AT is a Go
 // duration; hosts are separated by "|".
 func EncodeDisruption(d Disruption) string {
 	parts := []string{strconv.Itoa(d.Index), d.Action, d.At.String()}
@@ -131,6 +154,8 @@ func EncodeDisruption(d Disruption) string {
 		parts = append(parts, "stepDownSecs="+strconv.Itoa(d.StepDownSecs), "catchUpSecs="+strconv.Itoa(d.CatchUpSecs))
 	case "RestartMember":
 		parts = append(parts, "member="+d.Member)
+	case "Pause":
+		parts = append(parts, "member="+d.Member, "duration="+d.Duration.String())
 	}
 	if d.Target != "" {
 		parts = append(parts, "target="+d.Target, "hosts="+strings.Join(d.Hosts, hostSeparator))
@@ -153,12 +178,8 @@ func (d Disruption) MemberIndex() (int, bool) {
 func (d *Disruption) setKey(kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	switch {
-	case ok && k == "member" && d.Action == "RestartMember":
-		if n, err := strconv.Atoi(v); (err != nil || n < 0) && v != "primary" && v != "secondary" {
-			return fmt.Errorf("member %q: want primary, secondary or an index ≥ 0", v)
-		}
-		d.Member = v
-		return nil
+	case ok && (k == "duration" && d.Action == "Pause" || k == "member" && (d.Action == "RestartMember" || d.Action == "Pause")):
+		return d.setMemberKey(k, v)
 	case ok && k == "target" && d.Action != "KillMongos":
 		if v == "" || strings.ContainsAny(v, "/=|") {
 			return fmt.Errorf("target %q: want a replica set's name", v)
@@ -173,7 +194,7 @@ func (d *Disruption) setKey(kv string) error {
 			d.Hosts = append(d.Hosts, h)
 		}
 		return nil
-	case k == "target" || k == "hosts" || k == "member":
+	case k == "target" || k == "hosts" || k == "member" || k == "duration":
 		return fmt.Errorf("unknown key %q for %s", k, d.Action)
 	}
 	n, err := strconv.Atoi(v)
@@ -188,6 +209,24 @@ func (d *Disruption) setKey(kv string) error {
 	default:
 		return fmt.Errorf("unknown key %q for %s", k, d.Action)
 	}
+	return nil
+}
+
+// setMemberKey sets a member's keys: member (RestartMember, Pause) and
+// duration (Pause).
+func (d *Disruption) setMemberKey(k, v string) error {
+	if k == "duration" {
+		t, err := time.ParseDuration(v)
+		if err != nil || t <= 0 {
+			return fmt.Errorf("duration %q: want a Go duration > 0", v)
+		}
+		d.Duration = t
+		return nil
+	}
+	if n, err := strconv.Atoi(v); (err != nil || n < 0) && v != "primary" && v != "secondary" {
+		return fmt.Errorf("member %q: want primary, secondary or an index ≥ 0", v)
+	}
+	d.Member = v
 	return nil
 }
 
@@ -212,9 +251,9 @@ func DecodeDisruption(s string) (Disruption, error) {
 	switch d.Action {
 	case "StepDown":
 		d.StepDownSecs, d.CatchUpSecs = -1, -1
-	case "KillPrimary", "RestartMember", "KillMongos":
+	case "KillPrimary", "RestartMember", "KillMongos", "Pause":
 	default:
-		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown, KillPrimary, RestartMember or KillMongos)", s, d.Action)
+		return Disruption{}, fmt.Errorf("disruption %q: unknown action %q (want StepDown, KillPrimary, RestartMember, KillMongos or Pause)", s, d.Action)
 	}
 	for _, kv := range parts[3:] {
 		if err := d.setKey(kv); err != nil {
@@ -232,6 +271,10 @@ func DecodeDisruption(s string) (Disruption, error) {
 	case "RestartMember":
 		if d.Member == "" {
 			return Disruption{}, fmt.Errorf("disruption %q: RestartMember needs member=primary, secondary or an index", s)
+		}
+	case "Pause":
+		if d.Member == "" || d.Duration <= 0 {
+			return Disruption{}, fmt.Errorf("disruption %q: Pause needs member=primary, secondary or an index, and duration=", s)
 		}
 	}
 	return d, nil

@@ -30,6 +30,9 @@ func TestDisruptionRoundTrip(t *testing.T) {
 			"4,KillPrimary,1s,target=shard1,hosts=r-shard1.r-db:27018|r-shard1-1.r-db:27018"},
 		{Disruption{Index: 5, Action: "RestartMember", At: time.Second, Member: "secondary", Target: "cfg", Hosts: []string{"r-cfg.r-db:27019", "r-cfg-1.r-db:27019", "r-cfg-2.r-db:27019"}},
 			"5,RestartMember,1s,member=secondary,target=cfg,hosts=r-cfg.r-db:27019|r-cfg-1.r-db:27019|r-cfg-2.r-db:27019"},
+		{Disruption{Index: 7, Action: "Pause", At: time.Second, Member: "primary", Duration: 15 * time.Second}, "7,Pause,1s,member=primary,duration=15s"},
+		{Disruption{Index: 8, Action: "Pause", At: time.Second, Member: "1", Duration: time.Minute, Target: "shard0", Hosts: []string{"a:27018", "b:27018"}},
+			"8,Pause,1s,member=1,duration=1m0s,target=shard0,hosts=a:27018|b:27018"},
 	} {
 		s := EncodeDisruption(tc.d)
 		if s != tc.want {
@@ -39,8 +42,8 @@ func TestDisruptionRoundTrip(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, tc.d) {
 			t.Errorf("decoded %+v, %v; want %+v", got, err, tc.d)
 		}
-		if !DeletesPod(got.Action) {
-			t.Errorf("%s is a pod deletion", got.Action)
+		if !ByController(got.Action) || DeletesPod(got.Action) != (got.Action != "Pause") {
+			t.Errorf("%s: the controller's, a pod deletion unless a Pause", got.Action)
 		}
 	}
 	if i, ok := (Disruption{Action: "RestartMember", Member: "2"}).MemberIndex(); !ok || i != 2 {
@@ -68,7 +71,11 @@ func TestDecodeDisruptionRejects(t *testing.T) {
 		{"-1,StepDown,1s,stepDownSecs=60,catchUpSecs=10", "index"},
 		{"0,StepDown,soon,stepDownSecs=60,catchUpSecs=10", "at"},
 		{"0,StepDown,-1s,stepDownSecs=60,catchUpSecs=10", "at"},
-		{"0,Pause,1s", "unknown action"},
+		{"0,Freeze,1s", "unknown action"},
+		{"0,Pause,1s,member=primary", "Pause needs member"},
+		{"0,Pause,1s,duration=5s", "Pause needs member"},
+		{"0,Pause,1s,member=primary,duration=0s", "want a Go duration > 0"},
+		{"0,KillPrimary,1s,duration=5s", "unknown key"},
 		{"0,RestartMember,1s", "RestartMember needs member"},
 		{"0,RestartMember,1s,member=arbiter", "want primary, secondary or an index"},
 		{"0,RestartMember,1s,member=-1", "want primary, secondary or an index"},

@@ -135,11 +135,8 @@ func newActor(d disruptionFlags, client *mongodb.Client, w watchers, sink *confi
 	a := &actor{disruptions: d, client: client, watchers: w, sink: sink, hostname: hostname, log: log,
 		stop: make(chan struct{}), outcomes: map[int]*results.DisruptionOutcome{}}
 	if sink != nil {
-		// The result ConfigMaps are <job>-result-<i> (contract.
-		// ResultConfigMapPrefix): the ledger is named after the same
-		// Job.
-		prefix := strings.TrimSuffix(sink.cm.Name, "-0")
-		a.job = strings.TrimSuffix(prefix, "-result")
+		// The ledger is named after the Job of the result ConfigMaps.
+		a.job = jobOf(sink)
 	}
 	return a
 }
@@ -199,7 +196,7 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 	if p := mongodb.PrimaryAt(set.Primaries(), time.Now()); p.Addr != "" {
 		primary = p.Addr
 	}
-	if contract.DeletesPod(d.Action) {
+	if contract.ByController(d.Action) {
 		return a.request(ctx, d, set, primary)
 	}
 	var ledger string
@@ -235,7 +232,7 @@ func (a *actor) act(ctx context.Context, d contract.Disruption) *results.Disrupt
 }
 
 // request asks the controller for a pod deletion (KillPrimary,
-// RestartMember, KillMongos): the ledger, created once, names the member to delete as
+// RestartMember, KillMongos) or a Pause: the ledger, created once, names the member as
 // this loader's driver knows it (contract.DisruptionTargetKey), and
 // nothing is sent to MongoDB. The controller deletes the pod and writes
 // how it went into the ledger; it reports the outcome from there, so the
@@ -254,7 +251,7 @@ func (a *actor) request(ctx context.Context, d contract.Disruption, set *mongodb
 	now := time.Now()
 	if a.sink == nil {
 		return &results.DisruptionOutcome{State: results.DisruptionFailed, Sent: now, Returned: &now, Primary: primary,
-			Error: "not requested: a pod deletion is the controller's, through the disruption's ledger, and this loader writes no ConfigMaps"}
+			Error: "not requested: a pod deletion or a Pause is the controller's, through the disruption's ledger, and this loader writes no ConfigMaps"}
 	}
 	ledger := contract.DisruptionLedgerName(a.job, d.Index)
 	if o, acted := a.claim(ctx, ledger, d, primary, target, now); !acted {
@@ -263,7 +260,7 @@ func (a *actor) request(ctx context.Context, d contract.Disruption, set *mongodb
 	_, _ = fmt.Fprintf(a.log, "disruption %d: %s of %q%s requested from the controller at %s (ledger %s)\n", d.Index, d.Action,
 		cmp.Or(target, "member "+d.Member), ofSet(d), now.UTC().Format(time.RFC3339Nano), ledger)
 	return &results.DisruptionOutcome{State: results.DisruptionUnknown, Sent: now, Primary: primary,
-		Error: fmt.Sprintf("requested from the controller (ledger %s), which deletes the pod and reports how it ended", ledger)}
+		Error: fmt.Sprintf("requested from the controller (ledger %s), which carries it out and reports how it ended", ledger)}
 }
 
 // ofSet names the replica set d hits, for the log ("" the loader's own).
@@ -358,4 +355,94 @@ func completeDisruptions(ds []results.Disruption, primaries func(index int) []mo
 			d.Outcome = outcomes[d.Index]
 		}
 	}
+}
+
+// pauseWait bounds how long a loader waits, after its window, for a
+// Pause's ledger to say when the freeze began and ended, beyond the
+// Pause's own end (instant + duration): the controller adds the freezing
+// container after loader 0's request, the kubelet starts it, and the
+// ledger is written once it ended.
+const pauseWait = 45 * time.Second
+
+// pauseTimes are a Pause's frozen and thawed instants as its ledger says,
+// and whether the member frozen was the primary loader 0 knew at the
+// instant.
+type pauseTimes struct {
+	frozen, thawed time.Time
+	primary        bool
+}
+
+// pauseLedgers reads the Pauses' ledgers once the window is over, for the
+// onsets (the frozen instant: during a freeze operations only stall, so
+// none shows the disruption, and those started between the instant and
+// the freeze pass) and, for a Partial one, the recovery (the thaw).
+// Without a ConfigMap writer (a loader run by hand) there is none.
+type pauseLedgers struct {
+	sink        *configMapSink
+	disruptions disruptionFlags
+	log         io.Writer
+
+	mu    sync.Mutex
+	times map[int]*pauseTimes // nil entry: read, not there
+}
+
+func newPauseLedgers(d disruptionFlags, sink *configMapSink, log io.Writer) *pauseLedgers {
+	return &pauseLedgers{sink: sink, disruptions: d, log: log, times: map[int]*pauseTimes{}}
+}
+
+// get returns the Pause's times, polling its ledger until it has both or
+// the wait ends (instant + duration + pauseWait); ok false when unknown.
+func (p *pauseLedgers) get(ctx context.Context, index int, instant time.Time) (pauseTimes, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, seen := p.times[index]; seen {
+		if t == nil {
+			return pauseTimes{}, false
+		}
+		return *t, true
+	}
+	d, ok := p.disruptions.byIndex(index)
+	if !ok || d.Action != "Pause" || p.sink == nil {
+		p.times[index] = nil
+		return pauseTimes{}, false
+	}
+	name := contract.DisruptionLedgerName(jobOf(p.sink), index)
+	deadline := instant.Add(d.Duration + pauseWait)
+	for {
+		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
+		data, err := p.sink.writer.Get(gctx, p.sink.cm.Namespace, name)
+		cancel()
+		if err == nil {
+			frozen, ferr := time.Parse(time.RFC3339Nano, data[contract.DisruptionFrozenKey])
+			thawed, terr := time.Parse(time.RFC3339Nano, data[contract.DisruptionThawedKey])
+			if ferr == nil && terr == nil {
+				// The pod's name is its host's first label (topology.Host).
+				host, _, _ := strings.Cut(data[contract.DisruptionPrimaryKey], ".")
+				primary := host != "" && strings.EqualFold(host, data[contract.DisruptionPodKey])
+				p.times[index] = &pauseTimes{frozen: frozen, thawed: thawed, primary: primary}
+				return *p.times[index], true
+			}
+			if data[contract.DisruptionReturnedKey] != "" { // ended without them: refused, or failed
+				break
+			}
+		}
+		if !time.Now().Before(deadline) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
+	warn(Env{Stderr: p.log}, fmt.Sprintf("disruption %d: ledger %s does not say when the Pause froze and thawed the member: "+
+		"its unavailability is counted from the instant", index, name))
+	p.times[index] = nil
+	return pauseTimes{}, false
+}
+
+// jobOf is the phase's Job, from the loader's result ConfigMap
+// (<job>-result-<i>, contract.ResultConfigMapPrefix).
+func jobOf(sink *configMapSink) string {
+	prefix := strings.TrimSuffix(sink.cm.Name, "-"+sink.cm.Labels[contract.LabelLoaderIndex])
+	return strings.TrimSuffix(prefix, "-result")
 }

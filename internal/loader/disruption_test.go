@@ -449,3 +449,81 @@ func TestDisruptionStepDownOfAShard(t *testing.T) {
 		t.Errorf("errors %v: nothing through mongos failed", d.Errors)
 	}
 }
+
+// TestDisruptionPause: a Pause is the controller's, like a pod deletion:
+// loader 0 creates the ledger at the instant with the primary's address,
+// and sends MongoDB nothing. The test then plays the controller and the
+// freezing container: it freezes the stub (nothing answered, hellos
+// included) 300 ms after the request, for 1.5 s, and writes when into the
+// ledger. The loaders read the ledger after their window: the
+// unavailability of writes and reads counts from the freeze, not from the
+// instant (operations started in between passed), and is the freeze's
+// 1.5 s, give or take the driver's detection; the outcome is the
+// controller's to fill.
+func TestDisruptionPause(t *testing.T) {
+	const job = "r1-run"
+	const freeze = 1500 * time.Millisecond
+	env := map[string]string{"POD_NAMESPACE": "ns", "POD_NAME": job + "-0"}
+	fake := &fakeConfigMaps{items: map[string]map[string]any{}}
+	api := httptest.NewServer(fake)
+	defer api.Close()
+	newWriter := func() (*k8sresult.Writer, error) { return k8sresult.New(api.URL, http.DefaultClient, ""), nil }
+	srv := stubmongo.Start(t, stubmongo.ReplicaSet("rs0", stepDownFor))
+	url := fmt.Sprintf("mongodb://%s/ycsb?replicaSet=rs0", srv.Addr())
+	ledger := contract.DisruptionLedgerName(job, 0)
+	var frozen, thawed time.Time
+	played := make(chan struct{})
+	go func() { // the controller and the freezing container
+		defer close(played)
+		for deadline := time.Now().Add(30 * time.Second); fake.data(ledger) == nil; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				return
+			}
+		}
+		time.Sleep(300 * time.Millisecond) // the controller's and the kubelet's reaction
+		frozen = time.Now()
+		srv.Freeze(freeze)
+		thawed = frozen.Add(freeze)
+		time.Sleep(time.Until(thawed))
+		fake.mu.Lock()
+		data := fake.items[ledger]["data"].(map[string]any)
+		data[contract.DisruptionPodKey] = "rs-0"
+		data[contract.DisruptionFrozenKey] = frozen.UTC().Format(time.RFC3339Nano)
+		data[contract.DisruptionThawedKey] = thawed.UTC().Format(time.RFC3339Nano)
+		data[contract.DisruptionReturnedKey] = thawed.UTC().Format(time.RFC3339Nano)
+		data[contract.DisruptionErrorKey] = ""
+		fake.mu.Unlock()
+	}()
+	code, _, stderr, _ := runMain(t, env, newWriter, "run", "-P", "workloada", "-p", "recordcount=100", "-p", "operationcount=0",
+		"-p", "maxexecutiontime=4", "-threads", "4", "-p", "mongodb.url="+url,
+		"--"+contract.FlagDisruption, "0,Pause,1s,member=primary,duration=1500ms",
+		"--result-configmap", contract.ResultConfigMapPrefix(job), "--result-labels", "bench.mongobench.io/run=r1")
+	<-played
+	if code != ExitOK {
+		t.Fatalf("loader run: exit %d\n%s", code, stderr)
+	}
+	r := fakeResult(t, fake, job, stderr)
+	if frozen.IsZero() {
+		t.Fatalf("loader 0 created no ledger %s\n%s", ledger, stderr)
+	}
+	d := r.Disruptions[0]
+	if data := fake.data(ledger); data[contract.DisruptionActionKey] != "Pause" || data[contract.DisruptionTargetKey] != srv.Addr() {
+		t.Errorf("ledger %v, want a Pause of the primary %s", data, srv.Addr())
+	}
+	if n := srv.StepDowns(); n != 0 {
+		t.Errorf("the stub saw %d replSetStepDown", n)
+	}
+	l := d.Loaders[0]
+	t.Logf("freeze %v after the instant; write %v µs, read %v µs", frozen.Sub(d.Instant), deref(l.WriteUnavailableMicros), deref(l.ReadUnavailableMicros))
+	lead := frozen.Sub(d.Instant)
+	for what, us := range map[string]*int64{"write unavailability": l.WriteUnavailableMicros, "read unavailability": l.ReadUnavailableMicros} {
+		if us == nil {
+			t.Errorf("%s: not measured\n%s", what, stderr)
+			continue
+		}
+		// From the instant: the lead before the freeze, then the freeze.
+		if got := time.Duration(*us) * time.Microsecond; got < lead+freeze || got > lead+freeze+detectionSlack {
+			t.Errorf("%s: %v, want %v to %v (the freeze began %v after the instant)", what, got, lead+freeze, lead+freeze+detectionSlack, lead)
+		}
+	}
+}

@@ -180,10 +180,35 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		}
 	}
 	if pr.cfg.Disruptions {
-		opts.DisruptionOnset = func(instant time.Time) (time.Time, bool) {
-			return mongodb.LostPrimaryAfter(client.Primaries(), instant)
+		paused := newPauseLedgers(pc.flags.disruptions, dst.sink, env.Stderr)
+		opts.DisruptionOnset = func(d ycsb.DisruptionSpec, instant time.Time) (time.Time, bool) {
+			lost, ok := mongodb.LostPrimaryAfter(client.Primaries(), instant)
+			if d.Action == "Pause" {
+				// The freeze began when the freezing container saw the
+				// process stopped; the driver may have noticed even
+				// later (a heartbeat's timeout), never sooner.
+				if p, pok := paused.get(ctx, d.Index, instant); pok && (!ok || p.frozen.Before(lost)) {
+					return p.frozen, true
+				}
+			}
+			return lost, ok
 		}
 		opts.DisruptionRecovered = func(d ycsb.DisruptionSpec, instant time.Time) (time.Time, bool) {
+			if d.Action == "Pause" {
+				// A shard whose primary is frozen has a working primary
+				// again when it is continued, or when another member
+				// was elected meanwhile (a freeze longer than the
+				// election timeout), whichever came first. A frozen
+				// secondary takes nothing away: no recovery to wait for.
+				p, pok := paused.get(ctx, d.Index, instant)
+				if !pok || !p.primary {
+					return time.Time{}, false
+				}
+				if np, nok := mongodb.NewPrimaryAfter(primaries(d.Index), instant, p.thawed); nok {
+					return np, true
+				}
+				return p.thawed, true
+			}
 			return mongodb.NewPrimaryAfter(primaries(d.Index), instant, instant.Add(results.DisruptionAfterMillis*time.Millisecond))
 		}
 	}

@@ -91,9 +91,14 @@ type DisruptionOutcome struct {
 	// Primary is the host:port that was primary when the action was sent,
 	// as the actor's driver knew it ("" when unknown).
 	Primary string `json:"primary,omitempty"`
-	// Pod is the pod a pod deletion (KillPrimary, RestartMember) deleted:
-	// set by the controller, which carries those out, from the ledger.
+	// Pod is the pod a pod deletion (KillPrimary, RestartMember) deleted,
+	// or whose mongod a Pause froze: set by the controller, which carries
+	// those out, from the ledger.
 	Pod string `json:"pod,omitempty"`
+	// Frozen and Thawed are when a Pause's mongod was seen stopped and
+	// continued, as the freezing container reported (Pause only).
+	Frozen *time.Time `json:"frozen,omitempty"`
+	Thawed *time.Time `json:"thawed,omitempty"`
 }
 
 // DisruptionLoader is what one loader saw of a disruption.

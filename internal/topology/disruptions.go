@@ -1,7 +1,13 @@
 package topology
 
 import (
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
@@ -29,9 +35,12 @@ func Disruptions(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec, clusterDom
 		switch d.Action {
 		case benchv1.DisruptionStepDown:
 			c.StepDownSecs, c.CatchUpSecs = int(d.StepDownSeconds()), int(d.CatchUpSeconds())
-		case benchv1.DisruptionRestartMember:
+		case benchv1.DisruptionRestartMember, benchv1.DisruptionPause:
 			if d.Member != nil {
 				c.Member = d.Member.String() // an index as its decimal digits
+			}
+			if d.Duration != nil {
+				c.Duration = d.Duration.Duration
 			}
 		}
 		if set := DisruptionReplSet(d); set != "" {
@@ -107,4 +116,68 @@ func DisruptionLedgerNames(run *benchv1.BenchmarkRun, phase *benchv1.PhaseSpec) 
 		out = append(out, contract.DisruptionLedgerName(job, i))
 	}
 	return out
+}
+
+// HasPause reports whether a phase of the run has a Pause.
+func HasPause(run *benchv1.BenchmarkRun) bool {
+	for i := range run.Spec.Phases {
+		for j := range run.Spec.Phases[i].Disruptions {
+			if run.Spec.Phases[i].Disruptions[j].Action == benchv1.DisruptionPause {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sharedProcessNamespace is the database pods' shareProcessNamespace:
+// true for a run with a Pause, nil otherwise (the pods stay as they were).
+// The freezing container (PauseContainer) must signal mongod, and mongod
+// is otherwise PID 1 of its container's namespace: the image's entrypoint
+// execs it. A PID namespace's init receives from the namespace's own
+// processes only the signals it handles, and SIGSTOP cannot be handled
+// (pid_namespaces(7)), so a container that joined mongod's namespace
+// could not stop it. In a pod that shares one process namespace, the
+// pod's pause container is PID 1 and mongod an ordinary process
+// (Kubernetes, "Share Process Namespace between Containers in a Pod").
+// The field cannot change on a running pod: it is set at provisioning,
+// for every database pod of such a run.
+func sharedProcessNamespace(run *benchv1.BenchmarkRun) *bool {
+	if !HasPause(run) {
+		return nil
+	}
+	return ptr.To(true)
+}
+
+// PauseContainerName is the ephemeral container that carries out the
+// Pause whose ledger is ledger: "mongobench-pause-" and a hash of the
+// ledger's name (a container name is a DNS label; a ledger's name can be
+// longer). One name per disruption: an ephemeral container is never
+// removed or restarted, and the API server refuses a second one of the
+// same name, so adding it is done once whatever the controller retries.
+func PauseContainerName(ledger string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(ledger))
+	return fmt.Sprintf("mongobench-pause-%08x", h.Sum32())
+}
+
+// PauseContainer is the ephemeral container that freezes the mongod of
+// its pod for d (`loader freeze`): the loader image, as the mongod's user
+// (kill(2) needs the same uid, and it keeps the restricted profile), in
+// the pod's shared process namespace (sharedProcessNamespace). It writes
+// when it stopped and continued the process to its termination message,
+// which the controller copies into the ledger.
+func PauseContainer(ledger string, d time.Duration, cfg Config) corev1.EphemeralContainer {
+	sec := restrictedContainerSecurity()
+	sec.RunAsUser, sec.RunAsGroup = ptr.To[int64](MongoUID), ptr.To[int64](MongoUID)
+	return corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+		Name:            PauseContainerName(ledger),
+		Image:           cfg.LoaderImage,
+		ImagePullPolicy: cfg.LoaderImagePullPolicy,
+		Args: []string{contract.CommandFreeze, "--" + contract.FlagFreezeProcess, contract.FreezeDefaultProcess,
+			"--" + contract.FlagFreezeFor, d.String()},
+		SecurityContext:          sec,
+		TerminationMessagePath:   corev1.TerminationMessagePathDefault,
+		TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+	}}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -140,5 +141,44 @@ func TestShardedDisruptionTargets(t *testing.T) {
 	d := benchv1.Disruption{Action: benchv1.DisruptionKillPrimary}
 	if procs := DisruptionTargetProcesses(rs, &d); len(procs) != 3 || DisruptionReplSet(&d) != "" {
 		t.Errorf("a ReplicaSet's members %+v", procs)
+	}
+}
+
+// TestPauseBuilders: a run with a Pause gets database pods that share
+// their process namespace (so that mongod is not PID 1 and can be
+// stopped), any other run keeps them as they were; the Pause reaches the
+// loaders with its member and duration; its freezing container runs
+// `loader freeze` on mongod for the duration, as the mongod's user, under
+// the restricted profile, and its name is fixed by the ledger's.
+func TestPauseBuilders(t *testing.T) {
+	run := replicaSet(nil)
+	if p := Pod(run, Processes(run)[0], NodePlacement{}, cfg); p.Spec.ShareProcessNamespace != nil {
+		t.Errorf("a run without a Pause shares its pods' process namespace: %v", *p.Spec.ShareProcessNamespace)
+	}
+	run.Spec.Phases = []benchv1.PhaseSpec{{Name: "run", Type: benchv1.PhaseRun, Disruptions: []benchv1.Disruption{
+		{At: metav1.Duration{Duration: 10 * time.Second}, Action: benchv1.DisruptionPause, Member: ptr.To(intstr.FromString("primary")),
+			Duration: &metav1.Duration{Duration: 15 * time.Second}}}}}
+	for _, p := range Processes(run) {
+		if pod := Pod(run, p, NodePlacement{}, cfg); pod.Spec.ShareProcessNamespace == nil || !*pod.Spec.ShareProcessNamespace {
+			t.Errorf("pod %s does not share its process namespace", pod.Name)
+		}
+	}
+	ds := Disruptions(run, &run.Spec.Phases[0], "cluster.local")
+	if len(ds) != 1 || contract.EncodeDisruption(ds[0]) != "0,Pause,10s,member=primary,duration=15s" {
+		t.Errorf("disruptions %+v", ds)
+	}
+	ledger := contract.DisruptionLedgerName(PhaseJobName(run, "run"), 0)
+	c := PauseContainer(ledger, 15*time.Second, cfg)
+	if c.Name != PauseContainerName(ledger) || len(c.Name) > 63 || c.Name == PauseContainerName(ledger+"x") {
+		t.Errorf("container name %q", c.Name)
+	}
+	want := []string{contract.CommandFreeze, "--" + contract.FlagFreezeProcess, "mongod", "--" + contract.FlagFreezeFor, "15s"}
+	if c.Image != cfg.LoaderImage || !reflect.DeepEqual(c.Args, want) {
+		t.Errorf("container %s %v, want the loader image with %v", c.Image, c.Args, want)
+	}
+	sc := c.SecurityContext
+	if sc == nil || *sc.RunAsUser != MongoUID || *sc.AllowPrivilegeEscalation || !*sc.RunAsNonRoot || len(sc.Capabilities.Drop) != 1 ||
+		c.TerminationMessagePolicy != corev1.TerminationMessageReadFile {
+		t.Errorf("security %+v, termination message policy %s", sc, c.TerminationMessagePolicy)
 	}
 }

@@ -98,6 +98,7 @@ func Pod(run *benchv1.BenchmarkRun, p Process, np NodePlacement, cfg Config) *co
 			AutomountServiceAccountToken:  ptr.To(false),
 			EnableServiceLinks:            ptr.To(false),
 			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			ShareProcessNamespace:         sharedProcessNamespace(run),
 			Containers: []corev1.Container{{
 				Name:  string(p.Role),
 				Image: topo.Image,

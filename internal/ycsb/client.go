@@ -84,7 +84,7 @@ type RunOptions struct {
 	// monitor lost the primary), if it did: the onset of its
 	// unavailability (see kindAgg). Called once per disruption after
 	// the run.
-	DisruptionOnset func(instant time.Time) (time.Time, bool)
+	DisruptionOnset func(d DisruptionSpec, instant time.Time) (time.Time, bool)
 	// DisruptionRecovered, when set, says when the loader saw the
 	// replica set a Partial disruption hit recover after its instant (a
 	// primary elected after it), if it did (see kindAgg). Called once per

@@ -199,7 +199,7 @@ func (s *disruptionSet) results(start time.Time, window time.Duration, loader in
 				a.recovered = int64(t.Sub(start))
 			}
 		case !a.spec.Partial && opts.DisruptionOnset != nil:
-			if t, ok := opts.DisruptionOnset(instant); ok {
+			if t, ok := opts.DisruptionOnset(a.spec, instant); ok {
 				a.seen(int64(t.Sub(start)))
 			}
 		}

@@ -136,7 +136,9 @@ func TestDisruptionTracker(t *testing.T) {
 	th2.record(OpRead, StatusOK, ms(2050.5), ms(2052))
 	th2.record(OpRead, StatusOK, ms(2052), ms(3700))
 	set2.drain()
-	ds = set2.results(base, 5*time.Second, 0, &RunOptions{DisruptionOnset: func(instant time.Time) (time.Time, bool) { return instant.Add(time.Millisecond), true }})
+	ds = set2.results(base, 5*time.Second, 0, &RunOptions{DisruptionOnset: func(_ DisruptionSpec, instant time.Time) (time.Time, bool) {
+		return instant.Add(time.Millisecond), true
+	}})
 	if r := ds[0].Loaders[0].ReadUnavailableMicros; r == nil || *r != 1_650_000 {
 		t.Errorf("read unavailability with the driver's onset: %v µs, want 1.65 s", r)
 	}

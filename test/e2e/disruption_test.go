@@ -341,3 +341,62 @@ func TestStepDownOfAShard(t *testing.T) { //nolint:gocyclo // one scenario, step
 		t.Errorf("Valid %+v: want True, shard 1's election planned", c)
 	}
 }
+
+// TestPause: a three-member set under workload A at a fixed rate, with
+// retryable writes; its primary's mongod is frozen for 15 s, longer than
+// the election timeout (10 s), in the middle of the Run phase. The
+// controller adds the freezing container to that member's pod once (the
+// pods share their process namespace); the container reports the freeze;
+// the other members elect a primary meanwhile and the frozen one steps
+// down when it wakes; both loaders recover, well before the thaw; the
+// election is planned and the run Valid.
+func TestPause(t *testing.T) { //nolint:gocyclo // one scenario, step by step
+	s := setup(t)
+	run := smallRun("pause", benchv1.TopologyReplicaSet, 0)
+	run.Spec.Topology.Members = ptr.To[int32](3)
+	run.Spec.Driver = benchv1.DriverSpec{WriteConcern: "majority", ReadPreference: "primary", RetryWrites: true}
+	run.Spec.Cleanup = benchv1.CleanupRetain // the pod is read afterwards
+	disrupt(run, 90*time.Second, benchv1.Disruption{Action: benchv1.DisruptionPause, Member: ptr.To(intstr.FromString(benchv1.MemberPrimary)),
+		Duration: &metav1.Duration{Duration: 15 * time.Second}})
+	done, res, d := s.waitDisrupted(run)
+	o := d.Outcome
+	if o.State != benchv1.DisruptionDone || o.Pod == "" || o.Frozen == nil || o.FrozenMicros == nil || o.Error != "" {
+		t.Fatalf("outcome %+v, want Done with the freeze reported", o)
+	}
+	if *o.FrozenMicros < (15*time.Second).Microseconds() || *o.FrozenMicros > (16*time.Second).Microseconds() {
+		t.Errorf("frozen for %d µs, want 15 s", *o.FrozenMicros)
+	}
+	pod := &corev1.Pod{}
+	if err := s.c.Get(context.Background(), client.ObjectKey{Namespace: s.ns, Name: o.Pod}, pod); err != nil {
+		t.Fatal(err)
+	}
+	if pod.Spec.ShareProcessNamespace == nil || !*pod.Spec.ShareProcessNamespace || len(pod.Spec.EphemeralContainers) != 1 {
+		t.Fatalf("pod %s: shareProcessNamespace %v, %d ephemeral containers; want shared, one", o.Pod, pod.Spec.ShareProcessNamespace,
+			len(pod.Spec.EphemeralContainers))
+	}
+	for _, st := range pod.Status.EphemeralContainerStatuses {
+		if st.State.Terminated == nil || st.State.Terminated.ExitCode != 0 {
+			t.Errorf("freezing container %s: %+v", st.Name, st.State)
+		}
+	}
+	// An election replaced the frozen primary: the loaders wrote again
+	// before the thaw, and saw a new primary.
+	for name, lt := range map[string]*benchv1.LoaderTimes{"writes": d.WriteUnavailable, "new primary": d.NewPrimary} {
+		if lt == nil || lt.Loaders != 2 || lt.Missing != 0 || lt.MaxMicros <= 0 || lt.MaxMicros > (30*time.Second).Microseconds() {
+			t.Errorf("%s: %+v, want both loaders, within 30 s", name, lt)
+		}
+	}
+	planned := int32(0)
+	for _, sv := range res.Server {
+		planned += sv.PlannedPrimaryChanges
+		if sv.PrimaryChanges != sv.PlannedPrimaryChanges || sv.Restarts != 0 {
+			t.Errorf("%s: %d primary changes (%d planned), %d restarts", sv.Pod, sv.PrimaryChanges, sv.PlannedPrimaryChanges, sv.Restarts)
+		}
+	}
+	if planned == 0 {
+		t.Error("no member's telemetry saw the planned election")
+	}
+	if c := meta.FindStatusCondition(done.Status.Conditions, benchv1.ConditionValid); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("Valid %+v: want True, the election planned", c)
+	}
+}

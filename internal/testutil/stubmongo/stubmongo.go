@@ -117,6 +117,8 @@ type Server struct {
 	// stall is StallNext's pending stall, in nanoseconds; stallWrite
 	// StallNextWrite's.
 	stall, stallWrite atomic.Int64
+	// frozenUntil is Freeze's end (Unix nanoseconds; 0: never frozen).
+	frozenUntil atomic.Int64
 }
 
 // Option changes what a server started by Start or Listen answers.
@@ -507,6 +509,11 @@ var okElement = [...]byte{byte(bsoncore.TypeDouble), 'o', 'k', 0, 0, 0, 0, 0, 0,
 func (h *handler) command(body bsoncore.Document, seqDocs int) reply {
 	name := firstKey(body)
 	c := &h.s.counts
+	if u := h.s.frozenUntil.Load(); u != 0 {
+		if d := time.Until(time.Unix(0, u)); d > 0 {
+			time.Sleep(d) // Freeze: nothing is answered until the thaw
+		}
+	}
 	if h.s.stall.Load() != 0 && isWorkload(name) {
 		if d := time.Duration(h.s.stall.Swap(0)); d > 0 {
 			time.Sleep(d) // StallNext: the server stops for a moment
@@ -647,6 +654,14 @@ func (s *Server) StallNext(d time.Duration) { s.stall.Store(int64(d)) }
 // then: a test holds a write in flight across a replSetStepDown so that
 // it meets the secondary.
 func (s *Server) StallNextWrite(d time.Duration) { s.stallWrite.Store(int64(d)) }
+
+// Freeze makes the server answer nothing for d from now, hellos included,
+// the way a process stopped with SIGSTOP looks to its clients: the kernel
+// still accepts connections and buffers what they send (the socket is the
+// kernel's), but nothing is read or answered until SIGCONT, and then
+// everything is, in order. Every request received meanwhile is answered
+// after the thaw.
+func (s *Server) Freeze(d time.Duration) { s.frozenUntil.Store(time.Now().Add(d).UnixNano()) }
 
 // statements is the number of statements of a write command: the documents
 // of its OP_MSG document sequence, or else of its inline array field.
