@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/telemetry"
 )
@@ -221,5 +222,22 @@ func TestDisruptionOutcome(t *testing.T) {
 	long := disruptionOutcome(&results.DisruptionOutcome{State: results.DisruptionFailed, Sent: sent, Returned: &ret, Error: strings.Repeat("e", 5000)})
 	if len(long.Error) > maxDisruptionError {
 		t.Errorf("error of %d bytes", len(long.Error))
+	}
+}
+
+// TestPausesEnd: a phase's Job deadline leaves room for its loaders to
+// wait for a Pause's report: the latest Pause's instant, duration and the
+// report's wait; nothing without Pauses.
+func TestPausesEnd(t *testing.T) {
+	_, ph := targetRun("r", benchv1.TopologyReplicaSet,
+		benchv1.Disruption{Action: benchv1.DisruptionStepDown, At: metav1.Duration{Duration: time.Minute}})
+	if got := pausesEnd(ph); got != 0 {
+		t.Errorf("without Pauses: %v", got)
+	}
+	ph.Disruptions = append(ph.Disruptions,
+		benchv1.Disruption{Action: benchv1.DisruptionPause, At: metav1.Duration{Duration: 30 * time.Second}, Duration: &metav1.Duration{Duration: time.Minute}},
+		benchv1.Disruption{Action: benchv1.DisruptionPause, At: metav1.Duration{Duration: 50 * time.Second}, Duration: &metav1.Duration{Duration: 15 * time.Second}})
+	if got, want := pausesEnd(ph), 90*time.Second+contract.PauseReportWait; got != want {
+		t.Errorf("pausesEnd %v, want %v", got, want)
 	}
 }

@@ -159,7 +159,7 @@ func (r *BenchmarkRunReconciler) phaseDeadline(s *runState, ph *benchv1.PhaseSpe
 	}
 	untimedWarmup := ph.Warmup != nil && ph.Warmup.Operations != nil
 	if ph.MaxExecutionTime != nil && !untimedWarmup {
-		d := topology.WarmupDuration(ph) + ph.MaxExecutionTime.Duration + r.Limits.PhaseGrace
+		d := topology.WarmupDuration(ph) + max(ph.MaxExecutionTime.Duration, pausesEnd(ph)) + r.Limits.PhaseGrace
 		if topology.StartBarrier(s.run, ph) {
 			d += orDefaultDuration(r.Limits.StartBarrier, DefaultLimits.StartBarrier) + orDefaultDuration(r.Limits.StartLead, DefaultLimits.StartLead)
 		}
@@ -276,4 +276,18 @@ func orDefaultDuration(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// pausesEnd is when the phase's loaders may still be waiting for the
+// reports of its Pauses, from the start of its measured window: each
+// Pause's instant plus its duration plus contract.PauseReportWait (0
+// without Pauses).
+func pausesEnd(ph *benchv1.PhaseSpec) time.Duration {
+	var end time.Duration
+	for i := range ph.Disruptions {
+		if d := &ph.Disruptions[i]; d.Action == benchv1.DisruptionPause && d.Duration != nil {
+			end = max(end, d.At.Duration+d.Duration.Duration+contract.PauseReportWait)
+		}
+	}
+	return end
 }

@@ -99,6 +99,15 @@ func ByController(action string) bool { return DeletesPod(action) || action == "
 // with nanoseconds. DisruptionReturnedKey is then the thaw. The loaders
 // read the ledger after their window: the frozen instant is when the
 // disruption began for them (operations only stall during a freeze).
+//
+// PauseReportWait bounds how long a loader waits, after its window, for a
+// Pause's ledger to say when the freeze began and ended, beyond the
+// Pause's own end (its instant plus its duration): the controller adds
+// the freezing container after loader 0's request, the kubelet starts
+// it, and the ledger is written once it ended. The phase's Job deadline
+// leaves room for it.
+const PauseReportWait = 45 * time.Second
+
 const (
 	DisruptionContainerKey = "container"
 	DisruptionFrozenKey    = "frozen"

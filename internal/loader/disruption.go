@@ -357,13 +357,6 @@ func completeDisruptions(ds []results.Disruption, primaries func(index int) []mo
 	}
 }
 
-// pauseWait bounds how long a loader waits, after its window, for a
-// Pause's ledger to say when the freeze began and ended, beyond the
-// Pause's own end (instant + duration): the controller adds the freezing
-// container after loader 0's request, the kubelet starts it, and the
-// ledger is written once it ended.
-const pauseWait = 45 * time.Second
-
 // pauseTimes are a Pause's frozen and thawed instants as its ledger says,
 // and whether the member frozen was the primary loader 0 knew at the
 // instant.
@@ -391,7 +384,8 @@ func newPauseLedgers(d disruptionFlags, sink *configMapSink, log io.Writer) *pau
 }
 
 // get returns the Pause's times, polling its ledger until it has both or
-// the wait ends (instant + duration + pauseWait); ok false when unknown.
+// the wait ends (instant + duration + contract.PauseReportWait); ok false
+// when unknown.
 func (p *pauseLedgers) get(ctx context.Context, index int, instant time.Time) (pauseTimes, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -407,7 +401,7 @@ func (p *pauseLedgers) get(ctx context.Context, index int, instant time.Time) (p
 		return pauseTimes{}, false
 	}
 	name := contract.DisruptionLedgerName(jobOf(p.sink), index)
-	deadline := instant.Add(d.Duration + pauseWait)
+	deadline := instant.Add(d.Duration + contract.PauseReportWait)
 	for {
 		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
 		data, err := p.sink.writer.Get(gctx, p.sink.cm.Namespace, name)
