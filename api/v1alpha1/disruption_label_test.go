@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mongobench/mongobench/internal/contract"
 )
@@ -24,10 +25,11 @@ func TestActionLabel(t *testing.T) {
 }
 
 // TestPauseBoundsMatchTheFreeze: the API's bounds of a Pause's duration
-// are the freezing command's (`loader freeze --for`), so that nothing
-// the API admits is refused by the container.
+// are within the freezing command's (`loader freeze --for`), so that
+// nothing the API admits is refused by the container, and leave 10 s of
+// the 30 s measured after the instant to see the recovery.
 func TestPauseBoundsMatchTheFreeze(t *testing.T) {
-	if MaxPauseDuration != contract.FreezeMaxFor || MinPauseDuration <= 0 {
+	if MaxPauseDuration > contract.FreezeMaxFor || MinPauseDuration <= 0 || MaxPauseDuration+10*time.Second > 30*time.Second {
 		t.Errorf("Pause duration %v to %v, freeze up to %v", MinPauseDuration, MaxPauseDuration, contract.FreezeMaxFor)
 	}
 }

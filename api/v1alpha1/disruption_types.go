@@ -52,10 +52,13 @@ const (
 	DisruptionPause DisruptionAction = "Pause"
 )
 
-// Bounds of a Pause's duration.
+// Bounds of a Pause's duration. The measurements around a disruption
+// cover 30 s after its instant (its 100 ms series, its unavailability): a
+// freeze longer than 20 s would outlast them, and its end, the recovery,
+// would go unmeasured.
 const (
 	MinPauseDuration = time.Second
-	MaxPauseDuration = 10 * time.Minute
+	MaxPauseDuration = 20 * time.Second
 )
 
 // TargetConfigServer is the target of a disruption that hits the config
@@ -98,7 +101,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="(has(self.stepDownSecs) ? self.stepDownSecs : 60) > (has(self.secondaryCatchUpPeriodSecs) ? self.secondaryCatchUpPeriodSecs : 10)",message="stepDownSecs must be greater than secondaryCatchUpPeriodSecs (defaults 60 and 10): replSetStepDown refuses it otherwise"
 // +kubebuilder:validation:XValidation:rule="self.action == 'StepDown' || (!has(self.stepDownSecs) && !has(self.secondaryCatchUpPeriodSecs))",message="stepDownSecs and secondaryCatchUpPeriodSecs are replSetStepDown's: only for action StepDown"
 // +kubebuilder:validation:XValidation:rule="has(self.member) == (self.action in ['RestartMember', 'Pause'])",message="member is RestartMember's and Pause's, and they need it: a member's index (0 to topology.members - 1), primary or secondary"
-// +kubebuilder:validation:XValidation:rule="has(self.duration) == (self.action == 'Pause')",message="duration is Pause's, and Pause needs it: how long the member stays frozen (1s to 10m)"
+// +kubebuilder:validation:XValidation:rule="has(self.duration) == (self.action == 'Pause')",message="duration is Pause's, and Pause needs it: how long the member stays frozen (1s to 20s)"
 // +kubebuilder:validation:XValidation:rule="!has(self.member) || (type(self.member) == int ? int(self.member) >= 0 : string(self.member) in ['primary', 'secondary'])",message="member is a member's index (0 to topology.members - 1), primary or secondary"
 // +kubebuilder:validation:XValidation:rule="!has(self.target) || (type(self.target) == int ? int(self.target) >= 0 : string(self.target) == 'configServer')",message="target is a shard's index (0 to topology.shards - 1) or configServer"
 // +kubebuilder:validation:XValidation:rule="!has(self.target) || self.action != 'KillMongos'",message="KillMongos takes no target: it deletes the mongos"
@@ -150,9 +153,12 @@ type Disruption struct {
 	// +optional
 	Target *intstr.IntOrString `json:"target,omitempty"`
 
-	// Duration is how long a Pause keeps the member frozen (1s to 10m),
-	// from when its mongod was stopped. Pause only, where it is required.
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('10m')",message="duration must be between 1s and 10m"
+	// Duration is how long a Pause keeps the member frozen (1s to 20s:
+	// the measurements around a disruption cover 30 s after its instant),
+	// from when its mongod was stopped. Longer than the set's election
+	// timeout (10 s by default), the frozen primary is replaced. Pause
+	// only, where it is required.
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('20s')",message="duration must be between 1s and 20s: the measurements around a disruption cover 30 s after its instant"
 	// +optional
 	Duration *metav1.Duration `json:"duration,omitempty"`
 

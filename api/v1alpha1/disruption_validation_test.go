@@ -53,7 +53,7 @@ func TestDisruptionManifests(t *testing.T) {
 		{"a StepDown of an External cluster, allowed", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +
 			phases("{name: run, type: Run, disruptions: ["+stepDown+"]}"), ""},
 		{"a Pause of the primary, a secondary and member 2", rs + phases("{name: run, type: Run, disruptions: [{at: 10s, action: Pause, member: primary, duration: 15s}, "+
-			"{at: 40s, action: Pause, member: secondary, duration: 1s}, {at: 50s, action: Pause, member: 2, duration: 10m}]}"), ""},
+			"{at: 40s, action: Pause, member: secondary, duration: 1s}, {at: 50s, action: Pause, member: 2, duration: 20s}]}"), ""},
 		{"a Pause of a shard's primary", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 10s, action: Pause, target: 1, member: primary, duration: 20s}]}"), ""},
 		{"an empty list on a Standalone", "  topology: {mode: Standalone}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: []}"), ""},
 		// Rejected.
@@ -123,9 +123,9 @@ func TestDisruptionManifests(t *testing.T) {
 		{"a duration on StepDown", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: StepDown, duration: 5s}]}"),
 			"duration is Pause's"},
 		{"a Pause under a second", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 500ms}]}"),
-			"duration must be between 1s and 10m"},
-		{"a Pause beyond 10m", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 11m}]}"),
-			"duration must be between 1s and 10m"},
+			"duration must be between 1s and 20s"},
+		{"a Pause beyond 20s", rs + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 21s}]}"),
+			"duration must be between 1s and 20s"},
 		{"a Pause on Sharded without a target", "  topology: {mode: Sharded, shards: 2, shardMembers: 3, configServerMembers: 3}\n  workload: {preset: a}\n" + phases("{name: run, type: Run, disruptions: [{at: 1m, action: Pause, member: primary, duration: 5s}]}"),
 			"StepDown, KillPrimary, RestartMember and Pause need a target"},
 		{"a Pause of an External cluster", ext("      allowDisruptingExternal: true\n") + "  workload: {preset: a}\n" +

@@ -184,6 +184,9 @@ func outcomeCell(o *benchv1.DisruptionOutcome) string {
 	if o.Pod != "" {
 		s += " pod " + o.Pod
 	}
+	if o.FrozenMicros != nil {
+		s += " frozen " + micros(*o.FrozenMicros)
+	}
 	return s
 }
 

@@ -414,9 +414,10 @@ func TestDocsShowTheDisruptionLines(t *testing.T) {
 }
 
 // TestOutcomeCell: a pod deletion's outcome names the pod it deleted; a
-// command's (StepDown) has none to name.
+// command's (StepDown) has none to name; a Pause's says how long the
+// member was frozen.
 func TestOutcomeCell(t *testing.T) {
-	us := int64(41_000)
+	us, frozenFor, frozen := int64(41_000), int64(16_200_000), int64(15_001_000)
 	for _, c := range []struct {
 		o    benchv1.DisruptionOutcome
 		want string
@@ -424,6 +425,8 @@ func TestOutcomeCell(t *testing.T) {
 		{benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, DurationMicros: &us}, "Done (41ms)"},
 		{benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, DurationMicros: &us, Pod: "r-rs0-1"}, "Done (41ms) pod r-rs0-1"},
 		{benchv1.DisruptionOutcome{State: benchv1.DisruptionNotReached}, "NotReached"},
+		{benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, DurationMicros: &frozenFor, Pod: "r-rs0-0", FrozenMicros: &frozen},
+			"Done (16.2s) pod r-rs0-0 frozen 15.001s"},
 	} {
 		if got := outcomeCell(&c.o); got != c.want {
 			t.Errorf("outcome %+v: %q, want %q", c.o, got, c.want)

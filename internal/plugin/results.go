@@ -100,7 +100,7 @@ Output formats (-o):
          so YCSB parsers keep working. A phase's disruptions follow its
          report as lines of the same shape, a section per disruption:
          "[DISRUPTION 0 StepDown], At(ms), 30000", "Outcome=Done, 1",
-         "ActionTime(us)", "WriteUnavailableMax(ms)", "...Median(ms)",
+         "ActionTime(us)", "Frozen(ms)" (a Pause), "WriteUnavailableMax(ms)", "...Median(ms)",
          "...Loaders", "WriteNeverRecovered", the same for ReadUnavailable
          and NewPrimary, "NewPrimaryTelemetry(ms)", "Errors",
          "Error=<label>", "Retried", "RetriedOK",

@@ -167,6 +167,9 @@ func ycsbDisruptionLines(ds []benchv1.DisruptionResult) string {
 		if d.Outcome.DurationMicros != nil {
 			line("ActionTime(us)", d64(*d.Outcome.DurationMicros))
 		}
+		if d.Outcome.FrozenMicros != nil {
+			line("Frozen(ms)", ms(*d.Outcome.FrozenMicros))
+		}
 		times := func(name string, t *benchv1.LoaderTimes, missing string) {
 			if t == nil {
 				return
