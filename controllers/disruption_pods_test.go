@@ -32,12 +32,18 @@ func killRun(name string) *benchv1.BenchmarkRun {
 // instant: the request, with the member to delete as its driver knew it.
 func (k *cluster) podLedger(run *benchv1.BenchmarkRun, jobName string, i int, action benchv1.DisruptionAction, target string) *corev1.ConfigMap {
 	k.t.Helper()
+	return k.podLedgerAt(run, jobName, i, action, target, "2026-11-01T10:00:02Z")
+}
+
+// podLedgerAt is podLedger with the request sent at sent (RFC 3339).
+func (k *cluster) podLedgerAt(run *benchv1.BenchmarkRun, jobName string, i int, action benchv1.DisruptionAction, target, sent string) *corev1.ConfigMap {
+	k.t.Helper()
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: contract.DisruptionLedgerName(jobName, i), Namespace: k.ns,
 			Labels: map[string]string{benchv1.LabelManagedBy: benchv1.ManagedBy, benchv1.LabelRun: run.Name, benchv1.LabelName: benchv1.AppName},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun", Name: run.Name, UID: run.UID,
 				Controller: ptr.To(true)}}},
-		Data: map[string]string{contract.DisruptionActionKey: string(action), contract.DisruptionSentKey: "2026-11-01T10:00:02Z",
+		Data: map[string]string{contract.DisruptionActionKey: string(action), contract.DisruptionSentKey: sent,
 			contract.DisruptionActorKey: jobName + "-0-abcde", contract.DisruptionPrimaryKey: target, contract.DisruptionTargetKey: target},
 	}
 	if err := k.c.Create(k.ctx(), cm); err != nil {
@@ -432,10 +438,10 @@ func TestKillPrimaryOfAShard(t *testing.T) {
 
 // pauseRun creates a three-member set whose Run phase pauses the primary
 // for 3 s at 2 s, takes it to that phase, plays loader 0's request (the
-// ledger, sent now by the test's clock: the controller bounds how long
-// the freezing container may take from it), and returns the run, the
+// ledger, sent now by the test's clock: the controller adds the freezing
+// container only within 30 s of it), and returns the run, the
 // ledger, the frozen member's pod name and the container's name.
-func (k *cluster) pauseRun(name string) (*benchv1.BenchmarkRun, *corev1.ConfigMap, string, string) {
+func (k *cluster) pauseRun(name string, sent ...time.Time) (*benchv1.BenchmarkRun, *corev1.ConfigMap, string, string) {
 	k.t.Helper()
 	run := disruptedRun(name, 2*time.Second)
 	run.Spec.Phases[1].Disruptions[0] = benchv1.Disruption{At: metav1.Duration{Duration: 2 * time.Second}, Action: benchv1.DisruptionPause,
@@ -453,11 +459,11 @@ func (k *cluster) pauseRun(name string) (*benchv1.BenchmarkRun, *corev1.ConfigMa
 		k.t.Errorf("the Job does not pass the Pause: %s", args)
 	}
 	addr := victim + "." + topology.HeadlessServiceName(run) + "." + k.ns + ".svc.cluster.local:27017"
-	led := k.podLedger(run, jobName, 0, benchv1.DisruptionPause, addr)
-	led.Data[contract.DisruptionSentKey] = time.Now().UTC().Format(time.RFC3339Nano)
-	if err := k.c.Update(k.ctx(), led); err != nil {
-		k.t.Fatal(err)
+	at := time.Now()
+	if len(sent) > 0 {
+		at = sent[0]
 	}
+	led := k.podLedgerAt(run, jobName, 0, benchv1.DisruptionPause, addr, at.UTC().Format(time.RFC3339Nano))
 	return run, led, victim, topology.PauseContainerName(led.Name)
 }
 
@@ -556,4 +562,49 @@ func TestPauseWithoutAThawFailsTheRun(t *testing.T) {
 	if data := k.waitLedger(led.Name, "the outcome recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" }); !strings.Contains(data[contract.DisruptionErrorKey], "exit code 137") {
 		t.Errorf("ledger %v", data)
 	}
+}
+
+// TestPauseThatFrozeNothing: a freezing container that sent no signal
+// (here: no process of the name in the pod) froze nothing: the
+// disruption Failed with its reason, and the run goes on.
+func TestPauseThatFrozeNothing(t *testing.T) {
+	k := newCluster(t)
+	startManager(t, &counters{}, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run, led, victim, container := k.pauseRun("pause-none")
+	k.eventually("the freezing container added to "+victim, 30*time.Second, func() (bool, error) {
+		return len(k.pod(victim).Spec.EphemeralContainers) == 1, nil
+	})
+	k.endContainer(victim, container, 1, contract.EncodeFreezeReport(contract.FreezeReport{Process: "mongod", Error: `no process named "mongod"`}))
+	data := k.waitLedger(led.Name, "the outcome recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" })
+	if !strings.Contains(data[contract.DisruptionErrorKey], `froze nothing in pod `+victim) || data[contract.DisruptionFrozenKey] != "" {
+		t.Errorf("ledger %v", data)
+	}
+	k.finishPhase(run, run.Spec.Phases[1])
+	r := k.waitLifecycle(run.Name, benchv1.RunSucceeded)
+	if o := r.Status.Results[1].Disruptions[0].Outcome; o.State != benchv1.DisruptionFailed || !strings.Contains(o.Error, "froze nothing") || o.Frozen != nil {
+		t.Errorf("outcome %+v, want Failed, nothing frozen", o)
+	}
+}
+
+// TestLatePauseFreezesNothing: a request the controller sees more than
+// 30 s after loader 0 made it (a manager that was down) would freeze the
+// member after everything measured around the instant: nothing is added,
+// the disruption Failed, the run goes on.
+func TestLatePauseFreezesNothing(t *testing.T) {
+	k := newCluster(t)
+	startManager(t, &counters{}, testLimits)
+	stop := k.autopilotWith(autopilotOptions{holdPhases: true, removeDeleted: true})
+	defer stop()
+	run, led, victim, _ := k.pauseRun("pause-late", time.Now().Add(-time.Minute))
+	data := k.waitLedger(led.Name, "the refusal recorded", func(d map[string]string) bool { return d[contract.DisruptionReturnedKey] != "" })
+	if !strings.Contains(data[contract.DisruptionErrorKey], "could not be added to pod "+victim+" within 30s") {
+		t.Errorf("ledger %v", data)
+	}
+	if n := len(k.pod(victim).Spec.EphemeralContainers); n != 0 {
+		t.Errorf("%d ephemeral containers added", n)
+	}
+	k.finishPhase(run, run.Spec.Phases[1])
+	k.waitLifecycle(run.Name, benchv1.RunSucceeded)
 }

@@ -11,6 +11,7 @@ package controllers
 // ephemeralcontainers subresource.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -22,6 +23,7 @@ import (
 
 	benchv1 "github.com/mongobench/mongobench/api/v1alpha1"
 	"github.com/mongobench/mongobench/internal/contract"
+	"github.com/mongobench/mongobench/internal/results"
 	"github.com/mongobench/mongobench/internal/topology"
 )
 
@@ -119,6 +121,14 @@ func (r *BenchmarkRunReconciler) pause(ctx context.Context, s *runState, pd podD
 	}
 	i := slices.IndexFunc(pod.Spec.EphemeralContainers, func(c corev1.EphemeralContainer) bool { return c.Name == container })
 	if i < 0 {
+		// Not added yet. Too late, it would freeze the member after the
+		// 30 s measured around the instant, maybe in another phase
+		// (after a manager outage): then nothing is frozen.
+		if sent, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionSentKey]); err == nil &&
+			s.now.After(sent.Add(results.DisruptionAfterMillis*time.Millisecond)) {
+			return r.refuseDeletion(ctx, s, pd, fmt.Sprintf("the freezing container could not be added to pod %s within %v of the request: "+
+				"nothing frozen", name, results.DisruptionAfterMillis*time.Millisecond))
+		}
 		return r.addPauseContainer(ctx, s, pd, pod, container)
 	}
 	s.recovering[name] = true // frozen, or about to be: the next phase waits
@@ -129,18 +139,31 @@ func (r *BenchmarkRunReconciler) pause(ctx context.Context, s *runState, pd podD
 		}
 	}
 	if st == nil || st.State.Terminated == nil {
-		sent, _ := time.Parse(time.RFC3339Nano, data[contract.DisruptionSentKey])
-		if deadline := sent.Add(pd.spec.Duration.Duration + pauseStartTimeout); !sent.IsZero() && s.now.After(deadline) {
+		// Counted from when the container was added (the ledger's
+		// record), else from the request.
+		from, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionAddedKey])
+		if err != nil {
+			from, _ = time.Parse(time.RFC3339Nano, data[contract.DisruptionSentKey])
+		}
+		deadline := from.Add(pd.spec.Duration.Duration + pauseStartTimeout)
+		if !from.IsZero() && s.now.After(deadline) {
 			s.fail(benchv1.ReasonPhaseFailed, "phase %s, disruption %d (Pause): the container %s that freezes pod %s's mongod has not ended %v after "+
-				"the request (%s); it may still freeze the member later, so the run stops here", pd.phase.Name, pd.index, container, name,
+				"it was added (%s); it may still freeze the member later, so the run stops here", pd.phase.Name, pd.index, container, name,
 				pd.spec.Duration.Duration+pauseStartTimeout, containerWaiting(st))
 			return nil
 		}
-		return nil // its status changes wake the run
+		s.wakeAfter(deadline.Sub(s.now)) // its status changes wake the run sooner
+		return nil
 	}
 	term := st.State.Terminated
 	rep, err := contract.DecodeFreezeReport(term.Message)
-	if err != nil || rep.Continued.IsZero() {
+	switch { //nolint:gocritic // three outcomes of one report
+	case err == nil && rep.StopSent.IsZero():
+		// It sent nothing (no such process, several, not allowed to
+		// signal it, stopped before it began): nothing was frozen.
+		return r.refuseDeletion(ctx, s, pd, fmt.Sprintf("the container %s froze nothing in pod %s (exit code %d): %s", container, name,
+			term.ExitCode, cmp.Or(rep.Error, "no reason given")))
+	case err != nil || rep.Continued.IsZero():
 		why := fmt.Sprintf("the container %s that froze pod %s's mongod ended (exit code %d) without reporting that it continued it (%s): "+
 			"mongod may still be stopped", container, name, term.ExitCode, reportProblem(err, term.Message))
 		if err := r.refuseDeletion(ctx, s, pd, why); err != nil {
@@ -150,10 +173,12 @@ func (r *BenchmarkRunReconciler) pause(ctx context.Context, s *runState, pd podD
 		return nil
 	}
 	patch := map[string]string{
-		contract.DisruptionFrozenKey:   rep.Stopped.UTC().Format(time.RFC3339Nano),
 		contract.DisruptionThawedKey:   rep.Continued.UTC().Format(time.RFC3339Nano),
 		contract.DisruptionReturnedKey: rep.Continued.UTC().Format(time.RFC3339Nano),
 		contract.DisruptionErrorKey:    truncateBytes(rep.Error, maxDisruptionError),
+	}
+	if !rep.Stopped.IsZero() { // unknown when the stop was never seen (a thread stuck in the kernel)
+		patch[contract.DisruptionFrozenKey] = rep.Stopped.UTC().Format(time.RFC3339Nano)
 	}
 	if err := r.patchLedger(ctx, pd.ledger, patch); err != nil {
 		return err
@@ -191,6 +216,9 @@ func (r *BenchmarkRunReconciler) addPauseContainer(ctx context.Context, s *runSt
 		return fmt.Errorf("disruption %d of phase %s: add the freezing container to pod %s: %w", pd.index, pd.phase.Name, pod.Name, err)
 	}
 	s.recovering[pod.Name] = true
+	if err := r.patchLedger(ctx, pd.ledger, map[string]string{contract.DisruptionAddedKey: s.now.UTC().Format(time.RFC3339Nano)}); err != nil {
+		return err
+	}
 	s.eventf(benchv1.EventDisruptionFreezing, "phase %s, disruption %d (Pause): freezing pod %s's mongod for %v (ephemeral container %s)",
 		pd.phase.Name, pd.index, pod.Name, pd.spec.Duration.Duration, container)
 	return nil

@@ -409,10 +409,10 @@ func ledgerOutcome(name string, data map[string]string) *results.DisruptionOutco
 	default:
 		o.Error = fmt.Sprintf("requested at %s; the controller recorded no outcome in ledger %s", data[contract.DisruptionSentKey], name)
 	}
-	if t, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionFrozenKey]); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionFrozenKey]); err == nil && !t.IsZero() {
 		o.Frozen = &t
 	}
-	if t, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionThawedKey]); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, data[contract.DisruptionThawedKey]); err == nil && !t.IsZero() {
 		o.Thawed = &t
 	}
 	return o

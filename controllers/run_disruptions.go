@@ -177,8 +177,11 @@ func stretch(d *benchv1.DisruptionResult) (from, to time.Time, ok bool) {
 		return time.Time{}, time.Time{}, false
 	case o.State == benchv1.DisruptionFailed && (o.Sent == nil || d.Action.DeletesPod()):
 		// A pod deletion that Failed deleted nothing, whenever it was
-		// requested. (A Pause that Failed may have frozen its member for
-		// a while: its stretch stands.)
+		// requested.
+		return time.Time{}, time.Time{}, false
+	case o.State == benchv1.DisruptionFailed && d.Action == benchv1.DisruptionPause && o.Frozen == nil:
+		// A Pause that Failed before it froze anything (refused, or its
+		// container sent no signal).
 		return time.Time{}, time.Time{}, false
 	}
 	from = d.Instant.Time

@@ -241,3 +241,23 @@ func TestPausesEnd(t *testing.T) {
 		t.Errorf("pausesEnd %v, want %v", got, want)
 	}
 }
+
+// TestPauseStretch: a Pause explains the elections that follow it, up to
+// 30 s after its thaw, once it froze something; a Pause that Failed
+// before it froze anything explains none.
+func TestPauseStretch(t *testing.T) {
+	instant := time.Date(2026, 11, 27, 10, 0, 30, 0, time.UTC)
+	sent := metav1.NewMicroTime(instant)
+	frozen := metav1.NewMicroTime(instant.Add(time.Second))
+	dur := (16 * time.Second).Microseconds()
+	done := benchv1.DisruptionResult{Action: benchv1.DisruptionPause, Instant: sent,
+		Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionDone, Sent: &sent, DurationMicros: &dur, Frozen: &frozen}}
+	if _, to, ok := stretch(&done); !ok || !to.Equal(instant.Add(46*time.Second)) {
+		t.Errorf("done: to %v, %v; want 30 s after the thaw (16 s after the request)", to, ok)
+	}
+	refused := benchv1.DisruptionResult{Action: benchv1.DisruptionPause, Instant: sent,
+		Outcome: benchv1.DisruptionOutcome{State: benchv1.DisruptionFailed, Sent: &sent, DurationMicros: &dur}}
+	if _, _, ok := stretch(&refused); ok {
+		t.Error("a Pause that froze nothing explains elections")
+	}
+}

@@ -242,8 +242,9 @@ type DisruptionResult struct {
 	// started after the loader saw the disruption: after the first write
 	// it failed or retried, or after its driver lost the primary, and not
 	// before the instant (an operation that starts before the action
-	// reaches the server proves nothing). Absent when no loader wrote
-	// after the instant.
+	// reaches the server proves nothing). A Pause of the primary counts
+	// from its freeze (outcome.frozen) instead of the instant, and so
+	// does its NewPrimary. Absent when no loader wrote after the instant.
 	// +optional
 	WriteUnavailable *LoaderTimes `json:"writeUnavailable,omitempty"`
 	// ReadUnavailable is the same for reads (read, scan).

@@ -110,8 +110,10 @@ const PauseReportWait = 45 * time.Second
 
 const (
 	DisruptionContainerKey = "container"
-	DisruptionFrozenKey    = "frozen"
-	DisruptionThawedKey    = "thawed"
+	// DisruptionAddedKey is when the controller added the container.
+	DisruptionAddedKey  = "added"
+	DisruptionFrozenKey = "frozen"
+	DisruptionThawedKey = "thawed"
 )
 
 // DisruptionLedgerName is the ledger ConfigMap of disruption i of Job

@@ -342,20 +342,45 @@ func ledgerOutcome(name string, data map[string]string) *results.DisruptionOutco
 // measurements: when the driver that watches the replica set each hit
 // (the loader's own, or its watcher's) first knew of a new primary, and
 // loader 0's outcomes.
-func completeDisruptions(ds []results.Disruption, primaries func(index int) []mongodb.PrimaryChange, outcomes map[int]*results.DisruptionOutcome) {
+//
+// The time to a new primary counts, like the unavailability, from when the
+// disruption began (starts: the instant, or a Pause's freeze).
+func completeDisruptions(ds []results.Disruption, primaries func(index int) []mongodb.PrimaryChange,
+	starts func(index int, action string, instant time.Time) time.Time, outcomes map[int]*results.DisruptionOutcome) {
 	for i := range ds {
 		d := &ds[i]
+		if outcomes != nil {
+			d.Outcome = outcomes[d.Index]
+		}
+		if d.Outcome != nil && d.Outcome.State == results.DisruptionNotReached {
+			continue
+		}
 		if t, ok := mongodb.NewPrimaryAfter(primaries(d.Index), d.Instant, d.Instant.Add(results.DisruptionAfterMillis*time.Millisecond)); ok {
-			us := t.Sub(d.Instant).Microseconds()
+			us := max(t.Sub(starts(d.Index, d.Action, d.Instant)), 0).Microseconds()
 			for j := range d.Loaders {
 				d.Loaders[j].NewPrimaryMicros = &us
 			}
 		}
-		if outcomes != nil {
-			d.Outcome = outcomes[d.Index]
-		}
 	}
 }
+
+// pauseStart is when a Pause of the primary began: when its mongod was
+// seen stopped, as the ledger says; ok false for anything else (its
+// times count from the instant).
+func pauseStart(ctx context.Context, paused *pauseLedgers, index int, action string, instant time.Time) (time.Time, bool) {
+	if action != "Pause" {
+		return time.Time{}, false
+	}
+	p, ok := paused.get(ctx, index, instant)
+	if !ok || !p.primary || !p.frozen.After(instant) {
+		return time.Time{}, false
+	}
+	return p.frozen, true
+}
+
+// pauseLedgerGrace is how long after the instant a loader waits for loader
+// 0's ledger of a Pause to exist at all.
+const pauseLedgerGrace = 10 * time.Second
 
 // pauseTimes are a Pause's frozen and thawed instants as its ledger says,
 // and whether the member frozen was the primary loader 0 knew at the
@@ -406,10 +431,13 @@ func (p *pauseLedgers) get(ctx context.Context, index int, instant time.Time) (p
 		gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resultWriteTimeout)
 		data, err := p.sink.writer.Get(gctx, p.sink.cm.Namespace, name)
 		cancel()
+		if errors.Is(err, k8sresult.ErrNotFound) && time.Now().After(instant.Add(pauseLedgerGrace)) {
+			break // loader 0 creates it at the instant: never requested
+		}
 		if err == nil {
 			frozen, ferr := time.Parse(time.RFC3339Nano, data[contract.DisruptionFrozenKey])
 			thawed, terr := time.Parse(time.RFC3339Nano, data[contract.DisruptionThawedKey])
-			if ferr == nil && terr == nil {
+			if ferr == nil && terr == nil && !frozen.IsZero() && !thawed.IsZero() {
 				// The pod's name is its host's first label (topology.Host).
 				host, _, _ := strings.Cut(data[contract.DisruptionPrimaryKey], ".")
 				primary := host != "" && strings.EqualFold(host, data[contract.DisruptionPodKey])

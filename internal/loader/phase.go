@@ -179,19 +179,30 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 			act.start(ctx, t)
 		}
 	}
+	paused := newPauseLedgers(pc.flags.disruptions, dst.sink, env.Stderr)
+	starts := func(index int, action string, instant time.Time) time.Time {
+		if t, ok := pauseStart(ctx, paused, index, action, instant); ok {
+			return t
+		}
+		return instant
+	}
 	if pr.cfg.Disruptions {
-		paused := newPauseLedgers(pc.flags.disruptions, dst.sink, env.Stderr)
 		opts.DisruptionOnset = func(d ycsb.DisruptionSpec, instant time.Time) (time.Time, bool) {
 			lost, ok := mongodb.LostPrimaryAfter(client.Primaries(), instant)
 			if d.Action == "Pause" {
-				// The freeze began when the freezing container saw the
-				// process stopped; the driver may have noticed even
-				// later (a heartbeat's timeout), never sooner.
-				if p, pok := paused.get(ctx, d.Index, instant); pok && (!ok || p.frozen.Before(lost)) {
+				// A frozen primary's freeze began when the freezing
+				// container saw the process stopped; the driver may
+				// have noticed even later (a heartbeat's timeout), never
+				// sooner. A frozen secondary hits nothing of the
+				// writes' or the primary reads' way.
+				if p, pok := paused.get(ctx, d.Index, instant); pok && p.primary && (!ok || p.frozen.Before(lost)) {
 					return p.frozen, true
 				}
 			}
 			return lost, ok
+		}
+		opts.DisruptionStart = func(d ycsb.DisruptionSpec, instant time.Time) (time.Time, bool) {
+			return pauseStart(ctx, paused, d.Index, d.Action, instant)
 		}
 		opts.DisruptionRecovered = func(d ycsb.DisruptionSpec, instant time.Time) (time.Time, bool) {
 			if d.Action == "Pause" {
@@ -218,10 +229,10 @@ func (pc *phaseCommand) run(ctx context.Context, env Env) error {
 		// Before the client closes: an action in progress ends first.
 		outcomes := act.finish()
 		if res != nil {
-			completeDisruptions(res.Disruptions, primaries, outcomes)
+			completeDisruptions(res.Disruptions, primaries, starts, outcomes)
 		}
 	} else if res != nil {
-		completeDisruptions(res.Disruptions, primaries, nil)
+		completeDisruptions(res.Disruptions, primaries, starts, nil)
 	}
 	var cpuEnd cpuSnapshot
 	if res != nil {

@@ -90,6 +90,12 @@ type RunOptions struct {
 	// primary elected after it), if it did (see kindAgg). Called once per
 	// Partial disruption after the run.
 	DisruptionRecovered func(d DisruptionSpec, instant time.Time) (time.Time, bool)
+	// DisruptionStart, when set, says when a disruption actually began, if
+	// later than its instant (a Pause of the primary: when the member was
+	// seen stopped, after the controller and the kubelet reacted): its
+	// unavailability is measured from then, not from the instant. Called
+	// once per disruption reached, after the run.
+	DisruptionStart func(d DisruptionSpec, instant time.Time) (time.Time, bool)
 }
 
 // RunOptionsFromProperties reads YCSB's client properties: threadcount (1),

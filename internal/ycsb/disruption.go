@@ -194,6 +194,15 @@ func (s *disruptionSet) results(start time.Time, window time.Duration, loader in
 	for _, a := range s.aggs {
 		instant := start.Add(a.spec.At)
 		switch {
+		case a.spec.At >= window:
+			// Not reached: nothing happened to wait for or ask about.
+		case opts.DisruptionStart != nil:
+			if t, ok := opts.DisruptionStart(a.spec, instant); ok && t.After(instant) {
+				a.origin = min(int64(t.Sub(start)), a.instant+int64(disruptionAfter))
+			}
+		}
+		switch {
+		case a.spec.At >= window:
 		case a.spec.Partial && opts.DisruptionRecovered != nil:
 			if t, ok := opts.DisruptionRecovered(a.spec, instant); ok {
 				a.recovered = int64(t.Sub(start))
@@ -342,6 +351,9 @@ type disruptionAgg struct {
 	// set recover (RunOptions.DisruptionRecovered), in nanoseconds from
 	// the window's start; -1: not known.
 	recovered int64
+	// origin is what the times are measured from: the instant, or when
+	// the disruption began if later (RunOptions.DisruptionStart).
+	origin int64
 }
 
 type aggPoint struct {
@@ -407,9 +419,13 @@ func newDisruptionAgg(d DisruptionSpec) *disruptionAgg {
 	a.seriesStart = a.instant - int64(before)
 	a.points = make([]aggPoint, (before+disruptionAfter)/disruptionInterval)
 	a.recovered = -1
+	a.origin = a.instant
 	for k := range a.kinds {
 		a.kinds[k] = kindAgg{onset: -1, lastBad: -1, firstOK: -1}
-		if d.Partial {
+		if d.Partial || d.Action == "Pause" {
+			// Exact whatever the rate: a Partial end comes late, and a
+			// Pause's onset seconds after the instant, past what the
+			// bounded candidates would hold.
 			a.kinds[k].okByStart = make([]int32, disruptionAfter/time.Millisecond)
 		}
 	}
@@ -499,9 +515,12 @@ func (a *disruptionAgg) seen(at int64) {
 // first returns the end of the kind's first success (see kindAgg), -1
 // when there was none; recovered and instant are its disruption's
 // (Partial only).
-func (ka *kindAgg) first(recovered, instant int64) int64 {
+func (ka *kindAgg) first(partial bool, recovered, instant int64) int64 {
 	if ka.okByStart != nil {
-		after := max(ka.lastBad, recovered)
+		after := ka.onset
+		if partial {
+			after = max(ka.lastBad, recovered)
+		}
 		if after < 0 {
 			return ka.firstOK
 		}
@@ -564,11 +583,11 @@ func (a *disruptionAgg) result(set *disruptionSet, start time.Time, window int64
 	dl := results.DisruptionLoader{Index: loader}
 	for k := range a.kinds {
 		ka := &a.kinds[k]
-		end := ka.first(a.recovered, a.instant)
+		end := ka.first(a.spec.Partial, a.recovered, a.instant)
 		n := ka.count(end, a.instant)
 		var micros *int64
 		if end >= 0 {
-			us := (end - a.instant) / int64(time.Microsecond)
+			us := max(end-a.origin, 0) / int64(time.Microsecond)
 			micros = &us
 		}
 		if k == kindWrite {

@@ -220,3 +220,47 @@ func TestPartialDisruption(t *testing.T) {
 		t.Errorf("recovered past every success: %v µs, want none", l.WriteUnavailableMicros)
 	}
 }
+
+// TestPauseDisruption: a Pause of the primary whose freeze began 2 s
+// after the instant (DisruptionStart, also the onset), at 50,000 writes a
+// second: the successes before the onset are more than the bounded
+// candidates hold, yet the first write started after the onset is found
+// (per-millisecond table), and the unavailability counts from the freeze,
+// not from the instant. A Pause the window never reached asks the loader
+// nothing.
+func TestPauseDisruption(t *testing.T) {
+	const at = time.Second
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ms := func(m float64) time.Time { return base.Add(time.Duration(m * float64(time.Millisecond))) }
+	set := newDisruptionSet([]DisruptionSpec{{Index: 0, Action: "Pause", At: at}, {Index: 1, Action: "Pause", At: 10 * time.Second}})
+	th := set.newThread(&detailDB{})
+	th.begin(base)
+	for i := range 100_000 { // 2 s at 50,000 writes/s from the instant
+		start := 1000 + float64(i)*0.02
+		th.record(OpUpdate, StatusOK, ms(start), ms(start+0.01))
+	}
+	th.record(OpUpdate, StatusOK, ms(3000.5), ms(4500)) // started in the freeze, answered at the thaw
+	th.record(OpUpdate, StatusOK, ms(4500.2), ms(4500.3))
+	set.drain()
+	freeze := base.Add(at + 2*time.Second)
+	var asked []int
+	opts := &RunOptions{
+		DisruptionOnset: func(d DisruptionSpec, _ time.Time) (time.Time, bool) {
+			asked = append(asked, d.Index)
+			return freeze, true
+		},
+		DisruptionStart: func(d DisruptionSpec, _ time.Time) (time.Time, bool) {
+			asked = append(asked, d.Index)
+			return freeze, true
+		},
+	}
+	ds := set.results(base, 5*time.Second, 0, opts)
+	if w := ds[0].Loaders[0].WriteUnavailableMicros; w == nil || *w != 1_500_000 {
+		t.Errorf("write unavailability %v µs, want 1.5 s: from the freeze (3 s) to the end of the first write started after it (4.5 s)", w)
+	}
+	for _, i := range asked {
+		if i != 0 {
+			t.Errorf("asked about disruption %d, which the 5 s window never reached", i)
+		}
+	}
+}
