@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/mongobench/mongobench/internal/contract"
 	"github.com/mongobench/mongobench/internal/loader"
 	"github.com/mongobench/mongobench/internal/version"
 )
@@ -16,12 +17,17 @@ func main() {
 	defer cancel(nil)
 	// The first SIGTERM or SIGINT stops the run gracefully (the partial
 	// result is still written); a second one kills the process, as the
-	// handler is removed after the first.
+	// handler is removed after the first. Except for freeze: killed
+	// between its SIGSTOP and its SIGCONT, it would leave mongod stopped,
+	// so it keeps catching them (and continues the process at the first).
+	freeze := len(os.Args) > 1 && os.Args[1] == contract.CommandFreeze
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
 		s := <-sigs
-		signal.Reset(syscall.SIGTERM, syscall.SIGINT)
+		if !freeze {
+			signal.Reset(syscall.SIGTERM, syscall.SIGINT)
+		}
 		cancel(loader.SignalError{Signal: s})
 	}()
 	os.Exit(loader.Main(ctx, os.Args[1:], loader.Env{
