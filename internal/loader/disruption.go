@@ -421,7 +421,7 @@ func (p *pauseLedgers) get(ctx context.Context, index int, instant time.Time) (p
 		return *t, true
 	}
 	d, ok := p.disruptions.byIndex(index)
-	if !ok || d.Action != "Pause" || p.sink == nil {
+	if !ok || d.Action != "Pause" || p.sink == nil || instant.After(time.Now()) { // the last: not reached
 		p.times[index] = nil
 		return pauseTimes{}, false
 	}
