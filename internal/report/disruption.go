@@ -181,9 +181,15 @@ func (cd *cellDisruption) add(run *benchv1.BenchmarkRun, d *benchv1.DisruptionRe
 	}
 }
 
-// label names the disruption: "0 StepDown at 30s".
+// label names the disruption: "0 StepDown at 30s", "1 KillPrimary shard1
+// at 1m0s".
 func (cd *cellDisruption) label() string {
-	return fmt.Sprintf("%d %s at %s", cd.Index, cd.Action, cd.At)
+	return fmt.Sprintf("%d %s at %s", cd.Index, cd.actionLabel(), cd.At)
+}
+
+// actionLabel is the action with the replica set it hit, if any.
+func (cd *cellDisruption) actionLabel() string {
+	return (&benchv1.DisruptionResult{Action: cd.Action, Target: cd.Target}).ActionLabel()
 }
 
 // errorLabels are the labels with the median count of each across the
@@ -469,7 +475,7 @@ func (s *Study) disruptionComparison(ax int) []table {
 			names := map[string]bool{}
 			for _, c := range sl.Cells {
 				if cd := byCell[c][k]; c != nil && cd != nil {
-					names[(&benchv1.DisruptionResult{Action: cd.Action, Target: cd.Target}).ActionLabel()+" at "+cd.At.String()] = true
+					names[cd.actionLabel()+" at "+cd.At.String()] = true
 				}
 			}
 			if len(names) == 0 {

@@ -308,3 +308,23 @@ func TestDocsShowTheDisruptionReport(t *testing.T) {
 		}
 	}
 }
+
+// TestShardDisruptionLabel: a disruption of a shard or the config server
+// is named with the replica set it hit in the report's tables, charts
+// and JSON; one of the set the loaders reach by its action alone.
+func TestShardDisruptionLabel(t *testing.T) {
+	_, runs := loadFixture(t, "failover")
+	runs[0].Status.Results[1].Disruptions[0].Target = "shard1"
+	s := FromRun(&runs[0], nil)
+	var md bytes.Buffer
+	if err := Markdown(&md, s, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if text := squeeze(md.String()); !strings.Contains(text, squeeze("| a     | 0 StepDown shard1 at 30s")) ||
+		!strings.Contains(text, squeeze("| a     | 1 StepDown at 2m50s")) {
+		t.Errorf("markdown does not name the target:\n%s", md.String())
+	}
+	if js := string(jsonDisruptions(t, s)); !strings.Contains(js, `"target": "shard1"`) {
+		t.Errorf("JSON lacks the target:\n%s", js)
+	}
+}
