@@ -37,24 +37,7 @@ const pauseStartTimeout = 2 * time.Minute
 // pauses are the run's Pauses that loader 0 requested (their ledger is in
 // the cache), in the podDeletion form the target's mapping takes.
 func pauses(s *runState) []podDeletion {
-	var out []podDeletion
-	for i := range s.run.Spec.Phases {
-		ph := &s.run.Spec.Phases[i]
-		if ph.Type == benchv1.PhaseGrow {
-			continue
-		}
-		job := topology.PhaseJobName(s.run, ph.Name)
-		for j := range ph.Disruptions {
-			d := &ph.Disruptions[j]
-			if d.Action != benchv1.DisruptionPause {
-				continue
-			}
-			if cm := s.configMaps[contract.DisruptionLedgerName(job, j)]; cm != nil {
-				out = append(out, podDeletion{phase: ph, index: j, spec: d, ledger: cm})
-			}
-		}
-	}
-	return out
+	return requested(s, func(a benchv1.DisruptionAction) bool { return a == benchv1.DisruptionPause })
 }
 
 // disruptPauses takes every requested Pause a step further (pause), and

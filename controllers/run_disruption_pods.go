@@ -53,9 +53,15 @@ type podDeletion struct {
 	ledger *corev1.ConfigMap
 }
 
-// podDeletions are the run's pod deletions that loader 0 requested: those
-// whose ledger the cache holds (owned by the run, as observe keeps them).
+// podDeletions are the run's pod deletions that loader 0 requested.
 func podDeletions(s *runState) []podDeletion {
+	return requested(s, benchv1.DisruptionAction.DeletesPod)
+}
+
+// requested are the run's disruptions of the actions kept that loader 0
+// requested: those whose ledger the cache holds (owned by the run, as
+// observe keeps them).
+func requested(s *runState, keep func(benchv1.DisruptionAction) bool) []podDeletion {
 	var out []podDeletion
 	for i := range s.run.Spec.Phases {
 		ph := &s.run.Spec.Phases[i]
@@ -65,7 +71,7 @@ func podDeletions(s *runState) []podDeletion {
 		job := topology.PhaseJobName(s.run, ph.Name)
 		for j := range ph.Disruptions {
 			d := &ph.Disruptions[j]
-			if !d.Action.DeletesPod() {
+			if !keep(d.Action) {
 				continue
 			}
 			if cm := s.configMaps[contract.DisruptionLedgerName(job, j)]; cm != nil {
