@@ -33,8 +33,8 @@
 #   CLIENT_CPU  CPU the client is pinned to (default 0)
 #   SERVER_CPU  CPU of the stub server (default 1)
 #
-# What is compared (internal/loader/mongodb/perf_test.go and floor_test.go
-# have the details):
+# What is compared (internal/loader/mongodb/perf_test.go, floor_test.go and
+# paired_test.go have the details):
 #   floor    BenchmarkCPU/<w>/bare: the driver calls of the workload's
 #            operations and nothing else: every key, filter, scan length and
 #            operation kind decided before the clock starts and held in flat
@@ -46,7 +46,21 @@
 #            v1) as a child process, 8 threads, same workload; built here in
 #            a throw-away module, never a dependency of this module
 #   own      BenchmarkOverhead/<w>: the loader without the driver calls
-#   features BenchmarkCPU/a-<feature>/loader against BenchmarkCPU/a/loader
+#   paired   BenchmarkPaired/<w>: the loader and the floor in one process,
+#            taking turns of 100 ms; each turn's CPU and operations go to
+#            the side that ran. The machine's drift (5-10% over minutes on
+#            a shared host) cancels within each pair of turns, which is
+#            what makes a ratio near 1.05 or a feature's 1% measurable; the
+#            loader/floor column is this ratio. a-same pairs the loader with
+#            itself: the method's own error.
+#   features per operation (intended latencies, the warm-up's check):
+#            BenchmarkPaired/a-<feature>, the loader with it against the
+#            loader without, in turns; and the difference of their own
+#            CPU (BenchmarkOverhead). Background work on its own clock
+#            (telemetry's sampling, the live metrics' merge and scrape)
+#            cannot be paired, as it runs during both sides' turns: its CPU
+#            per second (internal/telemetry and internal/loader/metrics
+#            benchmarks) is its share of a loader saturating one core.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -54,7 +68,7 @@ export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 ROUNDS=${ROUNDS:-5}
 OPS=${OPS:-100000}
 WORKLOADS=${WORKLOADS:-"load a b c d e f"}
-FEATURES="intended warmup telemetry metrics"
+FEATURES="intended warmup"
 GOYCSB=${GOYCSB:-1}
 GC=${GC:-default}
 MEM_OPS=${MEM_OPS-"100000 1000000"}
@@ -92,6 +106,8 @@ goycsb=$(cd "$(dirname "$goycsb")" && pwd)/$(basename "$goycsb")
 # 2. The benchmark binaries and the loader itself.
 log "building test binaries and the loader"
 go test -c -o "$out/mongodb.test" ./internal/loader/mongodb
+go test -c -o "$out/telemetry.test" ./internal/telemetry
+go test -c -o "$out/metrics.test" ./internal/loader/metrics
 CGO_ENABLED=0 go build -trimpath -o "$out/loader" ./cmd/loader
 
 # pinned [VAR=value...] command...: the client on CLIENT_CPU, the stub
@@ -113,22 +129,39 @@ for round in $(seq 1 "$ROUNDS"); do
   for gc in $GC; do
     log "round $round/$ROUNDS, GC $gc"
     for w in $WORKLOADS; do
-      # Workload a's features are measured beside it: each is compared with
-      # the loader without it, in the same round.
       variants="bare loader"
-      [ "$w" = a ] && variants="$variants $FEATURES"
-      [ $((round % 2)) = 0 ] && variants=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
+      [ $((round % 2)) = 0 ] && variants="loader bare"
       for v in $variants; do
-        case $v in
-        bare | loader) measure "$round" "$gc" "^BenchmarkCPU\$/^$w\$/^$v\$" ;;
-        *) measure "$round" "$gc" "^BenchmarkCPU\$/^a-$v\$/^loader\$" ;;
-        esac
+        measure "$round" "$gc" "^BenchmarkCPU\$/^$w\$/^$v\$"
       done
       [ "$GOYCSB" = 1 ] && measure "$round" "$gc" "^BenchmarkGoYCSB\$/^$w\$"
       measure "$round" "$gc" "^BenchmarkOverhead\$/^$w\$"
     done
+    # The features' own CPU, beside workload a's.
+    for f in $FEATURES; do
+      measure "$round" "$gc" "^BenchmarkOverhead\$/^a-$f\$"
+    done
+    # Every pair (loader and floor of each workload, the features, a-same)
+    # in one process.
+    pairs=$(printf '%s|' $WORKLOADS $(printf 'a-%s ' $FEATURES) a-same)
+    measure "$round" "$gc" "^BenchmarkPaired\$/^(${pairs%|})\$"
   done
 done
+
+# Background features: CPU per second of telemetry (four processes sampled
+# once a second: the serverStatus call to the stub, plus reading a reply
+# of a real one's size) and of the live metrics (one merge of a second's
+# histograms, one scrape every second: 15 times Prometheus' default).
+bg="$out/background.txt"
+: >"$bg"
+if [ "$ROUNDS" -gt 0 ]; then
+  log "background features"
+  # Each in its package's directory, for its testdata.
+  (cd internal/telemetry && env STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "../../$out/telemetry.test" \
+    -test.run '^$' -test.bench '^Benchmark(ServerStatusCall|SampleRound)$' -test.benchtime 20000x) | grep '^Benchmark' >>"$bg"
+  (cd internal/loader/metrics && taskset -c "$CLIENT_CPU" "../../../$out/metrics.test" -test.run '^$' \
+    -test.bench '^Benchmark(Observe|Scrape)$' -test.benchtime 2000x) | grep '^Benchmark' >>"$bg"
+fi
 
 # 4. Memory: the loader binary against a stub server: its peak RSS, its
 # largest live heap after any GC cycle (gctrace), the run's length and the
@@ -185,12 +218,12 @@ function median(list,   n, a, i, j, t) {
   if (n == 0) return "-"
   return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function range(list,   n, a, i, lo, hi) {
+function range(list, fmt,   n, a, i, lo, hi) {
   n = split(list, a, " ")
   if (n == 0) return "-"
   lo = hi = a[1]
   for (i = 2; i <= n; i++) { if (a[i] + 0 < lo + 0) lo = a[i]; if (a[i] + 0 > hi + 0) hi = a[i] }
-  return sprintf("%.2f-%.2f", lo, hi)
+  return sprintf(fmt "-" fmt, lo, hi)
 }
 # ratios A B: the per-round ratios of benchmark A over benchmark B.
 function ratios(x, y,   r, out) {
@@ -198,16 +231,42 @@ function ratios(x, y,   r, out) {
   for (r = 1; r <= rounds; r++) if ((x SUBSEP r) in at && (y SUBSEP r) in at && at[y SUBSEP r] > 0) out = out " " at[x SUBSEP r] / at[y SUBSEP r]
   return out
 }
+# se(list): the standard error of the rounds'"'"' mean from their spread, or
+# from the rounds'"'"' own standard errors when that is larger (few rounds).
+function se(list, ses,   n, a, i, m, ss, own, k, b) {
+  n = split(list, a, " ")
+  if (n == 0) return "-"
+  for (i = 1; i <= n; i++) m += a[i]
+  m /= n
+  for (i = 1; i <= n; i++) ss += (a[i] - m) ^ 2
+  k = split(ses, b, " ")
+  for (i = 1; i <= k; i++) own += b[i] ^ 2
+  own = k ? sqrt(own / k) / sqrt(k) : 0
+  return n > 1 && sqrt(ss / (n - 1) / n) > own ? sqrt(ss / (n - 1) / n) : own
+}
 function num(x) { return x == "-" ? "-" : sprintf("%.2f", x) }
 function ratio(x) { return x == "-" ? "-" : sprintf("%.3f", x) }
 FILENAME ~ /cpu.txt$/ {
   split($1, g, "="); split($2, rr, "="); gc = g[2]; round = rr[2]
   name = $3; sub(/-[0-9]+$/, "", name)
-  cpu = ""; allocs = ""
-  for (i = 4; i <= NF; i++) { if ($i == "cpu-us/op") cpu = $(i-1); if ($i == "allocs/op") allocs = $(i-1) }
   key = gc SUBSEP name
+  cpu = ""; allocs = ""
+  for (i = 4; i <= NF; i++) {
+    if ($i == "cpu-us/op") cpu = $(i-1)
+    if ($i == "allocs/op") allocs = $(i-1)
+    if ($i == "ratio") { pr[key] = pr[key] " " $(i-1) }
+    if ($i == "ratio-se") { pse[key] = pse[key] " " $(i-1) }
+  }
   v[key] = v[key] " " cpu; al[key] = allocs
   at[key SUBSEP round] = cpu
+  next
+}
+FILENAME ~ /background.txt$/ {
+  name = $1; sub(/-[0-9]+$/, "", name)
+  for (i = 2; i <= NF; i++) {
+    if ($i == "ns/op") bgns[name] = $(i-1)
+    if ($i == "cpu-us/sample") bgus[name] = $(i-1)
+  }
   next
 }
 { mem[++m] = $0 }
@@ -215,34 +274,53 @@ END {
   if (rounds > 0) cpu_table()
   memory_table()
 }
-function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, lr, yr, nf, fl, f, base) {
+function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, yr, nf, fl, f, base, own, tel, met) {
   printf "Client CPU per operation (µs), median of %d rounds of %d operations; 8 threads; client pinned to one CPU, stub server on another\n\n", rounds, ops
   ng = split(gcs, gl, " "); nw = split(workloads, wl, " "); nf = split(features, fl, " ")
   for (gi = 1; gi <= ng; gi++) {
     gc = gl[gi]
     printf "GC %s\n", gc
-    printf "| %-8s | %7s | %7s | %12s | %11s | %7s | %13s | %14s | %s |\n", "workload", "floor", "loader", "loader/floor", "range", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
-    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
+    printf "| %-8s | %7s | %7s | %12s | %6s | %11s | %7s | %13s | %15s | %s |\n", "workload", "floor", "loader", "loader/floor", "± se", "range", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
     for (w = 1; w <= nw; w++) {
       b = gc SUBSEP "BenchmarkCPU/" wl[w] "/bare"; l = gc SUBSEP "BenchmarkCPU/" wl[w] "/loader"
-      y = gc SUBSEP "BenchmarkGoYCSB/" wl[w]; o = gc SUBSEP "BenchmarkOverhead/" wl[w]
-      lr = ratios(l, b); yr = ratios(y, b)
-      printf "| %-8s | %7s | %7s | %12s | %11s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
-        ratio(median(lr)), range(lr), num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
+      y = gc SUBSEP "BenchmarkGoYCSB/" wl[w]; o = gc SUBSEP "BenchmarkOverhead/" wl[w]; p = gc SUBSEP "BenchmarkPaired/" wl[w]
+      yr = ratios(y, b)
+      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
+        ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"), num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
     }
+    p = gc SUBSEP "BenchmarkPaired/a-same"
+    if (p in pr)
+      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %7s | %13s | %15s | %s |\n", "a-same", "-", "-", ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"), "-", "-", "-", "-"
+    printf "\nloader/floor: BenchmarkPaired, the loader and the floor in one process taking turns (median of the rounds; ± the standard error of their mean;\n"
+    printf "range over rounds). floor and loader: each alone in a process of its own, on a machine whose speed drifts between them. a-same: the loader\n"
+    printf "paired with itself, the method'"'"'s own error.\n"
     base = gc SUBSEP "BenchmarkCPU/a/loader"
-    # The features are measured beside workload a only (WORKLOADS without
-    # a measures none).
     if (!(base in v)) { printf "\n"; continue }
-    printf "\nFeatures on, workload a: loader CPU per operation against the loader without it\n"
-    printf "| %-10s | %7s | %10s | %11s |\n", "feature", "loader", "cost", "range"
-    printf "|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:"
+    printf "\nFeatures on, workload a: loader CPU per operation with the feature against without\n"
+    printf "| %-10s | %-46s | %9s | %6s | %13s | %25s |\n", "feature", "measured as", "cost", "± se", "range", "own CPU difference"
+    printf "|%s|%s|%s|%s|%s|%s|\n", "---", "---", "---:", "---:", "---:", "---:"
     for (f = 1; f <= nf; f++) {
-      l = gc SUBSEP "BenchmarkCPU/a-" fl[f] "/loader"
-      lr = ratios(l, base)
-      printf "| %-10s | %7s | %+9.1f%% | %11s |\n", fl[f], num(median(v[l])), (median(lr) - 1) * 100, range(lr)
+      p = gc SUBSEP "BenchmarkPaired/a-" fl[f]
+      own = (median(v[gc SUBSEP "BenchmarkOverhead/a-" fl[f]]) - median(v[gc SUBSEP "BenchmarkOverhead/a"])) / median(v[base]) * 100
+      printf "| %-10s | %-46s | %+8.2f%% | %5.2f%% | %13s | %+8.3f µs/op = %+6.2f%% |\n", fl[f], "paired with the loader without it, per op",
+        (median(pr[p]) - 1) * 100, se(pr[p], pse[p]) * 100, range(pr[p], "%.3f"),
+        median(v[gc SUBSEP "BenchmarkOverhead/a-" fl[f]]) - median(v[gc SUBSEP "BenchmarkOverhead/a"]), own
     }
-    printf "\n"
+    # Background work: CPU per second over the CPU of a loader saturating
+    # one core (1e6 µs per second).
+    if ("BenchmarkServerStatusCall" in bgus) {
+      tel = 4 * (bgus["BenchmarkServerStatusCall"] + bgus["BenchmarkSampleRound"])
+      printf "| %-10s | %-46s | %+8.2f%% | %6s | %13s | %25s |\n", "telemetry", sprintf("4 processes sampled each second: %.0f µs/s", tel), tel / 1e4, "-", "-", "-"
+    }
+    if ("BenchmarkObserve" in bgns) {
+      met = (bgns["BenchmarkObserve"] + bgns["BenchmarkScrape"]) / 1e3
+      printf "| %-10s | %-46s | %+8.2f%% | %6s | %13s | %25s |\n", "metrics", sprintf("a merge and a scrape each second: %.0f µs/s", met), met / 1e4, "-", "-", "-"
+    }
+    printf "\nintended, warmup: BenchmarkPaired/a-<feature>; own CPU difference: BenchmarkOverhead/a-<feature> - BenchmarkOverhead/a, over the loader'"'"'s CPU\n"
+    printf "per operation. telemetry, metrics: they run on their own clock, during both sides'"'"' turns, so a pair cannot see them; their CPU per\n"
+    printf "second (telemetry: BenchmarkServerStatusCall + BenchmarkSampleRound of a 55 KB reply; metrics: BenchmarkObserve + BenchmarkScrape)\n"
+    printf "over a loader saturating one core, 1e6 µs of CPU per second (this setup: the client core is saturated).\n\n"
   }
   printf "GC: default = as shipped (floor and loader GOGC=400, go-ycsb GOGC=100); limit = GOGC=off GOMEMLIMIT=256MiB for all.\n\n"
 }
@@ -254,5 +332,5 @@ function memory_table(   i, f) {
     printf "  %-14s %9d ops  %6.1f s  peak RSS %6.1f MiB  live heap %3s MB  GCs %4s  series points %3s\n",
       f[1], f[2], f[4], f[3] / 1024, f[5], f[6], f[7]
   }
-}' "$cpu" "$mem" | tee "$out/table.txt"
+}' "$cpu" "$bg" "$mem" | tee "$out/table.txt"
 log "raw numbers in $cpu and $mem; the table in $out/table.txt"

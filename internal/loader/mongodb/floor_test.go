@@ -163,6 +163,9 @@ type floor struct {
 	values  []ycsb.Field
 	updates [][]byte
 	scans   []*options.FindOptionsBuilder
+	// gate, when set, is held (read-locked) around each operation:
+	// BenchmarkPaired's turns (paired_test.go).
+	gate *sync.RWMutex
 }
 
 func newFloor(coll *mongo.Collection, m floorMix) (*floor, error) {
@@ -213,6 +216,9 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan) error {
 	for i, op := range pl.kinds {
 		b := pl.bytes[start:pl.ends[i]]
 		start = pl.ends[i]
+		if f.gate != nil {
+			f.gate.RLock()
+		}
 		var err error
 		switch op {
 		case floorInsert:
@@ -228,6 +234,9 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan) error {
 			}
 		case floorScan:
 			err = f.scan(ctx, b, int(pl.arg[i]))
+		}
+		if f.gate != nil {
+			f.gate.RUnlock()
 		}
 		if err != nil {
 			return fmt.Errorf("operation %d (%d): %w", i, op, err)

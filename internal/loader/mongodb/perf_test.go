@@ -125,11 +125,13 @@ func measureCPU(b *testing.B, client *mongo.Client, wl perfWorkload, n int, fn f
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	io0 := syscallCounts()
 	cpu0 := stubmongo.ProcessCPU()
 	b.ResetTimer()
 	extra, err := fn()
 	b.StopTimer()
 	cpu := stubmongo.ProcessCPU() - cpu0
+	io1 := syscallCounts()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,6 +144,36 @@ func measureCPU(b *testing.B, client *mongo.Client, wl perfWorkload, n int, fn f
 		b.Fatalf("the server counted %d operations for %d operations (%+v)", got, n+extra, c)
 	}
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/float64(n+extra), "cpu-us/op")
+	if io0[0] > 0 {
+		b.ReportMetric(float64(io1[0]-io0[0])/float64(n+extra), "reads/op")
+		b.ReportMetric(float64(io1[1]-io0[1])/float64(n+extra), "writes/op")
+	}
+}
+
+// syscallCounts is this process's read and write system calls so far
+// (/proc/self/io: syscr, syscw), zeros where it cannot be read. Reads
+// that find no reply yet (EAGAIN, then a wait in the poller) count too: a
+// client that reads more often per operation pays for it in system time.
+func syscallCounts() [2]uint64 {
+	var out [2]uint64
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if !ok || err != nil {
+			continue
+		}
+		switch k {
+		case "syscr":
+			out[0] = n
+		case "syscw":
+			out[1] = n
+		}
+	}
+	return out
 }
 
 func perfProperties(b testing.TB, uri string, wl perfWorkload, ops int) *ycsb.Properties {
