@@ -10,6 +10,8 @@ import "time"
 type ThreadState struct {
 	rng *Rand
 	rec *Recorder
+	// epoch is when the state was made: now's wall-clock reading.
+	epoch time.Time
 	// intended: measurement.interval is intended or both, so calls also
 	// record their intended latency, from intendedStart (the throttle's
 	// schedule; zero before the first scheduled operation and without a
@@ -37,6 +39,7 @@ func (w *Workload) NewThreadState(rng *Rand, rec *Recorder) *ThreadState {
 	ts := &ThreadState{
 		rng:    rng,
 		rec:    rec,
+		epoch:  time.Now(),
 		key:    make([]byte, 0, keyBufferSize(w.zeroPadding)),
 		values: make([][]byte, len(w.fieldNames)),
 		fields: make([]Field, len(w.fieldNames)),
@@ -68,15 +71,29 @@ func (ts *ThreadState) Recorder() *Recorder { return ts.rec }
 // Rand returns the worker's RNG.
 func (ts *ThreadState) Rand() *Rand { return ts.rng }
 
+// now is the start of a call: the current instant, read from the
+// monotonic clock alone. time.Now reads two clocks (wall and monotonic);
+// a call's times are only ever compared with and subtracted from other
+// instants, which uses the monotonic readings, so the wall reading is
+// carried forward from the thread's epoch instead (epoch.Add keeps both
+// readings). This and measure's time.Since make a call's timing two clock
+// reads instead of four.
+func (ts *ThreadState) now() time.Time {
+	return ts.epoch.Add(time.Since(ts.epoch))
+}
+
 // measure records a call that started at start and ends now, with the
 // call's intended latency when those are measured (YCSB's DBWrapper
 // measure: (end-start)/1000 and (end-intendedStart)/1000 µs, truncated).
 func (ts *ThreadState) measure(op Op, st Status, start time.Time) {
-	end := time.Now()
-	us := end.Sub(start).Microseconds()
-	if d := ts.dis; d != nil && !end.Before(d.from) {
-		// Outside a disruption's stretch, this comparison is the cost.
-		d.record(op, st, start, end)
+	// One monotonic clock read; end is start moved by it (see now).
+	d := time.Since(start)
+	us := d.Microseconds()
+	if dis := ts.dis; dis != nil {
+		if end := start.Add(d); !end.Before(dis.from) {
+			// Outside a disruption's stretch, this comparison is the cost.
+			dis.record(op, st, start, end)
+		}
 	}
 	if !ts.intended {
 		ts.rec.Measure(op, st, us)
@@ -86,5 +103,5 @@ func (ts *ThreadState) measure(op Op, st Status, start time.Time) {
 	if ist.IsZero() {
 		ist = start
 	}
-	ts.rec.MeasureIntended(op, st, us, end.Sub(ist).Microseconds())
+	ts.rec.MeasureIntended(op, st, us, start.Add(d).Sub(ist).Microseconds())
 }

@@ -158,7 +158,7 @@ func (w *Workload) doReadModifyWrite(ctx context.Context, db DB, ts *ThreadState
 		ts.readResult = ts.readResult[:0]
 		result = &ts.readResult
 	}
-	start := time.Now()
+	start := ts.now()
 	st := ts.read(ctx, db, w.table, fields, result)
 	ust := ts.update(ctx, db, w.table, values)
 	if st.IsOK() {
@@ -211,7 +211,7 @@ func (w *Workload) buildValue(ts *ThreadState, i int) []byte {
 // records every VERIFY latency as a success; we split failures into
 // VERIFY-FAILED like every other measurement.
 func (w *Workload) verifyRow(ts *ThreadState) {
-	start := time.Now()
+	start := ts.now()
 	st := StatusOK
 	if len(ts.readResult) == 0 {
 		st = StatusError
@@ -230,28 +230,28 @@ func (w *Workload) verifyRow(ts *ThreadState) {
 // the call, truncated like YCSB's (end-start)/1000.
 
 func (ts *ThreadState) read(ctx context.Context, db DB, table string, fields []string, result *[]Field) Status {
-	start := time.Now()
+	start := ts.now()
 	st := db.Read(ctx, table, ts.key, fields, result)
 	ts.measure(OpRead, st, start)
 	return st
 }
 
 func (ts *ThreadState) update(ctx context.Context, db DB, table string, values []Field) Status {
-	start := time.Now()
+	start := ts.now()
 	st := db.Update(ctx, table, ts.key, values)
 	ts.measure(OpUpdate, st, start)
 	return st
 }
 
 func (ts *ThreadState) insert(ctx context.Context, db DB, table string, values []Field) Status {
-	start := time.Now()
+	start := ts.now()
 	st := db.Insert(ctx, table, ts.key, values)
 	ts.measure(OpInsert, st, start)
 	return st
 }
 
 func (ts *ThreadState) scan(ctx context.Context, db DB, table string, count int, fields []string) Status {
-	start := time.Now()
+	start := ts.now()
 	st := db.Scan(ctx, table, ts.key, count, fields)
 	ts.measure(OpScan, st, start)
 	return st
