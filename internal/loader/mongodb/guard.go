@@ -18,8 +18,10 @@ import (
 // binding does not send. Instead each thread runs its calls under one
 // cancellable context of its own, and each Client runs one watchdog that
 // cancels a thread's context when its current call has been running longer
-// than the timeout. A call costs two atomic stores and a clock read; the
-// timeout fires between timeout and timeout + watchdogTick(timeout).
+// than the timeout. A call costs two atomic stores and an atomic load: its
+// start is the watchdog's tick count, not a clock reading (a clock read is
+// as dear as the rest of the guard). The timeout fires between timeout and
+// timeout + 2·watchdogTick(timeout), never before.
 //
 // A cancelled context closes the call's connection (the driver's
 // cancellation listener) and the call fails with context.Canceled: ERROR.
@@ -28,8 +30,8 @@ import (
 // guard bounds one thread's calls. begin/end are called by the thread only;
 // expire by the watchdog.
 type guard struct {
-	// start is the running call's start (nanoseconds since the watchdog's
-	// epoch, > 0), 0 when no call runs, expired after the watchdog
+	// start is the running call's start (the watchdog's tick count when
+	// it began, > 0), 0 when no call runs, expired after the watchdog
 	// cancelled the context.
 	start atomic.Int64
 	// cancel is the current context's; the watchdog reads it, the thread
@@ -65,7 +67,7 @@ func (g *guard) begin(w *watchdog, parent context.Context) (context.Context, int
 		g.ctx = ctx
 		g.cancel.Store(&cancel)
 	}
-	now := w.now()
+	now := w.ticks.Load()
 	g.start.Store(now)
 	return g.ctx, now
 }
@@ -86,7 +88,15 @@ func (g *guard) release() {
 // watchdog cancels the calls of its guards that exceed the timeout.
 type watchdog struct {
 	timeout time.Duration
-	epoch   time.Time
+	tick    time.Duration
+	// ticks counts the ticks, from 1: the coarse clock of the calls'
+	// starts. A tick the ticker drops (a slow watchdog) only makes
+	// expiries later, never earlier.
+	ticks atomic.Int64
+	// late is how many ticks must have passed since a call's start tick
+	// for it to be expired: its start lies somewhere within that tick, so
+	// one more than fit in the timeout.
+	late int64
 
 	mu     sync.Mutex
 	guards []*guard
@@ -102,13 +112,13 @@ func watchdogTick(timeout time.Duration) time.Duration {
 }
 
 func newWatchdog(timeout time.Duration) *watchdog {
-	w := &watchdog{timeout: timeout, epoch: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	tick := watchdogTick(timeout)
+	w := &watchdog{timeout: timeout, tick: tick, late: int64((timeout+tick-1)/tick) + 1,
+		stop: make(chan struct{}), done: make(chan struct{})}
+	w.ticks.Store(1)
 	go w.run()
 	return w
 }
-
-// now is the monotonic time since the epoch, in nanoseconds, always > 0.
-func (w *watchdog) now() int64 { return int64(time.Since(w.epoch)) + 1 }
 
 func (w *watchdog) add(g *guard) {
 	w.mu.Lock()
@@ -129,21 +139,23 @@ func (w *watchdog) remove(g *guard) {
 
 func (w *watchdog) run() {
 	defer close(w.done)
-	t := time.NewTicker(watchdogTick(w.timeout))
+	t := time.NewTicker(w.tick)
 	defer t.Stop()
 	for {
 		select {
 		case <-w.stop:
 			return
 		case <-t.C:
+			w.ticks.Add(1)
 			w.check()
 		}
 	}
 }
 
-// check expires every call that started more than the timeout ago.
+// check expires every call that started more than the timeout ago: at
+// least late ticks before the current one.
 func (w *watchdog) check() {
-	limit := w.now() - int64(w.timeout)
+	limit := w.ticks.Load() - w.late + 1
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, g := range w.guards {
