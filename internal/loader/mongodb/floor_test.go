@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -166,6 +167,9 @@ type floor struct {
 	// gate, when set, is held (read-locked) around each operation:
 	// BenchmarkPaired's turns (paired_test.go).
 	gate *sync.RWMutex
+	// spin, when set, is client work added before each call:
+	// BenchmarkPaired's calibration.
+	spin time.Duration
 }
 
 func newFloor(coll *mongo.Collection, m floorMix) (*floor, error) {
@@ -218,6 +222,10 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan) error {
 		start = pl.ends[i]
 		if f.gate != nil {
 			f.gate.RLock()
+		}
+		if f.spin > 0 {
+			for t0 := time.Now(); time.Since(t0) < f.spin; { //nolint:revive // spinning is the point
+			}
 		}
 		var err error
 		switch op {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -76,13 +77,24 @@ type pairSide struct {
 type turn struct {
 	side int
 	cpu  time.Duration
+	sys  time.Duration // of cpu, the kernel's
 	ops  uint64
+}
+
+// systemCPU is this process's CPU time in the kernel.
+func systemCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Stime.Nano())
 }
 
 // pairResult is what a paired measurement found.
 type pairResult struct {
 	turns    []turn
 	cpuPerOp [2]float64 // µs, over every measured turn
+	sysPerOp [2]float64 // µs, of cpuPerOp the kernel's
 	ratio    float64    // cpuPerOp[0] / cpuPerOp[1]
 	se       float64    // standard error of ratio, from its turn pairs
 	pairs    int
@@ -120,7 +132,7 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 	timer := time.NewTimer(pairSlice)
 	defer timer.Stop()
 	for side := 0; ; side = 1 - side {
-		cpu0 := stubmongo.ProcessCPU()
+		cpu0, sys0 := stubmongo.ProcessCPU(), systemCPU()
 		gates[side].Unlock()
 		timer.Reset(pairSlice)
 		ended := false
@@ -132,14 +144,14 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 			ended = true
 		}
 		gates[side].Lock()
-		cpu := stubmongo.ProcessCPU() - cpu0
+		cpu, sys := stubmongo.ProcessCPU()-cpu0, systemCPU()-sys0
 		after, err := stubmongo.QueryStats(ctx, client)
 		if err != nil {
 			return nil, err
 		}
 		ops := wl.serverOps(after.Sub(stats).Counts)
 		stats = after
-		res.turns = append(res.turns, turn{side: side, cpu: cpu, ops: ops})
+		res.turns = append(res.turns, turn{side: side, cpu: cpu, sys: sys, ops: ops})
 		if ended || finished[0] || finished[1] {
 			break
 		}
@@ -162,15 +174,17 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 // summarize pools every turn's CPU and operations per side, and estimates
 // the ratio's standard error from the ratios of consecutive turn pairs.
 func (r *pairResult) summarize() {
-	var cpu [2]time.Duration
+	var cpu, sys [2]time.Duration
 	var ops [2]uint64
 	for _, t := range r.turns {
 		cpu[t.side] += t.cpu
+		sys[t.side] += t.sys
 		ops[t.side] += t.ops
 	}
 	for i := range 2 {
 		if ops[i] > 0 {
 			r.cpuPerOp[i] = float64(cpu[i].Nanoseconds()) / 1e3 / float64(ops[i])
+			r.sysPerOp[i] = float64(sys[i].Nanoseconds()) / 1e3 / float64(ops[i])
 		}
 	}
 	if r.cpuPerOp[1] > 0 {
@@ -302,7 +316,7 @@ func loaderSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pa
 
 // floorSide is the floor on workload wl, warmed up, its plans of n
 // operations made before any turn, as benchFloor does.
-func floorSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pairSide {
+func floorSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int, spin time.Duration) pairSide {
 	b.Helper()
 	ctx := context.Background()
 	p := perfProperties(b, child.URI(), wl, 1)
@@ -335,6 +349,7 @@ func floorSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pai
 	return pairSide{name: "floor " + wl.name, run: func(_ context.Context, gate *sync.RWMutex) (int, error) {
 		g := *f
 		g.gate = gate
+		g.spin = spin
 		return 0, g.run(cctx, plans)
 	}}
 }
@@ -342,8 +357,13 @@ func floorSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pai
 // pairedWorkloads are the pairs BenchmarkPaired measures: each workload's
 // loader against its floor; the features that cost per operation
 // (intended latencies, the warm-up's check) against the loader without;
-// and a-same, the loader against itself, which shows the method's own
-// error (its ratio should be 1 within its standard error).
+// a-same, the loader against itself, which shows the method's own error
+// (its ratio should be 1 within its standard error); and c-spin1us, the
+// floor of workload c that also spins for a microsecond before each
+// call, against the floor: what a microsecond of client work costs here.
+// It costs more than a microsecond: a client that spends longer between
+// calls finds the stub server idle more often, and waking it, and then
+// itself, is CPU in the kernel and the Go scheduler.
 func pairedWorkloads() []perfWorkload {
 	var out []perfWorkload
 	for _, wl := range perfWorkloads {
@@ -351,7 +371,9 @@ func pairedWorkloads() []perfWorkload {
 			out = append(out, wl)
 		}
 	}
-	return append(out, perfWorkload{name: "a-same", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true})
+	return append(out,
+		perfWorkload{name: "a-same", phase: ycsb.PhaseRun, props: []string{"workloada"}, feature: true},
+		perfWorkload{name: "c-spin1us", phase: ycsb.PhaseRun, props: []string{"workloadc"}, spin: time.Microsecond})
 }
 
 // BenchmarkPaired reports, for each workload, the loader's CPU per
@@ -373,9 +395,12 @@ func BenchmarkPaired(b *testing.B) {
 			if wl.feature {
 				other = loaderSide(b, child, base, b.N)
 			} else {
-				other = floorSide(b, child, wl, b.N)
+				other = floorSide(b, child, wl, b.N, 0)
 			}
 			sides := [2]pairSide{loaderSide(b, child, wl, b.N), other}
+			if wl.spin > 0 {
+				sides = [2]pairSide{floorSide(b, child, wl, b.N, wl.spin), floorSide(b, child, wl, b.N, 0)}
+			}
 			// Counters only; one more connection to the same server.
 			cfg, err := ConfigFromProperties(perfProperties(b, child.URI(), wl, 1))
 			if err != nil {
@@ -405,6 +430,8 @@ func BenchmarkPaired(b *testing.B) {
 			b.ReportMetric(res.se, "ratio-se")
 			b.ReportMetric(res.cpuPerOp[0], "cpu-us/op")
 			b.ReportMetric(res.cpuPerOp[1], "base-cpu-us/op")
+			b.ReportMetric(res.sysPerOp[0], "sys-us/op")
+			b.ReportMetric(res.sysPerOp[1], "base-sys-us/op")
 			b.ReportMetric(float64(res.pairs), "pairs")
 		})
 	}

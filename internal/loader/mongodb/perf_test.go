@@ -66,6 +66,9 @@ type perfWorkload struct {
 	// scraped every second (15 times as often as a default Prometheus
 	// scrape; the scraper's own CPU counts, in this process).
 	metrics bool
+	// spin: BenchmarkPaired's calibration, the floor spinning this long
+	// before each call against the plain floor (paired_test.go).
+	spin time.Duration
 }
 
 // serverOps is the number of YCSB operations the stub server's counters
