@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -77,24 +76,13 @@ type pairSide struct {
 type turn struct {
 	side int
 	cpu  time.Duration
-	sys  time.Duration // of cpu, the kernel's
 	ops  uint64
-}
-
-// systemCPU is this process's CPU time in the kernel.
-func systemCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Stime.Nano())
 }
 
 // pairResult is what a paired measurement found.
 type pairResult struct {
 	turns    []turn
 	cpuPerOp [2]float64 // µs, over every measured turn
-	sysPerOp [2]float64 // µs, of cpuPerOp the kernel's
 	ratio    float64    // cpuPerOp[0] / cpuPerOp[1]
 	se       float64    // standard error of ratio, from its turn pairs
 	pairs    int
@@ -132,7 +120,7 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 	timer := time.NewTimer(pairSlice)
 	defer timer.Stop()
 	for side := 0; ; side = 1 - side {
-		cpu0, sys0 := stubmongo.ProcessCPU(), systemCPU()
+		cpu0 := stubmongo.ProcessCPU()
 		gates[side].Unlock()
 		timer.Reset(pairSlice)
 		ended := false
@@ -144,14 +132,14 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 			ended = true
 		}
 		gates[side].Lock()
-		cpu, sys := stubmongo.ProcessCPU()-cpu0, systemCPU()-sys0
+		cpu := stubmongo.ProcessCPU() - cpu0
 		after, err := stubmongo.QueryStats(ctx, client)
 		if err != nil {
 			return nil, err
 		}
 		ops := wl.serverOps(after.Sub(stats).Counts)
 		stats = after
-		res.turns = append(res.turns, turn{side: side, cpu: cpu, sys: sys, ops: ops})
+		res.turns = append(res.turns, turn{side: side, cpu: cpu, ops: ops})
 		if ended || finished[0] || finished[1] {
 			break
 		}
@@ -174,17 +162,15 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 // summarize pools every turn's CPU and operations per side, and estimates
 // the ratio's standard error from the ratios of consecutive turn pairs.
 func (r *pairResult) summarize() {
-	var cpu, sys [2]time.Duration
+	var cpu [2]time.Duration
 	var ops [2]uint64
 	for _, t := range r.turns {
 		cpu[t.side] += t.cpu
-		sys[t.side] += t.sys
 		ops[t.side] += t.ops
 	}
 	for i := range 2 {
 		if ops[i] > 0 {
 			r.cpuPerOp[i] = float64(cpu[i].Nanoseconds()) / 1e3 / float64(ops[i])
-			r.sysPerOp[i] = float64(sys[i].Nanoseconds()) / 1e3 / float64(ops[i])
 		}
 	}
 	if r.cpuPerOp[1] > 0 {
@@ -430,8 +416,6 @@ func BenchmarkPaired(b *testing.B) {
 			b.ReportMetric(res.se, "ratio-se")
 			b.ReportMetric(res.cpuPerOp[0], "cpu-us/op")
 			b.ReportMetric(res.cpuPerOp[1], "base-cpu-us/op")
-			b.ReportMetric(res.sysPerOp[0], "sys-us/op")
-			b.ReportMetric(res.sysPerOp[1], "base-sys-us/op")
 			b.ReportMetric(float64(res.pairs), "pairs")
 		})
 	}
