@@ -8,16 +8,17 @@ import "strconv"
 // len%6 bytes of a chunk. One RNG call per six bytes (go-ycsb spends one per
 // byte).
 func FillRandomValue(buf []byte, r *Rand) {
-	// The state is copied into a local (register-allocated: the writes to
-	// buf could alias *r otherwise, forcing a reload per chunk) and stored
-	// back at the end; the sequence of numbers is r's own.
-	rng := *r
+	// The generator's state is held in scalars (see xoshiroNext), so the
+	// loop runs in registers; NextInt is the top half of a step's output.
+	s0, s1, s2, s3 := r.s0, r.s1, r.s2, r.s3
+	var x uint64
 	n := len(buf)
 	off := 0
 	for ; off+6 <= n; off += 6 {
 		// A full chunk: the array pointer drops the bounds checks and the
 		// switch of fillChunk (this loop is most of an insert's own CPU).
-		v := uint32(rng.NextInt())
+		x, s0, s1, s2, s3 = xoshiroNext(s0, s1, s2, s3)
+		v := uint32(x >> 32)
 		c := (*[6]byte)(buf[off : off+6])
 		c[0] = byte(v&31) + ' '
 		c[1] = byte((v>>5)&63) + ' '
@@ -27,9 +28,10 @@ func FillRandomValue(buf []byte, r *Rand) {
 		c[5] = byte((v>>25)&95) + ' '
 	}
 	if off < n {
-		fillChunk(buf[off:], uint32(rng.NextInt()))
+		x, s0, s1, s2, s3 = xoshiroNext(s0, s1, s2, s3)
+		fillChunk(buf[off:], uint32(x>>32))
 	}
-	*r = rng
+	r.s0, r.s1, r.s2, r.s3 = s0, s1, s2, s3
 }
 
 // fillChunk writes up to six bytes of one chunk from the 32-bit value v.
