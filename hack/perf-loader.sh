@@ -257,6 +257,8 @@ FILENAME ~ /cpu.txt$/ {
     if ($i == "ratio") { pr[key] = pr[key] " " $(i-1) }
     if ($i == "ratio-se") { pse[key] = pse[key] " " $(i-1) }
     if ($i == "base-cpu-us/op") { pbase[key] = pbase[key] " " $(i-1) }
+    if ($i == "srv-sleeps/op") { psl[key] = psl[key] " " $(i-1) }
+    if ($i == "base-srv-sleeps/op") { pbsl[key] = pbsl[key] " " $(i-1) }
   }
   v[key] = v[key] " " cpu; al[key] = allocs
   at[key SUBSEP round] = cpu
@@ -281,28 +283,30 @@ function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, yr, nf, fl, f, b
   for (gi = 1; gi <= ng; gi++) {
     gc = gl[gi]
     printf "GC %s\n", gc
-    printf "| %-8s | %7s | %7s | %12s | %6s | %11s | %13s | %7s | %13s | %15s | %s |\n", "workload", "floor", "loader", "loader/floor", "± se", "range", "paired f, l", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
-    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
+    printf "| %-8s | %7s | %7s | %12s | %6s | %11s | %13s | %13s | %7s | %13s | %15s | %s |\n", "workload", "floor", "loader", "loader/floor", "± se", "range", "paired f, l", "server sleeps", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
     for (w = 1; w <= nw; w++) {
       b = gc SUBSEP "BenchmarkCPU/" wl[w] "/bare"; l = gc SUBSEP "BenchmarkCPU/" wl[w] "/loader"
       y = gc SUBSEP "BenchmarkGoYCSB/" wl[w]; o = gc SUBSEP "BenchmarkOverhead/" wl[w]; p = gc SUBSEP "BenchmarkPaired/" wl[w]
       yr = ratios(y, b)
-      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
+      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %13s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
         ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"), num(median(pbase[p])) ", " num(median(v[p])),
-        num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
+        num(median(pbsl[p])) ", " num(median(psl[p])), num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
     }
     p = gc SUBSEP "BenchmarkPaired/a-same"
     if (p in pr)
-      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %7s | %13s | %15s | %s |\n", "a-same", "-", "-", ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"),
-        num(median(pbase[p])) ", " num(median(v[p])), "-", "-", "-", "-"
+      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %13s | %7s | %13s | %15s | %s |\n", "a-same", "-", "-", ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"),
+        num(median(pbase[p])) ", " num(median(v[p])), num(median(pbsl[p])) ", " num(median(psl[p])), "-", "-", "-", "-"
     printf "\nloader/floor: BenchmarkPaired, the loader and the floor in one process taking turns (median of the rounds; ± the standard error of their mean;\n"
     printf "range over rounds). floor and loader: each alone in a process of its own, on a machine whose speed drifts between them. a-same: the loader\n"
     printf "paired with itself, the method'"'"'s own error. paired f, l: CPU per operation of each side in the pairs (floor, loader).\n"
+    printf "server sleeps: per operation, how often the stub server'"'"'s threads blocked during that side'"'"'s turns (f, l): each is a wake-up a request paid for.\n"
     p = gc SUBSEP "BenchmarkPaired/c-spin1us"
     if (p in pr)
-      printf "Calibration: the floor of c spinning 1 µs before each call costs %+.2f µs per operation more than the floor (ratio %.3f):\n" \
-        "client work costs more than itself here, as a client slower between calls finds the server idle more often and wakes it.\n",
-        median(v[p]) - median(pbase[p]), median(pr[p])
+      printf "Calibration: the floor of c spinning 1 µs before each call costs %+.2f µs per operation more than the floor (ratio %.3f; server\n" \
+        "sleeps per operation %.3f against %.3f): client work costs more than itself here, as a client slower between calls finds the server\n" \
+        "asleep more often and pays for waking it.\n",
+        median(v[p]) - median(pbase[p]), median(pr[p]), median(psl[p]), median(pbsl[p])
     base = gc SUBSEP "BenchmarkCPU/a/loader"
     if (!(base in v)) { printf "\n"; continue }
     printf "\nFeatures on, workload a: loader CPU per operation with the feature against without\n"

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,6 +78,16 @@ type turn struct {
 	side int
 	cpu  time.Duration
 	ops  uint64
+	// sleeps: how often the stub server's threads and this process's
+	// blocked during the turn.
+	serverSleeps, clientSleeps int64
+}
+
+// clientSleeps is this process's voluntary context switches so far.
+func clientSleeps() int64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw
 }
 
 // pairResult is what a paired measurement found.
@@ -85,7 +96,10 @@ type pairResult struct {
 	cpuPerOp [2]float64 // µs, over every measured turn
 	ratio    float64    // cpuPerOp[0] / cpuPerOp[1]
 	se       float64    // standard error of ratio, from its turn pairs
-	pairs    int
+	// Per operation, over every measured turn: how often the stub server
+	// and this process blocked (and so had to be woken).
+	serverSleeps, clientSleeps [2]float64
+	pairs                      int
 }
 
 // measurePaired runs both sides at once, letting them take turns until
@@ -120,7 +134,7 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 	timer := time.NewTimer(pairSlice)
 	defer timer.Stop()
 	for side := 0; ; side = 1 - side {
-		cpu0 := stubmongo.ProcessCPU()
+		cpu0, cs0 := stubmongo.ProcessCPU(), clientSleeps()
 		gates[side].Unlock()
 		timer.Reset(pairSlice)
 		ended := false
@@ -132,14 +146,15 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 			ended = true
 		}
 		gates[side].Lock()
-		cpu := stubmongo.ProcessCPU() - cpu0
+		cpu, cs := stubmongo.ProcessCPU()-cpu0, clientSleeps()-cs0
 		after, err := stubmongo.QueryStats(ctx, client)
 		if err != nil {
 			return nil, err
 		}
-		ops := wl.serverOps(after.Sub(stats).Counts)
+		d := after.Sub(stats)
+		ops := wl.serverOps(d.Counts)
 		stats = after
-		res.turns = append(res.turns, turn{side: side, cpu: cpu, ops: ops})
+		res.turns = append(res.turns, turn{side: side, cpu: cpu, ops: ops, serverSleeps: d.Sleeps, clientSleeps: cs})
 		if ended || finished[0] || finished[1] {
 			break
 		}
@@ -164,13 +179,18 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 func (r *pairResult) summarize() {
 	var cpu [2]time.Duration
 	var ops [2]uint64
+	var srv, cli [2]int64
 	for _, t := range r.turns {
 		cpu[t.side] += t.cpu
 		ops[t.side] += t.ops
+		srv[t.side] += t.serverSleeps
+		cli[t.side] += t.clientSleeps
 	}
 	for i := range 2 {
 		if ops[i] > 0 {
 			r.cpuPerOp[i] = float64(cpu[i].Nanoseconds()) / 1e3 / float64(ops[i])
+			r.serverSleeps[i] = float64(srv[i]) / float64(ops[i])
+			r.clientSleeps[i] = float64(cli[i]) / float64(ops[i])
 		}
 	}
 	if r.cpuPerOp[1] > 0 {
@@ -417,6 +437,10 @@ func BenchmarkPaired(b *testing.B) {
 			b.ReportMetric(res.cpuPerOp[0], "cpu-us/op")
 			b.ReportMetric(res.cpuPerOp[1], "base-cpu-us/op")
 			b.ReportMetric(float64(res.pairs), "pairs")
+			b.ReportMetric(res.serverSleeps[0], "srv-sleeps/op")
+			b.ReportMetric(res.serverSleeps[1], "base-srv-sleeps/op")
+			b.ReportMetric(res.clientSleeps[0], "cli-sleeps/op")
+			b.ReportMetric(res.clientSleeps[1], "base-cli-sleeps/op")
 		})
 	}
 }

@@ -198,11 +198,15 @@ type Stats struct {
 	// a Child that is the server alone; for an in-process Server it includes
 	// the test itself.
 	CPU time.Duration
+	// Sleeps is how many times the serving process's threads blocked
+	// (voluntary context switches, getrusage's ru_nvcsw): each is a
+	// wake-up some client's request had to pay for.
+	Sleeps int64
 }
 
 // Sub returns s - o, for a measured interval.
 func (s Stats) Sub(o Stats) Stats {
-	return Stats{Counts: s.Counts.Sub(o.Counts), CPU: s.CPU - o.CPU}
+	return Stats{Counts: s.Counts.Sub(o.Counts), CPU: s.CPU - o.CPU, Sleeps: s.Sleeps - o.Sleeps}
 }
 
 // QueryStats asks the stub server the client is connected to for its Stats
@@ -218,6 +222,7 @@ func QueryStats(ctx context.Context, client *mongo.Client) (Stats, error) {
 		InsertedDocs int64 `bson:"insertedDocs"`
 		CPUUserNanos int64 `bson:"cpuUserNanos"`
 		CPUSysNanos  int64 `bson:"cpuSysNanos"`
+		Sleeps       int64 `bson:"sleeps"`
 	}
 	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: statsCommand, Value: 1}}).Decode(&r); err != nil {
 		return Stats{}, fmt.Errorf("%s: %w", statsCommand, err)
@@ -228,7 +233,8 @@ func QueryStats(ctx context.Context, client *mongo.Client) (Stats, error) {
 			Delete: uint64(r.Delete), Find: uint64(r.Find), Other: uint64(r.Other),
 			InsertedDocs: uint64(r.InsertedDocs),
 		},
-		CPU: time.Duration(r.CPUUserNanos + r.CPUSysNanos),
+		CPU:    time.Duration(r.CPUUserNanos + r.CPUSysNanos),
+		Sleeps: r.Sleeps,
 	}, nil
 }
 

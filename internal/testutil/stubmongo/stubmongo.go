@@ -854,6 +854,8 @@ const statsCommand = "stubmongoStats"
 func (s *Server) appendStats(out []byte) []byte {
 	c := s.Counts()
 	user, sys := processCPU()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return append(out, bsoncore.NewDocumentBuilder().
 		AppendInt64("handshake", int64(c.Handshake)).
 		AppendInt64("insert", int64(c.Insert)).
@@ -864,6 +866,7 @@ func (s *Server) appendStats(out []byte) []byte {
 		AppendInt64("insertedDocs", int64(c.InsertedDocs)).
 		AppendInt64("cpuUserNanos", user.Nanoseconds()).
 		AppendInt64("cpuSysNanos", sys.Nanoseconds()).
+		AppendInt64("sleeps", ru.Nvcsw).
 		AppendDouble("ok", 1).
 		Build()...)
 }
