@@ -7,8 +7,8 @@
 # no cost, in a child process on its own CPU, so that the client's rusage is
 # the client's alone. Run it on a quiet machine.
 #
-#   hack/perf-loader.sh              # ~40 min on 2 cores
-#   ROUNDS=3 OPS=50000 GOYCSB=0 MEM_OPS= hack/perf-loader.sh   # ~8 min
+#   hack/perf-loader.sh              # ~20 min on 2 cores
+#   ROUNDS=3 OPS=50000 GOYCSB=0 MEM_OPS= hack/perf-loader.sh   # ~6 min
 #
 # Environment:
 #   ROUNDS      measurement rounds (default 5; 0: memory runs only). Each
