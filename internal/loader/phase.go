@@ -572,6 +572,7 @@ func preparePhase(phase ycsb.Phase, p *ycsb.Properties, env Env) (*preparedPhase
 	if pr.workload, err = ycsb.NewWorkload(p); err != nil {
 		return nil, usageError{err}
 	}
+	pr.workload.Prepare(phase)
 	if pr.opts, err = ycsb.RunOptionsFromProperties(p, phase, env.Stderr); err != nil {
 		return nil, usageError{err}
 	}

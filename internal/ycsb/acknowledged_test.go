@@ -138,3 +138,41 @@ func TestAcknowledgedCounterWindowOnFirstAcknowledge(t *testing.T) {
 		t.Fatalf("after Acknowledge(0): window %v, Last %d, want a window and 0", c.slots.Load() != nil, c.Last())
 	}
 }
+
+// TestPrepareMakesTheAckWindowReady: a run phase that inserts gets its
+// acknowledgement window from Prepare, before any operation; a load phase
+// and a run phase without inserts do not (8 MB for nothing). Acknowledging
+// after Prepare behaves as without it.
+func TestPrepareMakesTheAckWindowReady(t *testing.T) {
+	for _, tc := range []struct {
+		workload string
+		phase    Phase
+		want     bool
+	}{
+		{"workloadd", PhaseRun, true},
+		{"workloade", PhaseRun, true},
+		{"workloadd", PhaseLoad, false},
+		{"workloada", PhaseRun, false},
+	} {
+		p, err := LoadProperties([]string{tc.workload}, []string{"recordcount=1000", "operationcount=10"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewWorkload(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Prepare(tc.phase)
+		if got := w.inserts.ack.slots.Load() != nil; got != tc.want {
+			t.Errorf("%s, %v: window ready %v, want %v", tc.workload, tc.phase, got, tc.want)
+		}
+		if !tc.want {
+			continue
+		}
+		j, _ := w.inserts.next()
+		w.inserts.acknowledge(j)
+		if last := w.inserts.ack.Last(); last != j {
+			t.Errorf("%s: Last %d after acknowledging %d", tc.workload, last, j)
+		}
+	}
+}

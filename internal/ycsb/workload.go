@@ -69,6 +69,9 @@ type Workload struct {
 	distribution string
 	keyChooser   NumberGenerator
 	inserts      *insertSequence
+	// runInserts: the run phase inserts (insertproportion > 0), so it
+	// needs the insert sequence's acknowledgement window (Prepare).
+	runInserts   bool
 	fieldChooser *UniformGenerator
 	scanLength   NumberGenerator
 
@@ -197,6 +200,9 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 		if c.p > 0 {
 			w.opChooser.Add(c.p, c.op)
 		}
+		if c.op == OpInsert {
+			w.runInserts = c.p > 0
+		}
 	}
 
 	// Key chooser.
@@ -322,4 +328,16 @@ func (w *Workload) checkPhase(phase Phase) error {
 		return errors.New("no operation has a positive proportion (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion)")
 	}
 	return nil
+}
+
+// Prepare does the set-up of a phase that would otherwise fall in its
+// first operations, and so in its measured window: for a run phase that
+// inserts, the insert sequence's acknowledgement window (8 MB, allocated
+// and its pages touched). The loader calls it when it builds the workload,
+// before it connects, as it builds a Zipfian's zeta; Run works without it.
+// Not safe to call while a phase runs.
+func (w *Workload) Prepare(phase Phase) {
+	if phase == PhaseRun && w.runInserts {
+		w.inserts.ack.prepare()
+	}
 }

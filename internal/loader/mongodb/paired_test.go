@@ -288,6 +288,7 @@ func loaderSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pa
 	if err != nil {
 		b.Fatal(err)
 	}
+	w.Prepare(wl.phase) // as the loader binary does (internal/loader/phase.go)
 	opts, err := ycsb.RunOptionsFromProperties(p, wl.phase, nil)
 	if err != nil {
 		b.Fatal(err)

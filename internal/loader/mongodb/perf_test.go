@@ -287,6 +287,7 @@ func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	w.Prepare(wl.phase)
 	opts, err := ycsb.RunOptionsFromProperties(p, wl.phase, nil)
 	if err != nil {
 		b.Fatal(err)
