@@ -3,7 +3,6 @@ package mongodb
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -318,25 +317,8 @@ func TestFloorMakesTheLoadersCalls(t *testing.T) {
 			ctx := context.Background()
 			floorCalls := func() map[string]int {
 				srv := stubmongo.Start(t, stubmongo.Record())
-				p := perfProperties(t, srv.URI(), wl, 1)
-				cfg, err := ConfigFromProperties(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c, err := NewClient(ctx, cfg, io.Discard)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer func() { _ = c.Close(ctx) }()
-				m, err := mixOf(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m.recordCount = 1000000
-				f, err := newFloor(c.db.Collection(p.String("table", "usertable")), m)
-				if err != nil {
-					t.Fatal(err)
-				}
+				c := perfClient(t, srv.URI(), wl)
+				f, m := floorFor(t, c, perfProperties(t, srv.URI(), wl, 1))
 				if err := f.run(ctx, floorPlans(m, wl.phase == ycsb.PhaseLoad, ops)); err != nil {
 					t.Fatal(err)
 				}
@@ -344,15 +326,7 @@ func TestFloorMakesTheLoadersCalls(t *testing.T) {
 			}
 			loaderCalls := func() map[string]int {
 				srv := stubmongo.Start(t, stubmongo.Record())
-				cfg, err := ConfigFromProperties(perfProperties(t, srv.URI(), wl, 1))
-				if err != nil {
-					t.Fatal(err)
-				}
-				c, err := NewClient(ctx, cfg, io.Discard)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer func() { _ = c.Close(ctx) }()
+				c := perfClient(t, srv.URI(), wl)
 				if _, err := runLoader(ctx, c, perfProperties(t, srv.URI(), wl, ops), wl.phase); err != nil {
 					t.Fatal(err)
 				}

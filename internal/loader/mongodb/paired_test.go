@@ -3,7 +3,6 @@ package mongodb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,16 +76,9 @@ type turn struct {
 	side int
 	cpu  time.Duration
 	ops  uint64
-	// sleeps: how often the stub server's threads and this process's
-	// blocked during the turn.
-	serverSleeps, clientSleeps int64
-}
-
-// clientSleeps is this process's voluntary context switches so far.
-func clientSleeps() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Nvcsw
+	// serverSleeps: how often the stub server's threads blocked during
+	// the turn.
+	serverSleeps int64
 }
 
 // pairResult is what a paired measurement found.
@@ -97,9 +88,9 @@ type pairResult struct {
 	ratio    float64    // cpuPerOp[0] / cpuPerOp[1]
 	se       float64    // standard error of ratio, from its turn pairs
 	// Per operation, over every measured turn: how often the stub server
-	// and this process blocked (and so had to be woken).
-	serverSleeps, clientSleeps [2]float64
-	pairs                      int
+	// blocked (and so had to be woken).
+	serverSleeps [2]float64
+	pairs        int
 }
 
 // measurePaired runs both sides at once, letting them take turns until
@@ -134,7 +125,7 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 	timer := time.NewTimer(pairSlice)
 	defer timer.Stop()
 	for side := 0; ; side = 1 - side {
-		cpu0, cs0 := stubmongo.ProcessCPU(), clientSleeps()
+		cpu0 := stubmongo.ProcessCPU()
 		gates[side].Unlock()
 		timer.Reset(pairSlice)
 		ended := false
@@ -146,7 +137,7 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 			ended = true
 		}
 		gates[side].Lock()
-		cpu, cs := stubmongo.ProcessCPU()-cpu0, clientSleeps()-cs0
+		cpu := stubmongo.ProcessCPU() - cpu0
 		after, err := stubmongo.QueryStats(ctx, client)
 		if err != nil {
 			return nil, err
@@ -154,7 +145,7 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 		d := after.Sub(stats)
 		ops := wl.serverOps(d.Counts)
 		stats = after
-		res.turns = append(res.turns, turn{side: side, cpu: cpu, ops: ops, serverSleeps: d.Sleeps, clientSleeps: cs})
+		res.turns = append(res.turns, turn{side: side, cpu: cpu, ops: ops, serverSleeps: d.Sleeps})
 		if ended || finished[0] || finished[1] {
 			break
 		}
@@ -179,18 +170,16 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 func (r *pairResult) summarize() {
 	var cpu [2]time.Duration
 	var ops [2]uint64
-	var srv, cli [2]int64
+	var srv [2]int64
 	for _, t := range r.turns {
 		cpu[t.side] += t.cpu
 		ops[t.side] += t.ops
 		srv[t.side] += t.serverSleeps
-		cli[t.side] += t.clientSleeps
 	}
 	for i := range 2 {
 		if ops[i] > 0 {
 			r.cpuPerOp[i] = float64(cpu[i].Nanoseconds()) / 1e3 / float64(ops[i])
 			r.serverSleeps[i] = float64(srv[i]) / float64(ops[i])
-			r.clientSleeps[i] = float64(cli[i]) / float64(ops[i])
 		}
 	}
 	if r.cpuPerOp[1] > 0 {
@@ -266,98 +255,20 @@ func (g gatedDB) Cleanup(ctx context.Context) (int, error) {
 	return g.db.Cleanup(ctx)
 }
 
-// loaderSide is the loader on workload wl: its client, warmed up, and the
-// phase of n operations built before any turn, as benchLoader does.
+// loaderSide is the loader on workload wl, as benchLoader measures it.
 func loaderSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pairSide {
 	b.Helper()
-	ctx := context.Background()
-	cfg, err := ConfigFromProperties(perfProperties(b, child.URI(), wl, 1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := NewClient(ctx, cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = c.Close(context.Background()) })
-	if _, err := runLoader(ctx, c, perfProperties(b, child.URI(), wl, 100*perfThreads), wl.phase); err != nil {
-		b.Fatal(err)
-	}
-	p := perfProperties(b, child.URI(), wl, n)
-	w, err := ycsb.NewWorkload(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w.Prepare(wl.phase) // as the loader binary does (internal/loader/phase.go)
-	opts, err := ycsb.RunOptionsFromProperties(p, wl.phase, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return pairSide{name: "loader " + wl.name, run: func(ctx context.Context, gate *sync.RWMutex) (int, error) {
-		inner := c.Factory()
-		factory := func(ctx context.Context, thread, threads int) (ycsb.DB, error) {
-			db, err := inner(ctx, thread, threads)
-			if err != nil {
-				return nil, err
-			}
-			return gatedDB{db: db, gate: gate}, nil
-		}
-		res, err := ycsb.Run(ctx, w, factory, opts)
-		if err != nil {
-			return 0, err
-		}
-		if res.Operations != int64(n) {
-			return 0, fmt.Errorf("%d operations, want %d", res.Operations, n)
-		}
-		for _, m := range res.Ops {
-			if m.Op != ycsb.OpCleanup && m.Statuses.Get(ycsb.StatusOK) != m.Statuses.Total() {
-				return 0, fmt.Errorf("%s: statuses %v", m.Op, m.Statuses)
-			}
-		}
-		if res.Warmup != nil {
-			return int(res.Warmup.Operations), nil
-		}
-		return 0, nil
-	}}
+	l := newPerfLoader(b, child, wl, n)
+	return pairSide{name: "loader " + wl.name, run: l.run}
 }
 
-// floorSide is the floor on workload wl, warmed up, its plans of n
-// operations made before any turn, as benchFloor does.
+// floorSide is the floor on workload wl, as benchFloor measures it, with
+// spin of client work before each call.
 func floorSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int, spin time.Duration) pairSide {
 	b.Helper()
-	ctx := context.Background()
-	p := perfProperties(b, child.URI(), wl, 1)
-	cfg, err := ConfigFromProperties(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := NewClient(ctx, cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = c.Close(context.Background()) })
-	m, err := mixOf(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m.recordCount = 1000000
-	f, err := newFloor(c.db.Collection(p.String("table", "usertable")), m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	load := wl.phase == ycsb.PhaseLoad
-	// Cancellable, no deadline, as in benchFloor.
-	cctx, cancel := context.WithCancel(ctx)
-	b.Cleanup(cancel)
-	if err := f.run(cctx, floorPlans(m, load, 100*perfThreads)); err != nil {
-		b.Fatal(err)
-	}
-	plans := floorPlans(m, load, n)
+	pf := newPerfFloor(b, child, wl, n)
 	return pairSide{name: "floor " + wl.name, run: func(_ context.Context, gate *sync.RWMutex) (int, error) {
-		g := *f
-		g.gate = gate
-		g.spin = spin
-		return 0, g.run(cctx, plans)
+		return pf.run(gate, spin)
 	}}
 }
 
@@ -409,15 +320,7 @@ func BenchmarkPaired(b *testing.B) {
 				sides = [2]pairSide{floorSide(b, child, wl, b.N, wl.spin), floorSide(b, child, wl, b.N, 0)}
 			}
 			// Counters only; one more connection to the same server.
-			cfg, err := ConfigFromProperties(perfProperties(b, child.URI(), wl, 1))
-			if err != nil {
-				b.Fatal(err)
-			}
-			stats, err := NewClient(context.Background(), cfg, io.Discard)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer func() { _ = stats.Close(context.Background()) }()
+			stats := perfClient(b, child.URI(), wl)
 			runtime.GC()
 			b.ResetTimer()
 			res, err := measurePaired(context.Background(), stats.client, wl, sides)
@@ -440,8 +343,6 @@ func BenchmarkPaired(b *testing.B) {
 			b.ReportMetric(float64(res.pairs), "pairs")
 			b.ReportMetric(res.serverSleeps[0], "srv-sleeps/op")
 			b.ReportMetric(res.serverSleeps[1], "base-srv-sleeps/op")
-			b.ReportMetric(res.clientSleeps[0], "cli-sleeps/op")
-			b.ReportMetric(res.clientSleeps[1], "base-cli-sleeps/op")
 		})
 	}
 }

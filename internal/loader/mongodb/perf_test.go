@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -260,107 +261,167 @@ func perfMetrics(opts *ycsb.RunOptions, w *ycsb.Workload) (stop func(), err erro
 	}, nil
 }
 
+// perfClient is the loader's client for workload wl (its driver options:
+// retryWrites, pool, appName), closed when the benchmark or test ends.
+func perfClient(tb testing.TB, uri string, wl perfWorkload) *Client {
+	tb.Helper()
+	cfg, err := ConfigFromProperties(perfProperties(tb, uri, wl, 1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := NewClient(context.Background(), cfg, io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = c.Close(context.Background()) })
+	return c
+}
+
+// perfLoader is the loader on workload wl, ready for a phase of n
+// operations: its client, warmed up (the pool's connections, the driver's
+// caches), and the phase built before the clock starts, as the loader
+// binary builds it when it parses its arguments, before it connects
+// (internal/loader/phase.go): its generators' set-up (workload d's zeta
+// over a million records, 33 ms) and Prepare are no part of a phase's
+// window, as the floor's plans are not.
+type perfLoader struct {
+	c    *Client
+	w    *ycsb.Workload
+	opts ycsb.RunOptions
+	n    int
+}
+
+func newPerfLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) *perfLoader {
+	b.Helper()
+	l := &perfLoader{c: perfClient(b, child.URI(), wl), n: n}
+	if _, err := runLoader(context.Background(), l.c, perfProperties(b, child.URI(), wl, 100*perfThreads), wl.phase); err != nil {
+		b.Fatal(err)
+	}
+	p := perfProperties(b, child.URI(), wl, n)
+	var err error
+	if l.w, err = ycsb.NewWorkload(p); err != nil {
+		b.Fatal(err)
+	}
+	l.w.Prepare(wl.phase)
+	if l.opts, err = ycsb.RunOptionsFromProperties(p, wl.phase, nil); err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// run runs the phase, every DB call inside gate.RLock when gate is set
+// (BenchmarkPaired's turns), and checks it: n operations, all OK. It
+// returns the warm-up's operations, which the server counts too.
+func (l *perfLoader) run(ctx context.Context, gate *sync.RWMutex) (int, error) {
+	factory := l.c.Factory()
+	if gate != nil {
+		inner := factory
+		factory = func(ctx context.Context, thread, threads int) (ycsb.DB, error) {
+			db, err := inner(ctx, thread, threads)
+			if err != nil {
+				return nil, err
+			}
+			return gatedDB{db: db, gate: gate}, nil
+		}
+	}
+	res, err := ycsb.Run(ctx, l.w, factory, l.opts)
+	if err != nil {
+		return 0, err
+	}
+	if res.Operations != int64(l.n) {
+		return 0, fmt.Errorf("%d operations, want %d", res.Operations, l.n)
+	}
+	for _, m := range res.Ops {
+		if m.Op != ycsb.OpCleanup && m.Statuses.Get(ycsb.StatusOK) != m.Statuses.Total() {
+			return 0, fmt.Errorf("%s: statuses %v", m.Op, m.Statuses)
+		}
+	}
+	if res.Warmup != nil {
+		return int(res.Warmup.Operations), nil
+	}
+	return 0, nil
+}
+
 func benchLoader(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	// As the loader binary does (cmd/loader); a no-op when GOGC is set.
 	defer ConfigureLoaderGC(os.Getenv)()
 	ctx := context.Background()
-	cfg, err := ConfigFromProperties(perfProperties(b, child.URI(), wl, 1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := NewClient(ctx, cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = c.Close(ctx) }()
-	// Warm up: the pool's connections, the driver's caches.
-	if _, err := runLoader(ctx, c, perfProperties(b, child.URI(), wl, 100*perfThreads), wl.phase); err != nil {
-		b.Fatal(err)
-	}
-	// The workload is built before the clock starts, as the loader binary
-	// builds it when it parses its arguments, before it connects
-	// (internal/loader/phase.go): its generators' set-up (workload d's
-	// zeta over a million records, 33 ms) is no part of a phase's window,
-	// as the floor's plans are not.
-	p := perfProperties(b, child.URI(), wl, b.N)
-	w, err := ycsb.NewWorkload(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w.Prepare(wl.phase)
-	opts, err := ycsb.RunOptionsFromProperties(p, wl.phase, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	l := newPerfLoader(b, child, wl, b.N)
 	runtime.GC() // as the floor does: each starts from a collected heap
-	measureCPU(b, c.client, wl, b.N, func() (int, error) {
+	measureCPU(b, l.c.client, wl, b.N, func() (int, error) {
 		if wl.telemetry {
 			s := telemetry.Start(ctx, perfTelemetry(child.URI()))
 			defer s.Stop()
 		}
 		if wl.metrics {
-			stop, err := perfMetrics(&opts, w)
+			stop, err := perfMetrics(&l.opts, l.w)
 			if err != nil {
 				return 0, err
 			}
 			defer stop()
 		}
-		res, err := ycsb.Run(ctx, w, c.Factory(), opts)
-		if err != nil {
-			return 0, err
-		}
-		if res.Operations != int64(b.N) {
-			return 0, fmt.Errorf("%d operations, want %d", res.Operations, b.N)
-		}
-		for _, m := range res.Ops {
-			if m.Op != ycsb.OpCleanup && m.Statuses.Get(ycsb.StatusOK) != m.Statuses.Total() {
-				return 0, fmt.Errorf("%s: statuses %v", m.Op, m.Statuses)
-			}
-		}
-		var warm int
-		if res.Warmup != nil {
-			warm = int(res.Warmup.Operations)
-		}
-		return warm, nil
+		return l.run(ctx, nil)
 	})
 }
 
-// benchFloor measures the floor (floor_test.go) with the loader binary's
-// GC setting and the loader's client (the same driver options: retryWrites,
-// pool, appName); its plans are built before the clock starts.
-func benchFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
-	defer ConfigureLoaderGC(os.Getenv)()
+// floorFor is the floor of the workload of properties p on client c, with
+// the run phase's keys (a load's come from its plans).
+func floorFor(tb testing.TB, c *Client, p *ycsb.Properties) (*floor, floorMix) {
+	tb.Helper()
+	m, err := mixOf(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m.recordCount = 1000000
+	f, err := newFloor(c.db.Collection(p.String("table", "usertable")), m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return f, m
+}
+
+// perfFloor is the floor on workload wl with the loader's client, warmed
+// up, its plans of n operations made before the clock starts.
+type perfFloor struct {
+	c     *Client
+	f     *floor
+	plans []*floorPlan
+	ctx   context.Context
+}
+
+func newPerfFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) *perfFloor {
+	b.Helper()
 	// Cancellable, no deadline: the binding's calls run under such a
 	// context (see guard.go). With a deadline the driver would also add
 	// maxTimeMS to each command and arm socket deadlines.
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	p := perfProperties(b, child.URI(), wl, 1)
-	cfg, err := ConfigFromProperties(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := NewClient(ctx, cfg, io.Discard)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = c.Close(context.Background()) }()
-	m, err := mixOf(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m.recordCount = 1000000 // the run phase's keys; a load's come from the plan
-	f, err := newFloor(c.db.Collection(p.String("table", "usertable")), m)
-	if err != nil {
-		b.Fatal(err)
-	}
+	b.Cleanup(cancel)
+	pf := &perfFloor{c: perfClient(b, child.URI(), wl), ctx: ctx}
+	var m floorMix
+	pf.f, m = floorFor(b, pf.c, perfProperties(b, child.URI(), wl, 1))
 	load := wl.phase == ycsb.PhaseLoad
-	if err := f.run(ctx, floorPlans(m, load, 100*perfThreads)); err != nil {
+	if err := pf.f.run(ctx, floorPlans(m, load, 100*perfThreads)); err != nil {
 		b.Fatal(err)
 	}
-	plans := floorPlans(m, load, b.N)
+	pf.plans = floorPlans(m, load, n)
+	return pf
+}
+
+// run runs the plans, each call inside gate.RLock when gate is set, with
+// spin of client work before each (BenchmarkPaired's calibration).
+func (pf *perfFloor) run(gate *sync.RWMutex, spin time.Duration) (int, error) {
+	g := *pf.f
+	g.gate, g.spin = gate, spin
+	return 0, g.run(pf.ctx, pf.plans)
+}
+
+// benchFloor measures the floor (floor_test.go) with the loader binary's
+// GC setting and the loader's client.
+func benchFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
+	defer ConfigureLoaderGC(os.Getenv)()
+	pf := newPerfFloor(b, child, wl, b.N)
 	runtime.GC() // the plans' garbage is not the loop's
-	measureCPU(b, c.client, wl, b.N, func() (int, error) { return 0, f.run(ctx, plans) })
+	measureCPU(b, pf.c.client, wl, b.N, func() (int, error) { return pf.run(nil, 0) })
 }
 
 // BenchmarkGoYCSB measures go-ycsb v1.0.1 (github.com/pingcap/go-ycsb, its
