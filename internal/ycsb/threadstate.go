@@ -61,6 +61,8 @@ func (w *Workload) NewThreadState(rng *Rand, rec *Recorder) *ThreadState {
 	backing := make([]byte, valueCap*len(w.fieldNames))
 	for i := range ts.values {
 		ts.values[i] = backing[i*valueCap : i*valueCap : (i+1)*valueCap]
+		// The names never change; buildValues sets only the values.
+		ts.fields[i].Name = w.fieldNames[i]
 	}
 	return ts
 }

@@ -176,8 +176,8 @@ func (w *Workload) doReadModifyWrite(ctx context.Context, db DB, ts *ThreadState
 // buildValues fills every field with a new value (insert, or update with
 // writeallfields).
 func (w *Workload) buildValues(ts *ThreadState) []Field {
-	for i, name := range w.fieldNames {
-		ts.fields[i] = Field{Name: name, Value: w.buildValue(ts, i)}
+	for i := range ts.fields {
+		ts.fields[i].Value = w.buildValue(ts, i)
 	}
 	return ts.fields
 }

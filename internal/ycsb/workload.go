@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mongobench/mongobench/internal/contract"
 )
@@ -149,6 +150,11 @@ func NewWorkload(p *Properties) (*Workload, error) { //nolint:gocyclo // one lin
 	// Fields.
 	if fieldCount < 1 || fieldCount > 1<<16 {
 		return nil, fmt.Errorf("fieldcount: %d must be between 1 and 65536", fieldCount)
+	}
+	if strings.IndexByte(prefix, 0) >= 0 {
+		// Field names become BSON keys, which end at a NUL; the binding
+		// writes them without checking each time (rawbson.go).
+		return nil, fmt.Errorf("fieldnameprefix: %q contains a NUL byte, which no field name may hold", prefix)
 	}
 	for i := range fieldCount {
 		w.fieldNames = append(w.fieldNames, fmt.Sprintf("%s%d", prefix, i))

@@ -21,6 +21,7 @@ func TestNewWorkloadValidation(t *testing.T) {
 		{"unknown distribution", []string{"requestdistribution=pareto"}, "unknown distribution"},
 		{"negative proportion", []string{"readproportion=-1"}, "readproportion"},
 		{"no fields", []string{"fieldcount=0"}, "fieldcount"},
+		{"NUL in field names", []string{"fieldnameprefix=f\x00"}, "contains a NUL byte"},
 		{"loader index", []string{"loader.count=2", "loader.index=2"}, "loader.index"},
 		{"hotspot fraction", []string{"requestdistribution=hotspot", "hotspotdatafraction=2"}, "hotspotdatafraction"},
 		{"scan lengths", []string{"minscanlength=10", "maxscanlength=5"}, "maxscanlength"},
