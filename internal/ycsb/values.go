@@ -8,15 +8,23 @@ import "strconv"
 // len%6 bytes of a chunk. One RNG call per six bytes (go-ycsb spends one per
 // byte).
 func FillRandomValue(buf []byte, r *Rand) {
-	// The generator's state is held in scalars (see xoshiroNext), so the
-	// loop runs in registers; NextInt is the top half of a step's output.
+	full := len(buf) / 6 * 6
+	fillChunks(buf[:full], r)
+	if full < len(buf) {
+		fillChunk(buf[full:], uint32(r.NextInt()))
+	}
+}
+
+// fillChunksGeneric fills buf, a whole number of chunks, one NextInt each.
+// The generator's state is held in scalars (see xoshiroNext), so the loop
+// runs in registers; NextInt is the top half of a step's output. On amd64
+// fillChunks runs an assembly version of this loop instead where it is
+// faster (values_amd64.go); TestFillChunks checks that both agree.
+func fillChunksGeneric(buf []byte, r *Rand) {
 	s0, s1, s2, s3 := r.s0, r.s1, r.s2, r.s3
 	var x uint64
-	n := len(buf)
-	off := 0
-	for ; off+6 <= n; off += 6 {
-		// A full chunk: the array pointer drops the bounds checks and the
-		// switch of fillChunk (this loop is most of an insert's own CPU).
+	for off := 0; off+6 <= len(buf); off += 6 {
+		// The array pointer drops the bounds checks of each byte.
 		x, s0, s1, s2, s3 = xoshiroNext(s0, s1, s2, s3)
 		v := uint32(x >> 32)
 		c := (*[6]byte)(buf[off : off+6])
@@ -26,10 +34,6 @@ func FillRandomValue(buf []byte, r *Rand) {
 		c[3] = byte((v>>15)&31) + ' '
 		c[4] = byte((v>>20)&63) + ' '
 		c[5] = byte((v>>25)&95) + ' '
-	}
-	if off < n {
-		x, s0, s1, s2, s3 = xoshiroNext(s0, s1, s2, s3)
-		fillChunk(buf[off:], uint32(x>>32))
 	}
 	r.s0, r.s1, r.s2, r.s3 = s0, s1, s2, s3
 }

@@ -57,6 +57,28 @@ func TestFillRandomValueUsesOneNumberPerSixBytes(t *testing.T) {
 	}
 }
 
+// fillChunks (the assembly loop where the CPU runs it fast) must write the
+// bytes the Go loop writes and leave the generator where the Go loop does.
+func TestFillChunks(t *testing.T) {
+	if !fillChunksAsm {
+		t.Log("this CPU runs the Go loop: fillChunks is fillChunksGeneric here")
+	}
+	for seed := range uint64(50) {
+		for _, chunks := range []int{0, 1, 2, 16, 17, 166, 1000} {
+			r1, r2 := NewRand(seed), NewRand(seed)
+			got, want := make([]byte, chunks*6+2), make([]byte, chunks*6+2)
+			fillChunks(got[:chunks*6], r1)
+			fillChunksGeneric(want[:chunks*6], r2)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("seed %d, %d chunks: %q, want %q", seed, chunks, got, want)
+			}
+			if *r1 != *r2 {
+				t.Fatalf("seed %d, %d chunks: the generator's state differs", seed, chunks)
+			}
+		}
+	}
+}
+
 func TestAppendDeterministicValue(t *testing.T) {
 	// Java: "user1:field0" → append ':' and hashCode("user1:field0:").
 	key := []byte("user1")
