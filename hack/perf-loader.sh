@@ -53,6 +53,13 @@
 #            what makes a ratio near 1.05 or a feature's 1% measurable; the
 #            loader/floor column is this ratio. a-same pairs the loader with
 #            itself: the method's own error.
+#   busy     BenchmarkPaired again, the stub server Busy (it polls its
+#            connections instead of sleeping; STUBMONGO_SERVER_BUSY=1): no
+#            request pays for waking it, as against a real server that is
+#            the benchmark's bottleneck. Against the sleeping server a
+#            client slower between calls finds it asleep more often, so
+#            client work costs about twice itself (the calibration line);
+#            BUSY=0 leaves these out.
 #   features per operation (intended latencies, the warm-up's check):
 #            BenchmarkPaired/a-<feature>, the loader with it against the
 #            loader without, in turns; and the difference of their own
@@ -70,6 +77,7 @@ OPS=${OPS:-100000}
 WORKLOADS=${WORKLOADS:-"load a b c d e f"}
 FEATURES="intended warmup"
 GOYCSB=${GOYCSB:-1}
+BUSY=${BUSY:-1}
 GC=${GC:-default}
 MEM_OPS=${MEM_OPS-"100000 1000000"}
 CLIENT_CPU=${CLIENT_CPU:-0}
@@ -117,13 +125,16 @@ pinned() { env STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$@"
 # 3. CPU rounds: one process per measurement.
 cpu="$out/cpu.txt"
 : >"$cpu"
-# measure ROUND GC BENCH-PATTERN: one benchmark in a process of its own.
+# measure ROUND GC BENCH-PATTERN [busy]: one benchmark in a process of its
+# own; busy: against a Busy stub server, its lines named BenchmarkBusy*.
 measure() {
-  local round=$1 gc=$2 pattern=$3 gcenv=()
+  local round=$1 gc=$2 pattern=$3 busy=${4:-} gcenv=() name=Benchmark
   [ "$gc" = limit ] && gcenv=(GOGC=off GOMEMLIMIT=256MiB)
+  [ -n "$busy" ] && name=BenchmarkBusy
   env -u GOGC -u GOMEMLIMIT "${gcenv[@]}" GOYCSB_BIN="$goycsb" STUBMONGO_SERVER_CPUS="$SERVER_CPU" \
+    STUBMONGO_SERVER_BUSY="${busy:+1}" \
     taskset -c "$CLIENT_CPU" "$out/mongodb.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${OPS}x" |
-    sed -n "s/^Benchmark/gc=$gc round=$round Benchmark/p" >>"$cpu"
+    sed -n "s/^Benchmark/gc=$gc round=$round $name/p" >>"$cpu"
 }
 for round in $(seq 1 "$ROUNDS"); do
   for gc in $GC; do
@@ -145,6 +156,10 @@ for round in $(seq 1 "$ROUNDS"); do
     # in one process.
     pairs=$(printf '%s|' $WORKLOADS $(printf 'a-%s ' $FEATURES) a-same c-spin1us)
     measure "$round" "$gc" "^BenchmarkPaired\$/^(${pairs%|})\$"
+    if [ "$BUSY" = 1 ]; then
+      busypairs=$(printf '%s|' $WORKLOADS a-same c-spin1us)
+      measure "$round" "$gc" "^BenchmarkPaired\$/^(${busypairs%|})\$" busy
+    fi
   done
 done
 
@@ -245,6 +260,9 @@ function se(list, ses,   n, a, i, m, ss, own, k, b) {
   return n > 1 && sqrt(ss / (n - 1) / n) > own ? sqrt(ss / (n - 1) / n) : own
 }
 function num(x) { return x == "-" ? "-" : sprintf("%.2f", x) }
+function busy(q) { return (q in pr) ? ratio(median(pr[q])) : "-" }
+function busyse(q) { return (q in pr) ? sprintf("%.3f", se(pr[q], pse[q])) : "-" }
+function busycpu(q) { return (q in pr) ? num(median(pbase[q])) ", " num(median(v[q])) : "-" }
 function ratio(x) { return x == "-" ? "-" : sprintf("%.3f", x) }
 FILENAME ~ /cpu.txt$/ {
   split($1, g, "="); split($2, rr, "="); gc = g[2]; round = rr[2]
@@ -277,26 +295,27 @@ END {
   if (rounds > 0) cpu_table()
   memory_table()
 }
-function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, yr, nf, fl, f, base, own, tel, met) {
+function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, q, yr, nf, fl, f, base, own, tel, met) {
   printf "Client CPU per operation (µs), median of %d rounds of %d operations; 8 threads; client pinned to one CPU, stub server on another\n\n", rounds, ops
   ng = split(gcs, gl, " "); nw = split(workloads, wl, " "); nf = split(features, fl, " ")
   for (gi = 1; gi <= ng; gi++) {
     gc = gl[gi]
     printf "GC %s\n", gc
-    printf "| %-8s | %7s | %7s | %12s | %6s | %11s | %13s | %13s | %7s | %13s | %15s | %s |\n", "workload", "floor", "loader", "loader/floor", "± se", "range", "paired f, l", "server sleeps", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
-    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
+    printf "| %-8s | %7s | %7s | %12s | %6s | %11s | %13s | %13s | %10s | %6s | %13s | %7s | %13s | %15s | %s |\n", "workload", "floor", "loader", "loader/floor", "± se", "range", "paired f, l", "server sleeps", "busy: l/f", "± se", "busy f, l", "go-ycsb", "go-ycsb/floor", "own µs (allocs)", "allocs/op floor, loader"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"
     for (w = 1; w <= nw; w++) {
       b = gc SUBSEP "BenchmarkCPU/" wl[w] "/bare"; l = gc SUBSEP "BenchmarkCPU/" wl[w] "/loader"
       y = gc SUBSEP "BenchmarkGoYCSB/" wl[w]; o = gc SUBSEP "BenchmarkOverhead/" wl[w]; p = gc SUBSEP "BenchmarkPaired/" wl[w]
-      yr = ratios(y, b)
-      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %13s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
+      yr = ratios(y, b); q = gc SUBSEP "BenchmarkBusyPaired/" wl[w]
+      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %13s | %10s | %6s | %13s | %7s | %13s | %9s (%s) | %s, %s |\n", wl[w], num(median(v[b])), num(median(v[l])),
         ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"), num(median(pbase[p])) ", " num(median(v[p])),
-        num(median(pbsl[p])) ", " num(median(psl[p])), num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
+        num(median(pbsl[p])) ", " num(median(psl[p])), busy(q), busyse(q), busycpu(q),
+        num(median(v[y])), ratio(median(yr)), num(median(v[o])), al[o], al[b], al[l]
     }
-    p = gc SUBSEP "BenchmarkPaired/a-same"
+    p = gc SUBSEP "BenchmarkPaired/a-same"; q = gc SUBSEP "BenchmarkBusyPaired/a-same"
     if (p in pr)
-      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %13s | %7s | %13s | %15s | %s |\n", "a-same", "-", "-", ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"),
-        num(median(pbase[p])) ", " num(median(v[p])), num(median(pbsl[p])) ", " num(median(psl[p])), "-", "-", "-", "-"
+      printf "| %-8s | %7s | %7s | %12s | %6.3f | %11s | %13s | %13s | %10s | %6s | %13s | %7s | %13s | %15s | %s |\n", "a-same", "-", "-", ratio(median(pr[p])), se(pr[p], pse[p]), range(pr[p], "%.3f"),
+        num(median(pbase[p])) ", " num(median(v[p])), num(median(pbsl[p])) ", " num(median(psl[p])), busy(q), busyse(q), busycpu(q), "-", "-", "-", "-"
     printf "\nloader/floor: BenchmarkPaired, the loader and the floor in one process taking turns (median of the rounds; ± the standard error of their mean;\n"
     printf "range over rounds). floor and loader: each alone in a process of its own, on a machine whose speed drifts between them. a-same: the loader\n"
     printf "paired with itself, the method'"'"'s own error. paired f, l: CPU per operation of each side in the pairs (floor, loader).\n"
@@ -307,6 +326,12 @@ function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, yr, nf, fl, f, b
         "sleeps per operation %.3f against %.3f): client work costs more than itself here, as a client slower between calls finds the server\n" \
         "asleep more often and pays for waking it.\n",
         median(v[p]) - median(pbase[p]), median(pr[p]), median(psl[p]), median(pbsl[p])
+    q = gc SUBSEP "BenchmarkBusyPaired/c-spin1us"
+    if (q in pr) {
+      printf "busy: the same pairs against a Busy stub server, which polls instead of sleeping (server sleeps per operation %.3f, %.3f):\n", median(pbsl[q]), median(psl[q])
+      printf "no request wakes it, as against a real server that is the bottleneck; there 1 µs of spin costs %+.2f µs per operation (ratio %.3f).\n",
+        median(v[q]) - median(pbase[q]), median(pr[q])
+    }
     base = gc SUBSEP "BenchmarkCPU/a/loader"
     if (!(base in v)) { printf "\n"; continue }
     printf "\nFeatures on, workload a: loader CPU per operation with the feature against without\n"

@@ -25,6 +25,8 @@ const (
 	// pinned to another core (`taskset -c 0 go test ...`) client and server
 	// do not share a CPU.
 	CPUsEnv = "STUBMONGO_SERVER_CPUS"
+	// BusyEnv=1 makes the child server Busy.
+	BusyEnv = "STUBMONGO_SERVER_BUSY"
 
 	childStartTimeout = 30 * time.Second
 	childStopTimeout  = 10 * time.Second
@@ -42,7 +44,11 @@ func RunChildIfRequested() {
 	if os.Getenv(childEnv) != "1" {
 		return
 	}
-	s, err := Listen("127.0.0.1:0")
+	var opts []Option
+	if os.Getenv(BusyEnv) == "1" {
+		opts = append(opts, Busy())
+	}
+	s, err := Listen("127.0.0.1:0", opts...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "stubmongo child: %v\n", err)
 		os.Exit(1)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,8 @@ type Server struct {
 
 	mongos bool
 	record bool
+	// busy: the connections poll their sockets instead of sleeping (Busy).
+	busy bool
 	// auth is the access control of RequireAuth; nil: none.
 	auth *authServer
 	// rs is the replica-set mode's state (ReplicaSet); nil: a standalone.
@@ -133,6 +136,15 @@ type Option func(*Server)
 // (x/mongo/driver/operation.go, retryWritesSupported: a session timeout
 // and a kind other than Standalone).
 func AsMongos() Option { return func(s *Server) { s.mongos = true } }
+
+// Busy makes the server poll its connections instead of sleeping until a
+// request arrives: each connection's goroutine reads without blocking and
+// yields when nothing is there, so the server's threads never block and a
+// client's request never has to wake one. That is a real server that is
+// the benchmark's bottleneck: busy, so a request waits in its queue rather
+// than waking it. A busy server spends its CPU polling; give it a core of
+// its own (STUBMONGO_SERVER_CPUS).
+func Busy() Option { return func(s *Server) { s.busy = true } }
 
 // Handle makes the server answer the command name with fn's reply
 // instead of its canned one, after access control: for a test whose code
@@ -301,7 +313,15 @@ func (s *Server) serve(c net.Conn) {
 	h := handler{s: s, id: s.connections.Add(1)}
 	h.hello = handshakeReply("isWritablePrimary", h.id, s.processID, s.mongos)
 	h.legacyHello = handshakeReply("ismaster", h.id, s.processID, s.mongos)
-	r := bufio.NewReaderSize(c, 64<<10)
+	var src io.Reader = c
+	if s.busy {
+		if sc, ok := c.(syscall.Conn); ok {
+			if rc, err := sc.SyscallConn(); err == nil {
+				src = pollingReader{rc}
+			}
+		}
+	}
+	r := bufio.NewReaderSize(src, 64<<10)
 	var in, out []byte
 	for {
 		var err error
@@ -317,6 +337,36 @@ func (s *Server) serve(c net.Conn) {
 			if _, err := c.Write(out); err != nil {
 				return
 			}
+		}
+	}
+}
+
+// pollingReader reads a socket without ever waiting in Go's network
+// poller: a read that finds nothing yields the goroutine and tries again,
+// so the thread stays runnable (Busy).
+type pollingReader struct{ rc syscall.RawConn }
+
+func (p pollingReader) Read(b []byte) (int, error) {
+	for {
+		var n int
+		var rerr error
+		// The callback returning true tells the runtime not to wait for
+		// readiness, whatever the read found.
+		if err := p.rc.Read(func(fd uintptr) bool {
+			n, rerr = syscall.Read(int(fd), b)
+			return true
+		}); err != nil {
+			return 0, err // closed
+		}
+		switch {
+		case rerr == syscall.EAGAIN || rerr == syscall.EINTR:
+			runtime.Gosched()
+		case rerr != nil:
+			return 0, rerr
+		case n == 0:
+			return 0, io.EOF
+		default:
+			return n, nil
 		}
 	}
 }

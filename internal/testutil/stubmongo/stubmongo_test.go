@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -204,6 +205,41 @@ func TestChild(t *testing.T) {
 	}
 	if child.Pid() == os.Getpid() {
 		t.Errorf("child pid %d is this process", child.Pid())
+	}
+	if err := child.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
+
+// TestBusyChild: a Busy server answers like any other, stops when told,
+// and its threads do not block between requests. Against a server that
+// sleeps when idle, sequential requests each find it asleep (about one
+// sleep per request); a busy one polls instead.
+func TestBusyChild(t *testing.T) {
+	t.Setenv(stubmongo.BusyEnv, "1")
+	child := stubmongo.StartChild(t)
+	ctx, client := connect(t, child.URI())
+	coll := client.Database("ycsb").Collection("usertable")
+	before, err := stubmongo.QueryStats(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	for i := range n {
+		if _, err := coll.InsertOne(ctx, ycsbDoc("user"+strconv.Itoa(i))); err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+	}
+	after, err := stubmongo.QueryStats(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := after.Sub(before)
+	if d.Insert != n || d.InsertedDocs != n {
+		t.Errorf("child counted %+v, want %d inserts", d.Counts, n)
+	}
+	if d.Sleeps > n/2 {
+		t.Errorf("the busy server's threads blocked %d times in %d sequential requests", d.Sleeps, n)
 	}
 	if err := child.Close(); err != nil {
 		t.Errorf("close: %v", err)
