@@ -48,6 +48,11 @@
 // lsid, txnNumber, writeConcern (an insert's documents travel in a document
 // sequence, outside the body).
 //
+// With Busy, the server polls its connections instead of sleeping until a
+// request arrives (a connection's goroutine reads without blocking and
+// yields when nothing is there), so no request pays for waking it, as
+// against a real server that is the benchmark's bottleneck and so busy.
+//
 // The server can run in the test process (Start) or, so that the client's
 // rusage excludes it, in a child process that re-executes the test binary
 // (StartChild, with RunChildIfRequested in TestMain).
