@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -47,6 +48,11 @@ func RunChildIfRequested() {
 	var opts []Option
 	if os.Getenv(BusyEnv) == "1" {
 		opts = append(opts, Busy())
+		// One P: with more Ps than goroutines to run, the spare Ps'
+		// threads park and are woken each time a poller yields, wake-ups
+		// the busy mode exists to avoid. (Pinned to one CPU, as
+		// perf-loader runs it, Go picks one P anyway.)
+		runtime.GOMAXPROCS(1)
 	}
 	s, err := Listen("127.0.0.1:0", opts...)
 	if err != nil {
