@@ -122,7 +122,7 @@ lint: golangci-lint ## Run golangci-lint.
 ##@ Build
 
 .PHONY: perf-loader
-perf-loader: ## Measure the loader's client CPU per operation against the floor and go-ycsb (~25 min; a quiet machine; docs/loader.md#performance-the-client-must-not-be-the-bottleneck).
+perf-loader: ## Measure the loader's client CPU per operation against the floor and go-ycsb (~20 min; a quiet machine; docs/loader.md#performance-the-client-must-not-be-the-bottleneck).
 	hack/perf-loader.sh
 
 .PHONY: build

@@ -59,7 +59,7 @@
 #            the benchmark's bottleneck. Against the sleeping server a
 #            client slower between calls finds it asleep more often, so
 #            client work costs about twice itself (the calibration line);
-#            BUSY=0 leaves these out.
+#            BUSY=0 leaves these out (about 2 of the 20 minutes).
 #   features per operation (intended latencies, the warm-up's check):
 #            BenchmarkPaired/a-<feature>, the loader with it against the
 #            loader without, in turns; and the difference of their own
