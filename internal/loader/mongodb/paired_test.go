@@ -32,9 +32,13 @@ import (
 // process against the one stub server and take turns of pairSlice each:
 // while one runs, the other's goroutines wait at a gate before their next
 // call. Each turn's client CPU and operations (the stub server's counters,
-// read while both sides wait) go to the side that ran. Drift slower than a
-// turn cancels in each pair of turns; what is left is per-turn jitter,
-// which averages out over the hundred or so turns of 100k operations.
+// read while both sides wait) go to the side that ran. The turns go in
+// the order 0 1 1 0 0 1 1 0 ...: drift slower than a turn cancels in each
+// pair of turns, and a steady trend over the run (the process warming up
+// or the host slowing down) cancels between a pair and the next, which
+// it would not if side 0 always went first. What is left is per-turn
+// jitter, which averages out over the hundred or so turns of 100k
+// operations.
 //
 // The gate is a sync.RWMutex per side: a call holds a read lock, the turn
 // switch takes the write lock of the side that ends (which waits for its
@@ -124,7 +128,8 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 	finished := [2]bool{}
 	timer := time.NewTimer(pairSlice)
 	defer timer.Stop()
-	for side := 0; ; side = 1 - side {
+	for t := 0; ; t++ {
+		side := turnOrder(t)
 		cpu0 := stubmongo.ProcessCPU()
 		gates[side].Unlock()
 		timer.Reset(pairSlice)
@@ -163,6 +168,14 @@ func measurePaired(ctx context.Context, client *mongo.Client, wl perfWorkload, s
 	}
 	res.summarize()
 	return &res, nil
+}
+
+// turnOrder is the side of turn t: 0 1 1 0, repeated.
+func turnOrder(t int) int {
+	if t%4 == 1 || t%4 == 2 {
+		return 1
+	}
+	return 0
 }
 
 // summarize pools every turn's CPU and operations per side, and estimates
@@ -416,6 +429,16 @@ func TestPairedTurns(t *testing.T) {
 	}
 	if res.pairs < 2 || res.ratio <= 0 {
 		t.Errorf("pairs %d, ratio %v", res.pairs, res.ratio)
+	}
+	// The turns alternate 0 1 1 0, so that a trend over the run cancels.
+	var order []int
+	for _, tu := range res.turns {
+		order = append(order, tu.side)
+	}
+	for i, side := range order {
+		if want := []int{0, 1, 1, 0}[i%4]; side != want {
+			t.Fatalf("turn order %v: turn %d is side %d, want %d", order, i, side, want)
+		}
 	}
 }
 
