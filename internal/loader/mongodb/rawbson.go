@@ -56,7 +56,8 @@ func appendScanFilter(dst, key []byte) []byte {
 // writes as binary subtype 0.
 //
 // The element is written here rather than by bsoncore.AppendBinaryElement,
-// whose AppendHeader scans every key for a NUL: ten scans per insert on the
+// whose AppendHeader scans every key for a NUL and panics on one (driver
+// v2.9.3 x/bsonx/bsoncore/bsoncore.go, isValidCString): ten scans per insert on the
 // hottest path. Field names are the workload's, and ycsb.NewWorkload
 // rejects a fieldnameprefix holding a NUL, the only way one could get in.
 func appendFieldElements(dst []byte, fields []ycsb.Field) []byte {

@@ -178,25 +178,32 @@ func TestUnacknowledgedWrite(t *testing.T) {
 	}
 }
 
-// TestChild runs the server in a child process and reads its stats.
-func TestChild(t *testing.T) {
-	child := stubmongo.StartChild(t)
+// insertOnChild inserts n documents one after the other and returns what
+// the child counted meanwhile, and its stats after. The test's cleanups
+// disconnect, then stop the child.
+func insertOnChild(t *testing.T, child *stubmongo.Child, n int) (delta, after stubmongo.Stats) {
+	t.Helper()
 	ctx, client := connect(t, child.URI())
 	coll := client.Database("ycsb").Collection("usertable")
 	before, err := stubmongo.QueryStats(ctx, client)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 10 {
-		if _, err := coll.InsertOne(ctx, ycsbDoc("user"+string(rune('0'+i)))); err != nil {
+	for i := range n {
+		if _, err := coll.InsertOne(ctx, ycsbDoc("user"+strconv.Itoa(i))); err != nil {
 			t.Fatalf("insert: %v", err)
 		}
 	}
-	after, err := stubmongo.QueryStats(ctx, client)
-	if err != nil {
+	if after, err = stubmongo.QueryStats(ctx, client); err != nil {
 		t.Fatal(err)
 	}
-	d := after.Sub(before)
+	return after.Sub(before), after
+}
+
+// TestChild runs the server in a child process and reads its stats.
+func TestChild(t *testing.T) {
+	child := stubmongo.StartChild(t)
+	d, after := insertOnChild(t, child, 10)
 	if d.Insert != 10 || d.InsertedDocs != 10 {
 		t.Errorf("child counted %+v, want 10 inserts", d.Counts)
 	}
@@ -220,27 +227,11 @@ func TestBusyChild(t *testing.T) {
 	const n = 1000
 	sleeps := func(busy string) int64 {
 		t.Setenv(stubmongo.BusyEnv, busy)
-		child := stubmongo.StartChild(t)
-		ctx, client := connect(t, child.URI())
-		coll := client.Database("ycsb").Collection("usertable")
-		before, err := stubmongo.QueryStats(ctx, client)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range n {
-			if _, err := coll.InsertOne(ctx, ycsbDoc("user"+strconv.Itoa(i))); err != nil {
-				t.Fatalf("busy=%s: insert: %v", busy, err)
-			}
-		}
-		after, err := stubmongo.QueryStats(ctx, client)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := after.Sub(before)
+		d, _ := insertOnChild(t, stubmongo.StartChild(t), n)
 		if d.Insert != n || d.InsertedDocs != n {
 			t.Errorf("busy=%s: child counted %+v, want %d inserts", busy, d.Counts, n)
 		}
-		return d.Sleeps // the cleanups disconnect, then stop the child
+		return d.Sleeps
 	}
 	sleeping, busy := sleeps("0"), sleeps("1")
 	t.Logf("server sleeps in %d sequential requests: %d sleeping, %d busy", n, sleeping, busy)
