@@ -53,7 +53,9 @@ type Recorder struct {
 }
 
 // recorderBuffer is how many measurements a Recorder holds before it
-// records them: 4 KB, about a millisecond of a fast worker's operations.
+// records them: 4 KB, tens of milliseconds of one worker's operations. No
+// reader sees the delay: the collector's drain, once per second, records
+// whatever is pending first.
 const recorderBuffer = 512
 
 // pending is one buffered measurement: the latency in µs (clamped to the
