@@ -57,8 +57,9 @@ func TestRecorderBufferRecordsEveryMeasurement(t *testing.T) {
 					rec.Measure(op, st, us)
 					continue
 				}
-				// Intended latencies land one slot later: an odd number
-				// of singles first puts some pairs across the buffer's end.
+				// A pair takes two slots; the single measurements mixed in
+				// below change the parity, so some pair finds one slot
+				// left at the buffer's end and must flush first.
 				ius := us + rng.Int64N(100)
 				want.intended(op, kind).Record(ius)
 				rec.MeasureIntended(op, st, us, ius)
