@@ -17,9 +17,10 @@ const (
 // Recorder holds one worker's measurements since the collector last drained
 // them: a latency histogram per operation and outcome, and counts per
 // status. Only its worker records into it, so its mutex is uncontended except
-// for the moment, once per second, when the collector swaps the histograms
-// out; no lock or atomic is shared between workers. Recording does not
-// allocate once an operation's histogram exists.
+// for the moment, once per second, when the collector drains it (records
+// what is pending, at most 511 measurements, and swaps the histograms out);
+// no lock or atomic is shared between workers. Recording does not allocate
+// once an operation's histogram exists.
 //
 // A measurement is first appended to a small buffer and goes into its
 // histogram and status count when the buffer is full or the collector
@@ -53,9 +54,8 @@ type Recorder struct {
 }
 
 // recorderBuffer is how many measurements a Recorder holds before it
-// records them: 4 KB, tens of milliseconds of one worker's operations. No
-// reader sees the delay: the collector's drain, once per second, records
-// whatever is pending first.
+// records them: 4 KB. They wait at most until the next drain (a second),
+// and no reader sees the wait: drain records whatever is pending first.
 const recorderBuffer = 512
 
 // pending is one buffered measurement: the latency in µs (clamped to the
@@ -151,8 +151,10 @@ func record(slot **results.Histogram, us int64) {
 }
 
 // drain moves the recorder's measurements into dst, leaving it empty. The
-// lock is held only to swap pointers and copy the counts; merging happens
-// after, with c's spare histograms swapped in.
+// lock is held to record the pending measurements (a few microseconds at
+// most; the worker waits only if it measures meanwhile, after its latency
+// was taken), swap pointers and copy the counts; merging happens after,
+// with c's spare histograms swapped in.
 func (r *Recorder) drain(c *collector, dst *measurementSet) {
 	var detached, idetached [numOps][numKinds]*results.Histogram
 	r.mu.Lock()

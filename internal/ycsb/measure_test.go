@@ -9,16 +9,22 @@ import (
 
 // TestRecorderBufferRecordsEveryMeasurement checks that the buffered
 // recorder ends with exactly what recording each measurement straight into
-// its histogram and status count gives: across buffer fills (an intended
-// pair straddling the end of the buffer included), drains between and in
-// the middle of fills, latencies outside the histograms' range and
-// statuses outside YCSB's set.
+// its histogram and status count gives: across buffer fills, an intended
+// pair that finds one slot left at the buffer's end, drains between and in
+// the middle of fills, latencies outside the histograms' range (some too
+// large for the packed field) and statuses outside YCSB's set (up to 255,
+// the whole of the packed field).
 func TestRecorderBufferRecordsEveryMeasurement(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		count    int
 		intended bool
-		drains   []int // drain after this many measurements
+		// singlesFirst plain measurements come before the loop's;
+		// singleEvery, when set, adds one after every that many pairs.
+		singlesFirst, singleEvery int
+		drains                    []int // drain before measurement i of the loop
+		// lastSlot: some pair must find exactly one slot left.
+		lastSlot bool
 	}{
 		{name: "empty", count: 0},
 		{name: "one", count: 1},
@@ -27,21 +33,16 @@ func TestRecorderBufferRecordsEveryMeasurement(t *testing.T) {
 		{name: "one past full", count: recorderBuffer + 1},
 		{name: "many fills", count: 5*recorderBuffer + 17},
 		{name: "drains between", count: 3 * recorderBuffer, drains: []int{1, recorderBuffer - 1, recorderBuffer + 5, 2 * recorderBuffer}},
-		{name: "intended", count: 3*recorderBuffer + 3, intended: true},
-		{name: "intended straddling", count: recorderBuffer/2 + 1, intended: true, drains: []int{0, 3}},
+		{name: "intended", count: 3*recorderBuffer + 3, intended: true, singleEvery: 7, lastSlot: true},
+		{name: "intended at the last slot", count: recorderBuffer/2 + 1, intended: true, singlesFirst: 1, lastSlot: true},
+		{name: "intended with drains", count: 2*recorderBuffer + 9, intended: true, singleEvery: 5, drains: []int{0, 3, recorderBuffer / 2}, lastSlot: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tc.count), 3))
 			rec := NewRecorder()
 			var got, want measurementSet
 			c := &collector{}
-			drains := tc.drains
-			for i := range tc.count {
-				for len(drains) > 0 && drains[0] == i {
-					rec.drain(c, &got)
-					drains = drains[1:]
-				}
-				op := Op(rng.IntN(int(numOps)))
+			measure := func(op Op) int64 {
 				st := Status(rng.IntN(int(numStatuses) + 2)) // and two outside the set
 				us := rng.Int64N(5000) - 10
 				switch rng.IntN(50) {
@@ -49,27 +50,47 @@ func TestRecorderBufferRecordsEveryMeasurement(t *testing.T) {
 					us = results.HighestMicros + rng.Int64N(1e6)
 				case 1:
 					us = -rng.Int64N(1e6)
+				case 2:
+					us = 1<<45 + rng.Int64N(1e6) // past the packed field's 40 bits
+				case 3:
+					st = 255
 				}
 				kind, counted := classify(st)
 				want.hist(op, kind).Record(us)
 				want.status[op][counted]++
+				rec.Measure(op, st, us)
+				return us
+			}
+			for range tc.singlesFirst {
+				measure(OpVerify)
+			}
+			drains := tc.drains
+			lastSlot := false
+			for i := range tc.count {
+				for len(drains) > 0 && drains[0] == i {
+					rec.drain(c, &got)
+					drains = drains[1:]
+				}
+				op := Op(rng.IntN(int(numOps)))
 				if !tc.intended {
-					rec.Measure(op, st, us)
+					measure(op)
 					continue
 				}
-				// A pair takes two slots; the single measurements mixed in
-				// below change the parity, so some pair finds one slot
-				// left at the buffer's end and must flush first.
+				st := Status(rng.IntN(int(numStatuses) + 2))
+				us := rng.Int64N(5000) - 10
 				ius := us + rng.Int64N(100)
+				kind, counted := classify(st)
+				want.hist(op, kind).Record(us)
 				want.intended(op, kind).Record(ius)
+				want.status[op][counted]++
+				lastSlot = lastSlot || rec.n == recorderBuffer-1
 				rec.MeasureIntended(op, st, us, ius)
-				if i%7 == 0 {
-					st2 := Status(rng.IntN(int(numStatuses)))
-					kind2, counted2 := classify(st2)
-					want.hist(OpVerify, kind2).Record(us)
-					want.status[OpVerify][counted2]++
-					rec.Measure(OpVerify, st2, us)
+				if tc.singleEvery > 0 && i%tc.singleEvery == 0 {
+					measure(OpVerify)
 				}
+			}
+			if tc.lastSlot && !lastSlot {
+				t.Fatal("no intended pair found one slot left: the case does not test what it says")
 			}
 			rec.drain(c, &got)
 			if rec.n != 0 {
@@ -77,11 +98,11 @@ func TestRecorderBufferRecordsEveryMeasurement(t *testing.T) {
 			}
 			for op := range numOps {
 				for kind := range numKinds {
-					if !sameHistogram(got.h[op][kind], want.h[op][kind]) {
-						t.Errorf("%v kind %d: histogram of %d samples, want %d", op, kind, countOf(got.h[op][kind]), countOf(want.h[op][kind]))
+					if !got.h[op][kind].Equal(want.h[op][kind]) {
+						t.Errorf("%v kind %d: histogram of %d samples, want %d", op, kind, got.h[op][kind].Count(), want.h[op][kind].Count())
 					}
-					if !sameHistogram(got.ih[op][kind], want.ih[op][kind]) {
-						t.Errorf("%v kind %d: intended histogram of %d samples, want %d", op, kind, countOf(got.ih[op][kind]), countOf(want.ih[op][kind]))
+					if !got.ih[op][kind].Equal(want.ih[op][kind]) {
+						t.Errorf("%v kind %d: intended histogram of %d samples, want %d", op, kind, got.ih[op][kind].Count(), want.ih[op][kind].Count())
 					}
 				}
 				if got.status[op] != want.status[op] {
@@ -90,20 +111,4 @@ func TestRecorderBufferRecordsEveryMeasurement(t *testing.T) {
 			}
 		})
 	}
-}
-
-// sameHistogram compares two histograms of a measurementSet, where nil and
-// empty are the same.
-func sameHistogram(a, b *results.Histogram) bool {
-	if countOf(a) == 0 || countOf(b) == 0 {
-		return countOf(a) == countOf(b)
-	}
-	return a.Equal(b)
-}
-
-func countOf(h *results.Histogram) int64 {
-	if h == nil {
-		return 0
-	}
-	return h.Count()
 }
