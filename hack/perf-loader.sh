@@ -52,7 +52,10 @@
 #            a shared host) cancels within each pair of turns, which is
 #            what makes a ratio near 1.05 or a feature's 1% measurable; the
 #            loader/floor column is this ratio. a-same pairs the loader with
-#            itself: the method's own error.
+#            itself: the method's own error. a-own pairs the floor of a
+#            doing the loader's own per-operation work too (its generators,
+#            values, filter and update, clock reads, recorder) with the
+#            floor: the part of a's ratio that YCSB's semantics require.
 #   busy     BenchmarkPaired again, the stub server Busy (it polls its
 #            connections instead of sleeping; STUBMONGO_SERVER_BUSY=1): no
 #            request pays for waking it, as against a real server that is
@@ -154,10 +157,10 @@ for round in $(seq 1 "$ROUNDS"); do
     done
     # Every pair (loader and floor of each workload, the features, a-same)
     # in one process.
-    pairs=$(printf '%s|' $WORKLOADS $(printf 'a-%s ' $FEATURES) a-same c-spin1us)
+    pairs=$(printf '%s|' $WORKLOADS $(printf 'a-%s ' $FEATURES) a-same c-spin1us a-own)
     measure "$round" "$gc" "^BenchmarkPaired\$/^(${pairs%|})\$"
     if [ "$BUSY" = 1 ]; then
-      busypairs=$(printf '%s|' $WORKLOADS a-same c-spin1us)
+      busypairs=$(printf '%s|' $WORKLOADS a-same c-spin1us a-own)
       measure "$round" "$gc" "^BenchmarkPaired\$/^(${busypairs%|})\$" busy
     fi
   done
@@ -332,6 +335,14 @@ function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, q, yr, nf, fl, f
       printf "no request wakes it, as against a real server that is the bottleneck; there 1 µs of spin costs %+.2f µs per operation (ratio %.3f).\n",
         median(v[q]) - median(pbase[q]), median(pr[q])
     }
+    p = gc SUBSEP "BenchmarkPaired/a-own"; q = gc SUBSEP "BenchmarkBusyPaired/a-own"
+    pa = gc SUBSEP "BenchmarkPaired/a"; pab = gc SUBSEP "BenchmarkBusyPaired/a"
+    if ((p in pr) && (pa in pr))
+      printf "Own work: the floor of a doing the loader'"'"'s own per-operation work too (the key generator, the values, filter and update, two clock\n" \
+        "reads and a recorder: BenchmarkPaired/a-own) against the floor: %.3f%s. a'"'"'s loader/floor is %.3f%s: what lies above the own\n" \
+        "work is the engine and the binding around it.\n",
+        median(pr[p]), ((q in pr) ? sprintf(" (busy %.3f)", median(pr[q])) : ""),
+        median(pr[pa]), ((pab in pr) ? sprintf(" (busy %.3f)", median(pr[pab])) : "")
     base = gc SUBSEP "BenchmarkCPU/a/loader"
     if (!(base in v)) { printf "\n"; continue }
     printf "\nFeatures on, workload a: loader CPU per operation with the feature against without\n"

@@ -169,6 +169,66 @@ type floor struct {
 	// spin, when set, is client work added before each call:
 	// BenchmarkPaired's calibration.
 	spin time.Duration
+	// own, when set, makes the floor do the loader's own per-operation
+	// work too (ownWork): BenchmarkPaired's a-own.
+	own *ownWork
+}
+
+// ownWork is the part of the loader's per-operation work that YCSB's
+// semantics require, done by the floor (BenchmarkPaired/a-own) with the
+// loader's own code: each read's and update's key drawn from workload a's
+// scrambled zipfian generator (shared by the goroutines, as the
+// workload's is) with a goroutine's own ycsb.Rand, hashed and formatted;
+// the filter built from it per call; an update's value filled with fresh
+// random bytes and its $set built per call; the call timed by two clock
+// reads and measured into a ycsb.Recorder. What it leaves out is the
+// engine and the binding around that work: the operation and field
+// choosers, ThreadState, the DB interface, the guard, the collector.
+// The floor's kinds, update fields and field lengths stay planned.
+type ownWork struct {
+	keys *ycsb.ScrambledZipfianGenerator
+}
+
+// newOwnWork returns the own work of a mix of reads and updates (the
+// loader's key chooser for workload a: scrambled zipfian over the
+// records).
+func newOwnWork(m floorMix) (*ownWork, error) {
+	if m.insert+m.scan+m.rmw > 0 || m.fields == 0 {
+		return nil, fmt.Errorf("the floor's own work is for reads and updates of fields only (workload a)")
+	}
+	keys, err := ycsb.NewScrambledZipfianGenerator(0, m.recordCount-1)
+	if err != nil {
+		return nil, err
+	}
+	return &ownWork{keys: keys}, nil
+}
+
+// ownState is one goroutine's ownWork state.
+type ownState struct {
+	rng                 *ycsb.Rand
+	rec                 *ycsb.Recorder
+	epoch               time.Time
+	key, filter, update []byte
+	value               []byte
+	field               []ycsb.Field
+}
+
+func (f *floor) newOwnState(g uint64, fieldLength int) *ownState {
+	return &ownState{rng: ycsb.NewRand(g + 1), rec: ycsb.NewRecorder(), epoch: time.Now(),
+		value: make([]byte, fieldLength), field: make([]ycsb.Field, 1)}
+}
+
+// prepare draws the operation's key and builds its filter (and an
+// update's document), returning the filter.
+func (o *ownState) prepare(w *ownWork, f *floor, op floorOp, field uint8) []byte {
+	o.key = ycsb.BuildKeyName(o.key[:0], w.keys.Next(o.rng), 1, false)
+	o.filter = appendIDFilter(o.filter[:0], o.key)
+	if op == floorUpdate {
+		ycsb.FillRandomValue(o.value, o.rng)
+		o.field[0] = ycsb.Field{Name: f.values[field].Name, Value: o.value}
+		o.update = appendSetUpdate(o.update[:0], o.field)
+	}
+	return o.filter
 }
 
 func newFloor(coll *mongo.Collection, m floorMix) (*floor, error) {
@@ -202,7 +262,7 @@ func (f *floor) run(ctx context.Context, plans []*floorPlan) error {
 	errs := make([]error, len(plans))
 	var wg sync.WaitGroup
 	for g, pl := range plans {
-		wg.Go(func() { errs[g] = f.runPlan(ctx, pl) })
+		wg.Go(func() { errs[g] = f.runPlan(ctx, pl, g) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -213,8 +273,12 @@ func (f *floor) run(ctx context.Context, plans []*floorPlan) error {
 	return nil
 }
 
-func (f *floor) runPlan(ctx context.Context, pl *floorPlan) error {
+func (f *floor) runPlan(ctx context.Context, pl *floorPlan, g int) error {
 	var doc []byte
+	var own *ownState
+	if f.own != nil {
+		own = f.newOwnState(uint64(g), len(f.values[0].Value))
+	}
 	start := uint32(0)
 	for i, op := range pl.kinds {
 		b := pl.bytes[start:pl.ends[i]]
@@ -226,6 +290,11 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan) error {
 			for t0 := time.Now(); time.Since(t0) < f.spin; { //nolint:revive // spinning is the point
 			}
 		}
+		var began time.Time
+		if own != nil {
+			b = own.prepare(f.own, f, op, pl.arg[i])
+			began = own.epoch.Add(time.Since(own.epoch)) // as ThreadState.now
+		}
 		var err error
 		switch op {
 		case floorInsert:
@@ -234,13 +303,24 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan) error {
 		case floorRead:
 			err = f.read(ctx, b)
 		case floorUpdate:
-			err = f.update(ctx, b, pl.arg[i])
+			if own != nil {
+				err = f.updateWith(ctx, b, own.update)
+			} else {
+				err = f.update(ctx, b, pl.arg[i])
+			}
 		case floorRMW:
 			if err = f.read(ctx, b); err == nil {
 				err = f.update(ctx, b, pl.arg[i])
 			}
 		case floorScan:
 			err = f.scan(ctx, b, int(pl.arg[i]))
+		}
+		if own != nil {
+			st := ycsb.StatusOK
+			if err != nil {
+				st = ycsb.StatusError
+			}
+			own.rec.Measure(ownOps[op], st, time.Since(began).Microseconds())
 		}
 		if f.gate != nil {
 			f.gate.RUnlock()
@@ -260,8 +340,16 @@ func (f *floor) read(ctx context.Context, filter []byte) error {
 	return err
 }
 
+// ownOps is the operation each floor kind is measured as (ownWork).
+var ownOps = [...]ycsb.Op{floorRead: ycsb.OpRead, floorUpdate: ycsb.OpUpdate, floorInsert: ycsb.OpInsert,
+	floorScan: ycsb.OpScan, floorRMW: ycsb.OpReadModifyWrite}
+
 func (f *floor) update(ctx context.Context, filter []byte, field uint8) error {
-	res, err := f.coll.UpdateOne(ctx, bson.Raw(filter), bson.Raw(f.updates[field]))
+	return f.updateWith(ctx, filter, f.updates[field])
+}
+
+func (f *floor) updateWith(ctx context.Context, filter, update []byte) error {
+	res, err := f.coll.UpdateOne(ctx, bson.Raw(filter), bson.Raw(update))
 	if err == nil && res.MatchedCount != 1 {
 		err = fmt.Errorf("update: matched %d", res.MatchedCount)
 	}
@@ -308,18 +396,23 @@ func floorPlans(m floorMix, load bool, n int) []*floorPlan {
 // loader would flatter it; one that made dearer calls would hide a slow
 // loader.
 func TestFloorMakesTheLoadersCalls(t *testing.T) {
-	const ops = 2000
 	for _, wl := range perfWorkloads {
 		if wl.feature {
 			continue
 		}
 		t.Run(wl.name, func(t *testing.T) {
 			ctx := context.Background()
-			floorCalls := func() map[string]int {
+			floorCalls := func(own bool) map[string]int {
 				srv := stubmongo.Start(t, stubmongo.Record())
 				c := perfClient(t, srv.URI(), wl)
 				f, m := floorFor(t, c, perfProperties(t, srv.URI(), wl, 1))
-				if err := f.run(ctx, floorPlans(m, wl.phase == ycsb.PhaseLoad, ops)); err != nil {
+				if own {
+					var err error
+					if f.own, err = newOwnWork(m); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := f.run(ctx, floorPlans(m, wl.phase == ycsb.PhaseLoad, callOps)); err != nil {
 					t.Fatal(err)
 				}
 				return commandShapes(t, srv.Commands())
@@ -327,37 +420,52 @@ func TestFloorMakesTheLoadersCalls(t *testing.T) {
 			loaderCalls := func() map[string]int {
 				srv := stubmongo.Start(t, stubmongo.Record())
 				c := perfClient(t, srv.URI(), wl)
-				if _, err := runLoader(ctx, c, perfProperties(t, srv.URI(), wl, ops), wl.phase); err != nil {
+				if _, err := runLoader(ctx, c, perfProperties(t, srv.URI(), wl, callOps), wl.phase); err != nil {
 					t.Fatal(err)
 				}
 				return commandShapes(t, srv.Commands())
 			}
-			floor, loader := floorCalls(), loaderCalls()
-			for shape, n := range loader {
-				if shape == scanDocsKey {
-					continue
-				}
-				f := floor[shape]
-				// Binomial noise of 2000 draws: a 5% share is 100 ± 10.
-				if tol := max(ops/50, n/4); f < n-tol || f > n+tol {
-					t.Errorf("%s: the floor sent %d, the loader %d", shape, f, n)
-				}
-			}
-			for shape, n := range floor {
-				if _, ok := loader[shape]; !ok && shape != scanDocsKey {
-					t.Errorf("%s: the floor sent %d, the loader none", shape, n)
-				}
-			}
-			if fs, ls := floor[scanDocsKey], loader[scanDocsKey]; fs != 0 || ls != 0 {
-				fa := float64(fs) / float64(floor[scanShape(t, floor)])
-				la := float64(ls) / float64(loader[scanShape(t, loader)])
-				if fa < 0.85*la || fa > 1.15*la {
-					t.Errorf("documents per scan: floor %.1f, loader %.1f", fa, la)
-				}
+			loader := loaderCalls()
+			compareCalls(t, floorCalls(false), loader)
+			if wl.name == "a" {
+				// BenchmarkPaired's a-own: the floor doing the loader's
+				// own work makes the same calls.
+				t.Run("own", func(t *testing.T) { compareCalls(t, floorCalls(true), loader) })
 			}
 		})
 	}
 }
+
+// compareCalls fails t unless the floor's command shapes are the loader's, in
+// about the same proportions, with as many documents per scan.
+func compareCalls(t *testing.T, floor, loader map[string]int) {
+	t.Helper()
+	for shape, n := range loader {
+		if shape == scanDocsKey {
+			continue
+		}
+		f := floor[shape]
+		// Binomial noise of 2000 draws: a 5% share is 100 ± 10.
+		if tol := max(callOps/50, n/4); f < n-tol || f > n+tol {
+			t.Errorf("%s: the floor sent %d, the loader %d", shape, f, n)
+		}
+	}
+	for shape, n := range floor {
+		if _, ok := loader[shape]; !ok && shape != scanDocsKey {
+			t.Errorf("%s: the floor sent %d, the loader none", shape, n)
+		}
+	}
+	if fs, ls := floor[scanDocsKey], loader[scanDocsKey]; fs != 0 || ls != 0 {
+		fa := float64(fs) / float64(floor[scanShape(t, floor)])
+		la := float64(ls) / float64(loader[scanShape(t, loader)])
+		if fa < 0.85*la || fa > 1.15*la {
+			t.Errorf("documents per scan: floor %.1f, loader %.1f", fa, la)
+		}
+	}
+}
+
+// callOps is how many operations TestFloorMakesTheLoadersCalls compares.
+const callOps = 2000
 
 // scanDocsKey counts the documents the scans asked for (their limits).
 const scanDocsKey = "scan documents"

@@ -70,6 +70,9 @@ type perfWorkload struct {
 	// spin: BenchmarkPaired's calibration, the floor spinning this long
 	// before each call against the plain floor (paired_test.go).
 	spin time.Duration
+	// own: BenchmarkPaired's a-own, the floor doing the loader's own
+	// per-operation work (ownWork) against the plain floor.
+	own bool
 }
 
 // serverOps is the number of YCSB operations the stub server's counters
@@ -385,6 +388,7 @@ func floorFor(tb testing.TB, c *Client, p *ycsb.Properties) (*floor, floorMix) {
 type perfFloor struct {
 	c     *Client
 	f     *floor
+	m     floorMix
 	plans []*floorPlan
 	ctx   context.Context
 }
@@ -399,6 +403,7 @@ func newPerfFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) 
 	pf := &perfFloor{c: perfClient(b, child.URI(), wl), ctx: ctx}
 	var m floorMix
 	pf.f, m = floorFor(b, pf.c, perfProperties(b, child.URI(), wl, 1))
+	pf.m = m
 	load := wl.phase == ycsb.PhaseLoad
 	if err := pf.f.run(ctx, floorPlans(m, load, 100*perfThreads)); err != nil {
 		b.Fatal(err)
@@ -408,10 +413,17 @@ func newPerfFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) 
 }
 
 // run runs the plans, each call inside gate.RLock when gate is set, with
-// spin of client work before each (BenchmarkPaired's calibration).
-func (pf *perfFloor) run(gate *sync.RWMutex, spin time.Duration) (int, error) {
+// spin of client work before each (BenchmarkPaired's calibration) and,
+// with own, the loader's own work for each (BenchmarkPaired's a-own).
+func (pf *perfFloor) run(gate *sync.RWMutex, spin time.Duration, own bool) (int, error) {
 	g := *pf.f
 	g.gate, g.spin = gate, spin
+	if own {
+		var err error
+		if g.own, err = newOwnWork(pf.m); err != nil {
+			return 0, err
+		}
+	}
 	return 0, g.run(pf.ctx, pf.plans)
 }
 
@@ -421,7 +433,7 @@ func benchFloor(b *testing.B, child *stubmongo.Child, wl perfWorkload) {
 	defer ConfigureLoaderGC(os.Getenv)()
 	pf := newPerfFloor(b, child, wl, b.N)
 	runtime.GC() // the plans' garbage is not the loop's
-	measureCPU(b, pf.c.client, wl, b.N, func() (int, error) { return pf.run(nil, 0) })
+	measureCPU(b, pf.c.client, wl, b.N, func() (int, error) { return pf.run(nil, 0, false) })
 }
 
 // BenchmarkGoYCSB measures go-ycsb v1.0.1 (github.com/pingcap/go-ycsb, its
