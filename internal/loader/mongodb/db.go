@@ -30,6 +30,8 @@ type DB struct {
 	filter []byte
 	doc    []byte
 	update []byte
+	// The buffers as the driver's arguments (rawArg).
+	filterArg, docArg, updateArg rawArg
 
 	// Option builders whose single setter reads the fields below, so
 	// options are not rebuilt per call.
@@ -87,9 +89,9 @@ func (d *DB) Read(ctx context.Context, table string, key []byte, fields []string
 	ctx, token := d.guard.begin(d.c.wd, ctx)
 	var sr *mongo.SingleResult
 	if d.projection = d.projs.get(fields); d.projection != nil {
-		sr = coll.FindOne(ctx, bson.Raw(d.filter), &d.findOne)
+		sr = coll.FindOne(ctx, d.filterArg.of(d.filter), &d.findOne)
 	} else {
-		sr = coll.FindOne(ctx, bson.Raw(d.filter))
+		sr = coll.FindOne(ctx, d.filterArg.of(d.filter))
 	}
 	raw, err := sr.Raw()
 	d.guard.end(token)
@@ -135,7 +137,7 @@ func (d *DB) scan(ctx context.Context, table string, startKey []byte, count int,
 	d.limit = int64(count)
 	ctx, token := d.guard.begin(d.c.wd, ctx)
 	defer d.guard.end(token)
-	cur, err := coll.Find(ctx, bson.Raw(d.filter), &d.find)
+	cur, err := coll.Find(ctx, d.filterArg.of(d.filter), &d.find)
 	if err != nil {
 		return 0, fmt.Errorf("find: %w", err)
 	}
@@ -163,7 +165,7 @@ func (d *DB) Update(ctx context.Context, table string, key []byte, values []ycsb
 	d.filter = appendIDFilter(d.filter[:0], key)
 	d.update = appendSetUpdate(d.update[:0], values)
 	ctx, token := d.guard.begin(d.c.wd, ctx)
-	res, err := coll.UpdateOne(ctx, bson.Raw(d.filter), bson.Raw(d.update))
+	res, err := coll.UpdateOne(ctx, d.filterArg.of(d.filter), d.updateArg.of(d.update))
 	d.guard.end(token)
 	if err != nil {
 		d.fail(ycsb.OpUpdate, key, err)
@@ -182,7 +184,7 @@ func (d *DB) Delete(ctx context.Context, table string, key []byte) ycsb.Status {
 	coll := d.colls.get(table)
 	d.filter = appendIDFilter(d.filter[:0], key)
 	ctx, token := d.guard.begin(d.c.wd, ctx)
-	res, err := coll.DeleteOne(ctx, bson.Raw(d.filter))
+	res, err := coll.DeleteOne(ctx, d.filterArg.of(d.filter))
 	d.guard.end(token)
 	if err != nil {
 		d.fail(ycsb.OpDelete, key, err)
@@ -211,9 +213,9 @@ func (d *DB) Insert(ctx context.Context, table string, key []byte, values []ycsb
 	var err error
 	if d.c.cfg.Upsert {
 		d.filter = appendIDFilter(d.filter[:0], key)
-		_, err = coll.ReplaceOne(ctx, bson.Raw(d.filter), bson.Raw(d.doc), d.c.replace)
+		_, err = coll.ReplaceOne(ctx, d.filterArg.of(d.filter), d.docArg.of(d.doc), d.c.replace)
 	} else {
-		_, err = coll.InsertOne(ctx, bson.Raw(d.doc))
+		_, err = coll.InsertOne(ctx, d.docArg.of(d.doc))
 	}
 	d.guard.end(token)
 	if err != nil {

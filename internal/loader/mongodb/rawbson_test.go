@@ -64,6 +64,35 @@ func TestRawBuildersDoNotAllocate(t *testing.T) {
 	}
 }
 
+// TestRawArgReusesItsBox: a buffer rewritten in place with the same
+// length is handed over again without allocating (in the same box), and
+// the box shows the new bytes; another length or another buffer gets a
+// box of its own.
+func TestRawArgReusesItsBox(t *testing.T) {
+	var a rawArg
+	buf := appendIDFilter(make([]byte, 0, 64), []byte("user1"))
+	_ = a.of(buf)
+	buf = appendIDFilter(buf[:0], []byte("user2"))
+	if allocs := testing.AllocsPerRun(100, func() { _ = a.of(buf) }); allocs != 0 {
+		t.Errorf("the same buffer and length: %v allocations", allocs)
+	}
+	again := a.of(buf)
+	if r, ok := again.(bson.Raw); !ok || !bytes.Equal(r, buf) {
+		t.Errorf("the box holds %v, want the rewritten bson.Raw %v", again, bson.Raw(buf))
+	}
+	buf = appendIDFilter(buf[:0], []byte("user10"))
+	if r := a.of(buf).(bson.Raw); !bytes.Equal(r, buf) {
+		t.Errorf("a longer filter: the box holds %v, want %v", r, bson.Raw(buf))
+	}
+	other := appendIDFilter(nil, []byte("user10"))
+	if r := a.of(other).(bson.Raw); len(r) == 0 || &r[0] != &other[0] {
+		t.Errorf("another buffer of the same length: the box does not point at it")
+	}
+	if r := a.of(nil).(bson.Raw); r != nil {
+		t.Errorf("an empty buffer: %v", r)
+	}
+}
+
 func TestAppendBinaryFields(t *testing.T) {
 	doc := bson.Raw(appendDocument(nil, []byte("user1"), []ycsb.Field{{Name: "field0", Value: []byte("v0")}, {Name: "field1", Value: []byte("v1")}}))
 	var got []ycsb.Field
