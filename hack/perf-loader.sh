@@ -53,9 +53,10 @@
 #            what makes a ratio near 1.05 or a feature's 1% measurable; the
 #            loader/floor column is this ratio. a-same pairs the loader with
 #            itself: the method's own error. a-own pairs the floor of a
-#            doing the loader's own per-operation work too (its generators,
-#            values, filter and update, clock reads, recorder) with the
-#            floor: the part of a's ratio that YCSB's semantics require.
+#            doing the loader's own per-operation work too (its key
+#            generator, values, filter and update, clock reads, recorder)
+#            with the floor: the part of a's ratio that YCSB's semantics
+#            require (each ratio ± about 0.01, from different pairs).
 #   busy     BenchmarkPaired again, the stub server Busy (it polls its
 #            connections instead of sleeping; STUBMONGO_SERVER_BUSY=1): no
 #            request pays for waking it, as against a real server that is
@@ -155,8 +156,8 @@ for round in $(seq 1 "$ROUNDS"); do
     for f in $FEATURES; do
       measure "$round" "$gc" "^BenchmarkOverhead\$/^a-$f\$"
     done
-    # Every pair (loader and floor of each workload, the features, a-same)
-    # in one process.
+    # Every pair (loader and floor of each workload, the features, a-same,
+    # the calibration c-spin1us and a-own) in one process.
     pairs=$(printf '%s|' $WORKLOADS $(printf 'a-%s ' $FEATURES) a-same c-spin1us a-own)
     measure "$round" "$gc" "^BenchmarkPaired\$/^(${pairs%|})\$"
     if [ "$BUSY" = 1 ]; then
@@ -298,7 +299,7 @@ END {
   if (rounds > 0) cpu_table()
   memory_table()
 }
-function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, q, yr, nf, fl, f, base, own, tel, met) {
+function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, q, pa, pab, yr, nf, fl, f, base, own, tel, met) {
   printf "Client CPU per operation (µs), median of %d rounds of %d operations; 8 threads; client pinned to one CPU, stub server on another\n\n", rounds, ops
   ng = split(gcs, gl, " "); nw = split(workloads, wl, " "); nf = split(features, fl, " ")
   for (gi = 1; gi <= ng; gi++) {
@@ -339,8 +340,8 @@ function cpu_table(   gi, ng, gl, gc, w, nw, wl, b, l, y, o, p, q, yr, nf, fl, f
     pa = gc SUBSEP "BenchmarkPaired/a"; pab = gc SUBSEP "BenchmarkBusyPaired/a"
     if ((p in pr) && (pa in pr))
       printf "Own work: the floor of a doing the loader'"'"'s own per-operation work too (the key generator, the values, filter and update, two clock\n" \
-        "reads and a recorder: BenchmarkPaired/a-own) against the floor: %.3f%s. a'"'"'s loader/floor is %.3f%s: what lies above the own\n" \
-        "work is the engine and the binding around it.\n",
+        "reads and a recorder: BenchmarkPaired/a-own) against the floor: %.3f%s. a'"'"'s loader/floor is %.3f%s. What lies above\n" \
+        "the own work is the engine and the binding around it (each ratio ± about 0.01, from different pairs).\n",
         median(pr[p]), ((q in pr) ? sprintf(" (busy %.3f)", median(pr[q])) : ""),
         median(pr[pa]), ((pab in pr) ? sprintf(" (busy %.3f)", median(pr[pab])) : "")
     base = gc SUBSEP "BenchmarkCPU/a/loader"

@@ -1,6 +1,7 @@
 package mongodb
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -28,10 +29,12 @@ import (
 // update's field. No generator, no histogram, no timer. Per operation the
 // loop only builds an insert's document (key and ten fixed values; the
 // driver copies it anyway) and calls the driver, with the argument types
-// the binding passes (bson.Raw) and under a cancellable context without a
-// deadline, as the binding's calls run (see guard.go). It runs with the
-// loader binary's GOGC, so the ratio loader/floor compares work, not GC
-// settings.
+// the binding passes (bson.Raw, boxed as the binding boxes its buffers:
+// rawArg) and under a cancellable context without a deadline, as the
+// binding's calls run (see guard.go). It runs with the loader binary's
+// GOGC, so the ratio loader/floor compares work, not GC settings. Its
+// variant with ownWork, below, does the loader's own per-operation work
+// too (BenchmarkPaired/a-own).
 
 // floorOp is one kind of operation of the floor.
 type floorOp uint8
@@ -159,9 +162,10 @@ func newFloorPlan(m floorMix, load bool, g, count int) *floorPlan {
 // values of every insert, the update of each field, and a scan's options
 // for each length.
 type floor struct {
-	coll    *mongo.Collection
-	values  []ycsb.Field
-	updates [][]byte
+	coll   *mongo.Collection
+	values []ycsb.Field
+	// updates is the update of each field, boxed once (see rawArg).
+	updates []any
 	scans   []*options.FindOptionsBuilder
 	// gate, when set, is held (read-locked) around each operation:
 	// BenchmarkPaired's turns (paired_test.go).
@@ -177,8 +181,8 @@ type floor struct {
 // ownWork is the part of the loader's per-operation work that YCSB's
 // semantics require, done by the floor (BenchmarkPaired/a-own) with the
 // loader's own code: each read's and update's key drawn from workload a's
-// scrambled zipfian generator (shared by the goroutines, as the
-// workload's is) with a goroutine's own ycsb.Rand, hashed and formatted;
+// key chooser (newOwnWork; shared by the goroutines, as the workload's
+// is) with a goroutine's own ycsb.Rand, hashed and formatted;
 // the filter built from it per call; an update's value filled with fresh
 // random bytes and its $set built per call; the call timed by two clock
 // reads and measured into a ycsb.Recorder. What it leaves out is the
@@ -186,31 +190,35 @@ type floor struct {
 // choosers, ThreadState, the DB interface, the guard, the collector.
 // The floor's kinds, update fields and field lengths stay planned.
 type ownWork struct {
-	keys *ycsb.ScrambledZipfianGenerator
+	keys    *ycsb.ScrambledZipfianGenerator
+	records int64
 }
 
-// newOwnWork returns the own work of a mix of reads and updates (the
-// loader's key chooser for workload a: scrambled zipfian over the
-// records).
+// newOwnWork returns the own work of workload a's mix, reads and updates
+// of one field. Its key chooser is the loader's for a (ycsb.NewWorkload,
+// zipfian): scrambled zipfian over [0, recordcount] (the key space of a
+// run without inserts), a draw past the last record redrawn
+// (Workload.nextKeynum), so the hot keys are the loader's too.
 func newOwnWork(m floorMix) (*ownWork, error) {
 	if m.insert+m.scan+m.rmw > 0 || m.fields == 0 {
 		return nil, fmt.Errorf("the floor's own work is for reads and updates of fields only (workload a)")
 	}
-	keys, err := ycsb.NewScrambledZipfianGenerator(0, m.recordCount-1)
+	keys, err := ycsb.NewScrambledZipfianGenerator(0, m.recordCount)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("own work's key chooser: %w", err)
 	}
-	return &ownWork{keys: keys}, nil
+	return &ownWork{keys: keys, records: m.recordCount}, nil
 }
 
 // ownState is one goroutine's ownWork state.
 type ownState struct {
-	rng                 *ycsb.Rand
-	rec                 *ycsb.Recorder
-	epoch               time.Time
-	key, filter, update []byte
-	value               []byte
-	field               []ycsb.Field
+	rng                  *ycsb.Rand
+	rec                  *ycsb.Recorder
+	epoch                time.Time
+	key, filter, update  []byte
+	filterArg, updateArg rawArg
+	value                []byte
+	field                []ycsb.Field
 }
 
 func (f *floor) newOwnState(g uint64, fieldLength int) *ownState {
@@ -221,7 +229,11 @@ func (f *floor) newOwnState(g uint64, fieldLength int) *ownState {
 // prepare draws the operation's key and builds its filter (and an
 // update's document), returning the filter.
 func (o *ownState) prepare(w *ownWork, f *floor, op floorOp, field uint8) []byte {
-	o.key = ycsb.BuildKeyName(o.key[:0], w.keys.Next(o.rng), 1, false)
+	k := w.keys.Next(o.rng)
+	for k >= w.records {
+		k = w.keys.Next(o.rng)
+	}
+	o.key = ycsb.BuildKeyName(o.key[:0], k, 1, false)
 	o.filter = appendIDFilter(o.filter[:0], o.key)
 	if op == floorUpdate {
 		ycsb.FillRandomValue(o.value, o.rng)
@@ -245,7 +257,7 @@ func newFloor(coll *mongo.Collection, m floorMix) (*floor, error) {
 		f.values = append(f.values, ycsb.Field{Name: "field" + strconv.Itoa(i), Value: v})
 	}
 	for i := range f.values {
-		f.updates = append(f.updates, appendSetUpdate(nil, f.values[i:i+1]))
+		f.updates = append(f.updates, bson.Raw(appendSetUpdate(nil, f.values[i:i+1])))
 	}
 	if m.scan == 0 {
 		return f, nil
@@ -274,7 +286,12 @@ func (f *floor) run(ctx context.Context, plans []*floorPlan) error {
 }
 
 func (f *floor) runPlan(ctx context.Context, pl *floorPlan, g int) error {
-	var doc []byte
+	// A filter is copied from the plan into filter, so that it is handed
+	// to the driver as the binding hands its buffers, boxed once while its
+	// start and length stay the same (rawArg): a few bytes copied instead
+	// of an allocation per call.
+	var doc, filter []byte
+	var docArg, filterArg rawArg
 	var own *ownState
 	if f.own != nil {
 		own = f.newOwnState(uint64(g), len(f.values[0].Value))
@@ -291,29 +308,34 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan, g int) error {
 			}
 		}
 		var began time.Time
-		if own != nil {
-			b = own.prepare(f.own, f, op, pl.arg[i])
+		var arg any
+		switch {
+		case own != nil:
+			arg = own.filterArg.of(own.prepare(f.own, f, op, pl.arg[i]))
 			began = own.epoch.Add(time.Since(own.epoch)) // as ThreadState.now
+		case op != floorInsert:
+			filter = append(filter[:0], b...)
+			arg = filterArg.of(filter)
 		}
 		var err error
 		switch op {
 		case floorInsert:
 			doc = appendDocument(doc[:0], b, f.values)
-			_, err = f.coll.InsertOne(ctx, bson.Raw(doc))
+			_, err = f.coll.InsertOne(ctx, docArg.of(doc))
 		case floorRead:
-			err = f.read(ctx, b)
+			err = f.read(ctx, arg)
 		case floorUpdate:
 			if own != nil {
-				err = f.updateWith(ctx, b, own.update)
+				err = f.update(ctx, arg, own.updateArg.of(own.update))
 			} else {
-				err = f.update(ctx, b, pl.arg[i])
+				err = f.update(ctx, arg, f.updates[pl.arg[i]])
 			}
 		case floorRMW:
-			if err = f.read(ctx, b); err == nil {
-				err = f.update(ctx, b, pl.arg[i])
+			if err = f.read(ctx, arg); err == nil {
+				err = f.update(ctx, arg, f.updates[pl.arg[i]])
 			}
 		case floorScan:
-			err = f.scan(ctx, b, int(pl.arg[i]))
+			err = f.scan(ctx, arg, int(pl.arg[i]))
 		}
 		if own != nil {
 			st := ycsb.StatusOK
@@ -332,8 +354,8 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan, g int) error {
 	return nil
 }
 
-func (f *floor) read(ctx context.Context, filter []byte) error {
-	raw, err := f.coll.FindOne(ctx, bson.Raw(filter)).Raw()
+func (f *floor) read(ctx context.Context, filter any) error {
+	raw, err := f.coll.FindOne(ctx, filter).Raw()
 	if err == nil && len(raw) == 0 {
 		err = fmt.Errorf("find: empty document")
 	}
@@ -344,20 +366,16 @@ func (f *floor) read(ctx context.Context, filter []byte) error {
 var ownOps = [...]ycsb.Op{floorRead: ycsb.OpRead, floorUpdate: ycsb.OpUpdate, floorInsert: ycsb.OpInsert,
 	floorScan: ycsb.OpScan, floorRMW: ycsb.OpReadModifyWrite}
 
-func (f *floor) update(ctx context.Context, filter []byte, field uint8) error {
-	return f.updateWith(ctx, filter, f.updates[field])
-}
-
-func (f *floor) updateWith(ctx context.Context, filter, update []byte) error {
-	res, err := f.coll.UpdateOne(ctx, bson.Raw(filter), bson.Raw(update))
+func (f *floor) update(ctx context.Context, filter, update any) error {
+	res, err := f.coll.UpdateOne(ctx, filter, update)
 	if err == nil && res.MatchedCount != 1 {
 		err = fmt.Errorf("update: matched %d", res.MatchedCount)
 	}
 	return err
 }
 
-func (f *floor) scan(ctx context.Context, filter []byte, n int) error {
-	cur, err := f.coll.Find(ctx, bson.Raw(filter), f.scans[n])
+func (f *floor) scan(ctx context.Context, filter any, n int) error {
+	cur, err := f.coll.Find(ctx, filter, f.scans[n])
 	if err != nil {
 		return err
 	}
@@ -402,7 +420,7 @@ func TestFloorMakesTheLoadersCalls(t *testing.T) {
 		}
 		t.Run(wl.name, func(t *testing.T) {
 			ctx := context.Background()
-			floorCalls := func(own bool) map[string]int {
+			floorCalls := func(own bool, ops int) []bson.Raw {
 				srv := stubmongo.Start(t, stubmongo.Record())
 				c := perfClient(t, srv.URI(), wl)
 				f, m := floorFor(t, c, perfProperties(t, srv.URI(), wl, 1))
@@ -412,28 +430,109 @@ func TestFloorMakesTheLoadersCalls(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if err := f.run(ctx, floorPlans(m, wl.phase == ycsb.PhaseLoad, callOps)); err != nil {
+				if err := f.run(ctx, floorPlans(m, wl.phase == ycsb.PhaseLoad, ops)); err != nil {
 					t.Fatal(err)
 				}
-				return commandShapes(t, srv.Commands())
+				return srv.Commands()
 			}
-			loaderCalls := func() map[string]int {
+			loaderCalls := func(ops int) []bson.Raw {
 				srv := stubmongo.Start(t, stubmongo.Record())
 				c := perfClient(t, srv.URI(), wl)
-				if _, err := runLoader(ctx, c, perfProperties(t, srv.URI(), wl, callOps), wl.phase); err != nil {
+				if _, err := runLoader(ctx, c, perfProperties(t, srv.URI(), wl, ops), wl.phase); err != nil {
 					t.Fatal(err)
 				}
-				return commandShapes(t, srv.Commands())
+				return srv.Commands()
 			}
-			loader := loaderCalls()
-			compareCalls(t, floorCalls(false), loader)
+			loaderShapes := commandShapes(t, loaderCalls(callOps))
+			compareCalls(t, commandShapes(t, floorCalls(false, callOps)), loaderShapes)
 			if wl.name == "a" {
 				// BenchmarkPaired's a-own: the floor doing the loader's
-				// own work makes the same calls.
-				t.Run("own", func(t *testing.T) { compareCalls(t, floorCalls(true), loader) })
+				// own work makes the same calls, and its keys are the
+				// loader's: the same hottest key, about as often. The
+				// scrambled zipfian draws its hottest key 1/zetan of the
+				// time (3.8%; YCSB's ZETAN over 10^10 items), the next
+				// about half as often: over 5,000 reads the hottest leads
+				// by more than five standard deviations.
+				t.Run("own", func(t *testing.T) {
+					compareCalls(t, commandShapes(t, floorCalls(true, callOps)), loaderShapes)
+					ok, on, of := hottestFindKey(t, floorCalls(true, 10000))
+					lk, ln, lf := hottestFindKey(t, loaderCalls(10000))
+					if ok != lk || on*lf < ln*of/2 || on*lf > 2*ln*of {
+						t.Errorf("hottest key: the own work's %q in %d of %d finds, the loader's %q in %d of %d", ok, on, of, lk, ln, lf)
+					}
+					ownUpdatesOneField(t, wl)
+				})
 			}
 		})
 	}
+}
+
+// ownUpdatesOneField checks the own work's updates (which the recorded
+// commands do not show: they travel in a document sequence): each is
+// {$set: {<a field>: <a fresh value of fieldlength printable bytes>}}, as
+// the loader's update of one random field (writeallfields false).
+func ownUpdatesOneField(t *testing.T, wl perfWorkload) {
+	t.Helper()
+	m, err := mixOf(perfProperties(t, "mongodb://unused", wl, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.recordCount = 1000000
+	f, err := newFloor(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := newOwnWork(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := f.newOwnState(1, m.fieldLength)
+	var last bson.RawValue
+	for i := range 20 {
+		field := uint8(i % m.fields)
+		o.prepare(w, f, floorUpdate, field)
+		elems, err := bson.Raw(o.update).Elements()
+		if err != nil || len(elems) != 1 || elems[0].Key() != "$set" {
+			t.Fatalf("update %v: %v", bson.Raw(o.update), err)
+		}
+		set, err := elems[0].Value().Document().Elements()
+		if err != nil || len(set) != 1 || set[0].Key() != f.values[field].Name {
+			t.Fatalf("update %v: want one field, %s (%v)", bson.Raw(o.update), f.values[field].Name, err)
+		}
+		_, v, ok := set[0].Value().BinaryOK()
+		if !ok || len(v) != m.fieldLength || bytes.ContainsFunc(v, func(r rune) bool { return r < ' ' || r > ' '+95 }) {
+			t.Fatalf("update %v: want %d printable bytes", bson.Raw(o.update), m.fieldLength)
+		}
+		if i > 0 && set[0].Value().Equal(last) {
+			t.Fatalf("update %d repeats the last value: not fresh", i)
+		}
+		last = bson.RawValue{Type: set[0].Value().Type, Value: append([]byte(nil), set[0].Value().Value...)}
+	}
+}
+
+// hottestFindKey returns the _id the point reads (finds of {_id: key})
+// asked for most often, how often, and how many there were.
+func hottestFindKey(t *testing.T, cmds []bson.Raw) (key string, n, finds int) {
+	t.Helper()
+	counts := map[string]int{}
+	for _, c := range cmds {
+		if _, ok := c.Lookup("find").StringValueOK(); !ok {
+			continue
+		}
+		id, ok := c.Lookup("filter", idKey).StringValueOK()
+		if !ok {
+			continue // a scan's {_id: {$gte: key}}
+		}
+		finds++
+		counts[id]++
+		if counts[id] > n {
+			key, n = id, counts[id]
+		}
+	}
+	if finds == 0 {
+		t.Fatal("no point read among the commands")
+	}
+	return key, n, finds
 }
 
 // compareCalls fails t unless the floor's command shapes are the loader's, in

@@ -280,7 +280,11 @@ func loaderSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int) pa
 func floorSide(b *testing.B, child *stubmongo.Child, wl perfWorkload, n int, spin time.Duration, own bool) pairSide {
 	b.Helper()
 	pf := newPerfFloor(b, child, wl, n)
-	return pairSide{name: "floor " + wl.name, run: func(_ context.Context, gate *sync.RWMutex) (int, error) {
+	name := "floor " + wl.name
+	if own {
+		name = "own " + wl.name // its own pprof label: -tagfocus side=own
+	}
+	return pairSide{name: name, run: func(_ context.Context, gate *sync.RWMutex) (int, error) {
 		return pf.run(gate, spin, own)
 	}}
 }

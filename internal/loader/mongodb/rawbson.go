@@ -12,8 +12,9 @@ import (
 
 // The documents, filters and updates the binding sends, built as raw BSON by
 // appending to per-thread buffers: no reflection, no maps, no allocation once
-// the buffers have grown. The driver copies what it is given when it
-// marshals the command, so a buffer can be reused as soon as a call returns.
+// the buffers have grown. The driver copies what it is given into the
+// command it sends within the call, so a buffer can be reused as soon as a
+// call returns.
 //
 // Keys arrive as byte slices (the engine does not allocate a string per
 // operation); BSON strings are length-prefixed bytes, so they go in as is.
@@ -24,10 +25,20 @@ import (
 // interface allocates a copy of its header (runtime.convTslice), on every
 // call. The buffer is rewritten in place for each operation, so while it
 // starts at the same address and has the same length the header is the
-// same, and the boxed one is handed over again: one allocation fewer per
-// filter, update and document (the driver's own are about 70 per call).
-// Aliasing is what it was: the box points at the buffer, as bson.Raw(buf)
-// does, and the buffer is only rewritten after the call returned.
+// same, and the boxed one is handed over again. That is most calls, not
+// all: hashed keys differ in their number of digits, so a filter's length
+// changes now and then, and e alternates point and scan filters.
+//
+// The check is enough: the box keeps the old array alive, so no other
+// array can start at its address, and a buffer only grows by appending
+// from [:0], so an array's capacity never changes. Aliasing is what it
+// was: the box points at the buffer, as bson.Raw(buf) did, and the
+// buffer is only rewritten after the call returned. The driver reads it
+// within the call only: marshal encodes a filter or document into a new
+// buffer (driver v2.9.3, mongo/mongo.go, marshal), and an update's
+// bson.Raw, kept as is (marshalUpdateValue), is copied into the wire
+// message the call builds; a MarshalError keeps the value, but its
+// message shows only the type.
 type rawArg struct {
 	v any
 	p *byte
@@ -40,7 +51,7 @@ func (a *rawArg) of(b []byte) any {
 	if len(b) == 0 {
 		return bson.Raw(b)
 	}
-	if a.v == nil || a.p != &b[0] || a.n != len(b) {
+	if a.p != &b[0] || a.n != len(b) {
 		a.v, a.p, a.n = bson.Raw(b), &b[0], len(b)
 	}
 	return a.v

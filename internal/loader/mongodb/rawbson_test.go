@@ -64,6 +64,10 @@ func TestRawBuildersDoNotAllocate(t *testing.T) {
 	}
 }
 
+// rawArgSink makes TestRawArgReusesItsBox's boxes escape, as the driver's
+// arguments do.
+var rawArgSink any
+
 // TestRawArgReusesItsBox: a buffer rewritten in place with the same
 // length is handed over again without allocating (in the same box), and
 // the box shows the new bytes; another length or another buffer gets a
@@ -73,7 +77,9 @@ func TestRawArgReusesItsBox(t *testing.T) {
 	buf := appendIDFilter(make([]byte, 0, 64), []byte("user1"))
 	_ = a.of(buf)
 	buf = appendIDFilter(buf[:0], []byte("user2"))
-	if allocs := testing.AllocsPerRun(100, func() { _ = a.of(buf) }); allocs != 0 {
+	// Into a sink, as the driver's argument escapes: a box the compiler
+	// could keep on the stack would not count.
+	if allocs := testing.AllocsPerRun(100, func() { rawArgSink = a.of(buf) }); allocs != 0 {
 		t.Errorf("the same buffer and length: %v allocations", allocs)
 	}
 	again := a.of(buf)
@@ -82,7 +88,7 @@ func TestRawArgReusesItsBox(t *testing.T) {
 	}
 	buf = appendIDFilter(buf[:0], []byte("user10"))
 	if r := a.of(buf).(bson.Raw); !bytes.Equal(r, buf) {
-		t.Errorf("a longer filter: the box holds %v, want %v", r, bson.Raw(buf))
+		t.Errorf("a longer filter: the box holds %d bytes %x, want %d bytes %x", len(r), []byte(r), len(buf), buf)
 	}
 	other := appendIDFilter(nil, []byte("user10"))
 	if r := a.of(other).(bson.Raw); len(r) == 0 || &r[0] != &other[0] {
