@@ -221,7 +221,8 @@ type ownState struct {
 	field                []ycsb.Field
 }
 
-func (f *floor) newOwnState(g uint64, fieldLength int) *ownState {
+// newOwnState returns goroutine g's state, its values fieldLength bytes.
+func newOwnState(g uint64, fieldLength int) *ownState {
 	return &ownState{rng: ycsb.NewRand(g + 1), rec: ycsb.NewRecorder(), epoch: time.Now(),
 		value: make([]byte, fieldLength), field: make([]ycsb.Field, 1)}
 }
@@ -294,7 +295,7 @@ func (f *floor) runPlan(ctx context.Context, pl *floorPlan, g int) error {
 	var docArg, filterArg rawArg
 	var own *ownState
 	if f.own != nil {
-		own = f.newOwnState(uint64(g), len(f.values[0].Value))
+		own = newOwnState(uint64(g), len(f.values[0].Value))
 	}
 	start := uint32(0)
 	for i, op := range pl.kinds {
@@ -486,7 +487,7 @@ func ownUpdatesOneField(t *testing.T, wl perfWorkload) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := f.newOwnState(1, m.fieldLength)
+	o := newOwnState(1, m.fieldLength)
 	var last bson.RawValue
 	for i := range 20 {
 		field := uint8(i % m.fields)
