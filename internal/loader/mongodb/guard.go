@@ -26,6 +26,19 @@ import (
 // A cancelled context closes the call's connection (the driver's
 // cancellation listener) and the call fails with context.Canceled: ERROR.
 // The thread's next call gets a fresh context.
+//
+// The thread's context is a root of its own: a child of
+// context.Background with the engine context's deadline, if it has one,
+// that context.AfterFunc cancels when the engine's context ends. It
+// carries none of the engine context's values; the binding needs none
+// (the one value its command monitor reads, attemptsKey, is the guard's
+// own). The driver asks a call's context for its deadline and for values
+// (its session and timeout keys, none of them set here) on every call,
+// and each question walks the context's chain to its root: derived from
+// the engine's context, the chain went through the engine's contexts and
+// whatever the loader's main put above them. Rooted here, the walks are
+// one or two steps. That was about 1% of the loader's CPU per operation
+// against the stub server (docs/loader.md, "What is left").
 
 // guard bounds one thread's calls. begin/end are called by the thread only;
 // expire by the watchdog.
@@ -46,6 +59,8 @@ type guard struct {
 	// Thread-only.
 	ctx    context.Context
 	parent context.Context
+	// stop unregisters the AfterFunc that cancels ctx with parent.
+	stop func() bool
 }
 
 const expired = -1
@@ -55,10 +70,14 @@ const expired = -1
 // for every call of a run, so the thread's context is derived from it once.
 func (g *guard) begin(w *watchdog, parent context.Context) (context.Context, int64) {
 	if g.ctx == nil || parent != g.parent || g.start.Load() == expired {
-		if c := g.cancel.Load(); c != nil {
-			(*c)()
+		g.drop()
+		ctx, cancel := rootContext(parent)
+		g.stop = context.AfterFunc(parent, cancel)
+		if parent.Err() != nil {
+			// AfterFunc would cancel it in a goroutine of its own: this
+			// call must see its parent's end at once, as a child would.
+			cancel()
 		}
-		ctx, cancel := context.WithCancel(parent)
 		g.parent = parent
 		if g.attempts != nil {
 			// Once per context, not per call.
@@ -79,10 +98,31 @@ func (g *guard) end(token int64) { g.start.CompareAndSwap(token, 0) }
 // release cancels the thread's context (its DB is done); a later begin
 // starts afresh.
 func (g *guard) release() {
+	g.drop()
+	g.ctx, g.parent = nil, nil
+}
+
+// drop cancels the thread's current context, if any, and unregisters it
+// from its parent: a context replaced after each expiry must not stay in
+// the run-long engine context's list of functions to call.
+func (g *guard) drop() {
 	if c := g.cancel.Load(); c != nil {
 		(*c)()
 	}
-	g.ctx, g.parent = nil, nil
+	if g.stop != nil {
+		g.stop()
+		g.stop = nil
+	}
+}
+
+// rootContext returns a cancellable child of context.Background with
+// parent's deadline, if it has one (the cleanup's flush runs under one):
+// the driver then bounds the call, and adds maxTimeMS, as under parent.
+func rootContext(parent context.Context) (context.Context, context.CancelFunc) {
+	if d, ok := parent.Deadline(); ok {
+		return context.WithDeadline(context.Background(), d)
+	}
+	return context.WithCancel(context.Background())
 }
 
 // watchdog cancels the calls of its guards that exceed the timeout.

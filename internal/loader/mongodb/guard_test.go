@@ -2,7 +2,9 @@ package mongodb
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -110,4 +112,143 @@ func TestWatchdogRace(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestGuardContextIsItsOwnRoot: a call's context keeps its parent's
+// deadline and ends with it, but is a root of its own (none of the
+// parent's values), so that the driver's lookups stop short; a parent
+// already done gives a call that is done at once.
+func TestGuardContextIsItsOwnRoot(t *testing.T) {
+	w := newWatchdog(time.Hour)
+	defer w.close()
+	type key struct{}
+	var g guard
+	g.attempts = new(atomic.Int64)
+	deadline := time.Now().Add(time.Hour)
+	parent, cancel := context.WithDeadline(context.WithValue(context.Background(), key{}, "engine"), deadline)
+	ctx, tok := g.begin(w, parent)
+	g.end(tok)
+	if d, ok := ctx.Deadline(); !ok || !d.Equal(deadline) {
+		t.Errorf("deadline %v, %v: want the parent's, %v", d, ok, deadline)
+	}
+	if v := ctx.Value(key{}); v != nil {
+		t.Errorf("the call's context sees the parent's value %v: it is not a root of its own", v)
+	}
+	if v := ctx.Value(attemptsKey{}); v != g.attempts {
+		t.Errorf("attempts = %v, want the guard's", v)
+	}
+	cancel()
+	if !waitDone(ctx, time.Second) {
+		t.Fatal("cancelling the parent did not end the call's context")
+	}
+	// A new parent that is already done: the call's context is done before
+	// the call starts, not some time after (AfterFunc's goroutine, which
+	// with one P cannot run before this goroutine yields).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	done, cancelDone := context.WithCancel(context.Background())
+	cancelDone()
+	ctx, tok = g.begin(w, done)
+	g.end(tok)
+	if ctx.Err() == nil {
+		t.Error("a parent already done gave a call context that is not")
+	}
+	g.release()
+}
+
+// afterFuncParent is a cancellable context that counts the functions
+// registered with it (context.AfterFunc uses a parent's AfterFunc method)
+// and not yet stopped.
+type afterFuncParent struct {
+	context.Context
+	done chan struct{}
+	mu   sync.Mutex
+	fns  map[int]func()
+	next int
+}
+
+func newAfterFuncParent() *afterFuncParent {
+	return &afterFuncParent{Context: context.Background(), done: make(chan struct{}), fns: map[int]func(){}}
+}
+
+// Done is a channel of its own, so that the context package does not take
+// the embedded context for a *cancelCtx to register with.
+func (p *afterFuncParent) Done() <-chan struct{} { return p.done }
+
+func (p *afterFuncParent) Err() error {
+	select {
+	case <-p.done:
+		return context.Canceled
+	default:
+		return nil
+	}
+}
+
+func (p *afterFuncParent) AfterFunc(f func()) func() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := p.next
+	p.next++
+	p.fns[id] = f
+	return func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, ok := p.fns[id]
+		delete(p.fns, id)
+		return ok
+	}
+}
+
+func (p *afterFuncParent) live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.fns)
+}
+
+func (p *afterFuncParent) cancel() {
+	p.mu.Lock()
+	fns := p.fns
+	p.fns = map[int]func(){}
+	close(p.done)
+	p.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// TestGuardUnregistersReplacedContexts: a thread whose calls expire gets a
+// new context each time; the run-long parent must not keep one function
+// per replaced context, and the current one must still end with it.
+func TestGuardUnregistersReplacedContexts(t *testing.T) {
+	w := newWatchdog(time.Hour)
+	defer w.close()
+	var g guard
+	p := newAfterFuncParent()
+	var ctx context.Context
+	for range 10 {
+		var tok int64
+		ctx, tok = g.begin(w, p)
+		// As the watchdog does on an expiry: the next call renews.
+		if !g.start.CompareAndSwap(tok, expired) {
+			t.Fatal("no call to expire")
+		}
+	}
+	if n := p.live(); n != 1 {
+		t.Errorf("%d functions registered with the parent after 10 renewals, want 1", n)
+	}
+	p.cancel()
+	if !waitDone(ctx, time.Second) {
+		t.Fatal("cancelling the parent did not end the current context")
+	}
+	g.release()
+	if n := p.live(); n != 0 {
+		t.Errorf("%d functions registered after release", n)
+	}
+
+	q := newAfterFuncParent()
+	_, tok := g.begin(w, q)
+	g.end(tok)
+	g.release()
+	if n := q.live(); n != 0 {
+		t.Errorf("%d functions registered with the parent after release, want 0", n)
+	}
 }
