@@ -38,7 +38,7 @@ import (
 // the engine's context, the chain went through the engine's contexts and
 // whatever the loader's main put above them. Rooted here, the walks are
 // one or two steps. That was about 1% of the loader's CPU per operation
-// against the stub server (docs/loader.md, "What is left").
+// against the stub server (docs/loader.md, "The call's context").
 
 // guard bounds one thread's calls. begin/end are called by the thread only;
 // expire by the watchdog.
