@@ -117,7 +117,10 @@ func (g *guard) drop() {
 
 // rootContext returns a cancellable child of context.Background with
 // parent's deadline, if it has one (the cleanup's flush runs under one):
-// the driver then bounds the call, and adds maxTimeMS, as under parent.
+// the driver then bounds the call, and adds maxTimeMS, as under parent
+// (driver v2.9.3: x/mongo/driver/operation.go, calculateMaxTimeMS via
+// driverutil.CalculateMaxTimeMS reads ctx.Deadline; topology/connection.go
+// sets the socket deadlines from it).
 func rootContext(parent context.Context) (context.Context, context.CancelFunc) {
 	if d, ok := parent.Deadline(); ok {
 		return context.WithDeadline(context.Background(), d)
