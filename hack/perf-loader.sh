@@ -5,7 +5,8 @@
 # loader's memory after 100k vs 1M operations. Everything runs against
 # internal/testutil/stubmongo, a wire-protocol server that answers at almost
 # no cost, in a child process on its own CPU, so that the client's rusage is
-# the client's alone. Run it on a quiet machine.
+# the client's alone. Run it on a quiet machine. The table's first line
+# names the host (CPU, caches, kernel, Go): the ratios depend on it.
 #
 #   hack/perf-loader.sh              # ~20 min on 2 cores
 #   ROUNDS=3 OPS=50000 GOYCSB=0 MEM_OPS= hack/perf-loader.sh   # ~6 min
@@ -122,6 +123,23 @@ go test -c -o "$out/telemetry.test" ./internal/telemetry
 go test -c -o "$out/metrics.test" ./internal/loader/metrics
 CGO_ENABLED=0 go build -trimpath -o "$out/loader" ./cmd/loader
 
+# The host, for the table's head: the ratios depend on it (how dear a
+# wake-up of the other CPU is, how much of a thread's state the caches
+# keep between two driver calls; docs/loader.md, "On the host of 27
+# November"), so a table says where it was measured.
+host_line() {
+  local model family cpumodel l2 l3
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  cpumodel=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  l2=$(cat /sys/devices/system/cpu/cpu"$CLIENT_CPU"/cache/index2/size 2>/dev/null || true)
+  l3=$(cat /sys/devices/system/cpu/cpu"$CLIENT_CPU"/cache/index3/size 2>/dev/null || true)
+  printf 'Host: %s (family %s, model %s), %s CPUs, L2 %s, L3 %s; %s; %s; started %s\n' \
+    "${model:-unknown CPU}" "${family:-?}" "${cpumodel:-?}" "$(getconf _NPROCESSORS_ONLN)" \
+    "${l2:-?}" "${l3:-?}" "$(uname -sr)" "$(go env GOVERSION)" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+host=$(host_line)
+
 # pinned [VAR=value...] command...: the client on CLIENT_CPU, the stub
 # server it starts on SERVER_CPU.
 pinned() { env STUBMONGO_SERVER_CPUS="$SERVER_CPU" taskset -c "$CLIENT_CPU" "$@"; }
@@ -230,7 +248,7 @@ exec 9>&- # EOF on the stub's stdin: it exits
 fi
 
 # 5. The table.
-awk -v rounds="$ROUNDS" -v ops="$OPS" -v workloads="$WORKLOADS" -v features="$FEATURES" -v gcs="$GC" '
+awk -v host="$host" -v rounds="$ROUNDS" -v ops="$OPS" -v workloads="$WORKLOADS" -v features="$FEATURES" -v gcs="$GC" '
 function median(list,   n, a, i, j, t) {
   n = split(list, a, " ")
   for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
@@ -296,6 +314,7 @@ FILENAME ~ /background.txt$/ {
 }
 { mem[++m] = $0 }
 END {
+  printf "%s\n\n", host
   if (rounds > 0) cpu_table()
   memory_table()
 }
