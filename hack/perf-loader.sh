@@ -129,9 +129,10 @@ CGO_ENABLED=0 go build -trimpath -o "$out/loader" ./cmd/loader
 # November"), so a table says where it was measured.
 host_line() {
   local model family cpumodel l2 l3
-  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
-  family=$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
-  cpumodel=$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)
+  # The first CPU's lines; sed quits there (no pipe to break under pipefail).
+  model=$(sed -n '/^model name[[:space:]]*:/{s/^[^:]*: *//p;q;}' /proc/cpuinfo 2>/dev/null || true)
+  family=$(sed -n '/^cpu family[[:space:]]*:/{s/^[^:]*: *//p;q;}' /proc/cpuinfo 2>/dev/null || true)
+  cpumodel=$(sed -n '/^model[[:space:]]*:/{s/^[^:]*: *//p;q;}' /proc/cpuinfo 2>/dev/null || true)
   l2=$(cat /sys/devices/system/cpu/cpu"$CLIENT_CPU"/cache/index2/size 2>/dev/null || true)
   l3=$(cat /sys/devices/system/cpu/cpu"$CLIENT_CPU"/cache/index3/size 2>/dev/null || true)
   printf 'Host: %s (family %s, model %s), %s CPUs, L2 %s, L3 %s; %s; %s; started %s\n' \
