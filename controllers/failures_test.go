@@ -236,6 +236,59 @@ func TestLostReadyPatchThenPodDeleted(t *testing.T) {
 	k.waitFailed("lostpatch", "TopologyLost", "topology lost: pod lostpatch-mongod")
 }
 
+// TestLostPlacementPatchIsRecordedAgain: the status patch that recorded
+// the run's node, its topology as ready and its environment was lost (a
+// conflict) after the phase Job had been created. The next reconcile
+// creates nothing (the phase Job proves the topology had been ready) but
+// must record the node again from the pod: without it the run said its
+// topology was ready "on node " and recorded its environment, and checked
+// the disk, of no node (seen once in TestPreflightCountsTheDisk under
+// load).
+func TestLostPlacementPatchIsRecordedAgain(t *testing.T) {
+	k := newCluster(t)
+	m := startManager(t, &counters{}, testLimits)
+	run := k.create(newRun("lostnode", benchv1.TopologyStandalone, 0, 1))
+	k.upToPhase(run, 0)
+	ready := k.waitLifecycle("lostnode", benchv1.RunLoading)
+	node := k.pod("lostnode-mongod").Spec.NodeName
+	if node == "" || ready.Status.NodeName != node {
+		t.Fatalf("before the lost patch: status.nodeName %q, pod on %q", ready.Status.NodeName, node)
+	}
+	m.stop()
+	// The status as the last patch before the lost one stored it: the
+	// anchor still waiting for its node.
+	r := k.run("lostnode")
+	r.Status.Phase = benchv1.RunPending
+	r.Status.NodeName = ""
+	r.Status.Nodes = nil
+	r.Status.Environment = nil
+	meta.SetStatusCondition(&r.Status.Conditions, metav1.Condition{Type: benchv1.ConditionTopologyReady, Status: metav1.ConditionFalse,
+		Reason: string(benchv1.ReasonWaitingForNode), Message: "waiting for pod lostnode-mongod to be scheduled"})
+	meta.RemoveStatusCondition(&r.Status.Conditions, benchv1.ConditionWarnings)
+	if err := k.c.Status().Update(k.ctx(), r); err != nil {
+		t.Fatal(err)
+	}
+	m.restart()
+	got := k.waitRun("lostnode", "its environment recorded again", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Environment != nil && r.Status.Environment.Fingerprint != ""
+	})
+	if got.Status.NodeName != node {
+		t.Errorf("status.nodeName %q, want %q", got.Status.NodeName, node)
+	}
+	if len(got.Status.Nodes) == 0 || got.Status.Nodes[0].Node != node {
+		t.Errorf("status.nodes %+v, want the mongod on %s", got.Status.Nodes, node)
+	}
+	if c := cond(got, benchv1.ConditionTopologyReady); c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "ready on node "+node+",") {
+		t.Errorf("TopologyReady %+v, want it true on node %s", c, node)
+	}
+	if n := got.Status.Environment.Node; n == nil || n.Name != node {
+		t.Errorf("status.environment.node %+v, want %s", n, node)
+	}
+	if got.Status.Phase != benchv1.RunLoading {
+		t.Errorf("phase %s, want Loading again", got.Status.Phase)
+	}
+}
+
 func TestTimeoutFails(t *testing.T) {
 	k := newCluster(t)
 	startManager(t, &counters{}, testLimits)

@@ -81,6 +81,13 @@ func (r *BenchmarkRunReconciler) ensureClaims(ctx context.Context, s *runState) 
 func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bool, error) {
 	run := s.run
 	if s.topologyWasReady() {
+		// Nothing is created any more, but the nodes are recorded again
+		// if the status patch that held them was lost to a conflict after
+		// the benchmark Jobs had been created (topologyWasReady): the
+		// pods are still where they were, and without status.nodeName the
+		// run would report its topology ready on no node and check no
+		// node's disk (recordEnvironment).
+		recordNodes(s)
 		return true, nil
 	}
 	if topology.Spread(run) {
@@ -93,15 +100,37 @@ func (r *BenchmarkRunReconciler) placePods(ctx context.Context, s *runState) (bo
 	}
 	if node != "" {
 		s.setLifecycle(benchv1.RunProvisioning)
-		if run.Status.NodeName == "" {
-			run.Status.NodeName = node
-			s.eventf(benchv1.EventNodeSelected, "every MongoDB pod of this run runs on node %s", node)
-		}
-		if run.Status.Nodes == nil && !s.missingPod(procs) {
-			run.Status.Nodes = roleNodes(procs, func(topology.Process) string { return node })
-		}
+		recordNodes(s)
 	}
 	return true, nil
+}
+
+// recordNodes records the nodes the run's pods are on, once they are
+// known: status.nodeName (the anchor's node, which every pod of a
+// one-node run shares) and status.nodes (each role's node, once every pod
+// is placed), with the NodeSelected event. What is recorded stays.
+func recordNodes(s *runState) {
+	run := s.run
+	procs := topology.Processes(run)
+	if topology.Spread(run) {
+		if run.Status.Nodes != nil || len(unplacedPods(s, procs)) > 0 {
+			return
+		}
+		run.Status.Nodes = roleNodes(procs, func(p topology.Process) string { return s.pods[p.Name].Spec.NodeName })
+		s.eventf(benchv1.EventNodeSelected, "the MongoDB pods of this run run on %s", describeNodes(run.Status.Nodes))
+		return
+	}
+	node := nodeName(run, s.pods[procs[0].Name])
+	if node == "" {
+		return
+	}
+	if run.Status.NodeName == "" {
+		run.Status.NodeName = node
+		s.eventf(benchv1.EventNodeSelected, "every MongoDB pod of this run runs on node %s", node)
+	}
+	if run.Status.Nodes == nil && !s.missingPod(procs) {
+		run.Status.Nodes = roleNodes(procs, func(topology.Process) string { return node })
+	}
 }
 
 // checkPods fails the run when a MongoDB pod cannot make progress, records

@@ -236,9 +236,8 @@ func (r *BenchmarkRunReconciler) placeSpreadPods(ctx context.Context, s *runStat
 	if run.Status.Nodes != nil || len(unplacedPods(s, procs)) > 0 {
 		return nil
 	}
-	run.Status.Nodes = roleNodes(procs, func(p topology.Process) string { return s.pods[p.Name].Spec.NodeName })
 	s.setLifecycle(benchv1.RunProvisioning)
-	s.eventf(benchv1.EventNodeSelected, "the MongoDB pods of this run run on %s", describeNodes(run.Status.Nodes))
+	recordNodes(s)
 	return nil
 }
 
